@@ -1,0 +1,27 @@
+package io.streamhouse.connect;
+
+import java.util.Collection;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.slf4j.Logger;
+
+/** Counts the records a task received and logs the total when it changed. */
+final class ReceivedRecordCounter {
+  private long total;
+  private long reported;
+
+  void add(Collection<SinkRecord> records) {
+    total += records.size();
+  }
+
+  long total() {
+    return total;
+  }
+
+  void reportIfChanged(String taskName, Logger log) {
+    if (total != reported) {
+      log.info("Task {} received {} records in total ({} since the last report)",
+          taskName, total, total - reported);
+      reported = total;
+    }
+  }
+}

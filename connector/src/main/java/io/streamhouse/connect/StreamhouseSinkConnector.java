@@ -1,0 +1,59 @@
+package io.streamhouse.connect;
+
+import io.streamhouse.connect.config.SinkConfigDef;
+import io.streamhouse.connect.config.SinkConfigValidator;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.sink.SinkConnector;
+
+/** Connect entry point: validates the configuration and hands one config per task. */
+public class StreamhouseSinkConnector extends SinkConnector {
+  private Map<String, String> props;
+
+  @Override
+  public String version() {
+    return Version.get();
+  }
+
+  @Override
+  public void start(Map<String, String> props) {
+    SinkConfigValidator.requireValid(props);
+    this.props = Map.copyOf(props);
+  }
+
+  @Override
+  public Class<? extends Task> taskClass() {
+    return StreamhouseSinkTask.class;
+  }
+
+  @Override
+  public List<Map<String, String>> taskConfigs(int maxTasks) {
+    List<Map<String, String>> configs = new ArrayList<>(maxTasks);
+    for (int i = 0; i < maxTasks; i++) {
+      Map<String, String> taskProps = new HashMap<>(props);
+      taskProps.put(SinkConfigDef.TASK_ID_CONFIG, Integer.toString(i));
+      configs.add(taskProps);
+    }
+    return configs;
+  }
+
+  @Override
+  public void stop() {
+    // Nothing is held between start and stop: tasks own all resources.
+  }
+
+  @Override
+  public ConfigDef config() {
+    return SinkConfigDef.CONFIG;
+  }
+
+  @Override
+  public Config validate(Map<String, String> connectorConfigs) {
+    return SinkConfigValidator.validate(super.validate(connectorConfigs), connectorConfigs);
+  }
+}

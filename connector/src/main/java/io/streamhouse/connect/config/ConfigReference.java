@@ -1,0 +1,91 @@
+package io.streamhouse.connect.config;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.ConfigKey;
+
+/**
+ * Renders the configuration reference (Markdown) from {@link SinkConfigDef}. The committed copy,
+ * {@code connector/src/main/dist/doc/configuration.md}, is kept current by a test; regenerate it
+ * with {@code ./mvnw -q -pl connector compile exec:java@config-docs}.
+ */
+public final class ConfigReference {
+  private ConfigReference() {}
+
+  public static void main(String[] args) throws IOException {
+    String markdown = render(SinkConfigDef.CONFIG);
+    if (args.length == 0) {
+      System.out.print(markdown);
+    } else {
+      Files.writeString(Path.of(args[0]), markdown, StandardCharsets.UTF_8);
+    }
+  }
+
+  /** The reference as Markdown: one section per group, one row per key, in declaration order. */
+  public static String render(ConfigDef def) {
+    StringBuilder out = new StringBuilder();
+    out.append("# Configuration reference\n\n")
+        .append("Generated from the connector's `ConfigDef` by `ConfigReference`; do not edit by hand.\n")
+        .append("Besides these keys the connector takes Kafka Connect's own sink settings ")
+        .append("(`topics`, `topics.regex`, `errors.tolerance`, `errors.deadletterqueue.topic.name`, ")
+        .append("converters, transforms).\n");
+    for (Map.Entry<String, List<ConfigKey>> group : byGroup(def).entrySet()) {
+      out.append("\n## ").append(group.getKey()).append("\n\n")
+          .append("| Key | Type | Default | Valid values | Importance | Description |\n")
+          .append("|---|---|---|---|---|---|\n");
+      for (ConfigKey key : group.getValue()) {
+        out.append("| `").append(key.name).append("` | ")
+            .append(key.type.name().toLowerCase(Locale.ROOT)).append(" | ")
+            .append(cell(defaultOf(key))).append(" | ")
+            .append(cell(key.validator == null ? "" : key.validator.toString())).append(" | ")
+            .append(key.importance.name().toLowerCase(Locale.ROOT)).append(" | ")
+            .append(cell(key.documentation)).append(" |\n");
+      }
+    }
+    return out.toString();
+  }
+
+  private static Map<String, List<ConfigKey>> byGroup(ConfigDef def) {
+    Map<String, List<ConfigKey>> groups = new LinkedHashMap<>();
+    for (String group : def.groups()) {
+      groups.put(group, new ArrayList<>());
+    }
+    for (ConfigKey key : def.configKeys().values()) {
+      if (key.internalConfig) {
+        continue;
+      }
+      groups.computeIfAbsent(key.group == null ? "Other" : key.group, g -> new ArrayList<>()).add(key);
+    }
+    groups.values().forEach(keys -> keys.sort((a, b) -> Integer.compare(a.orderInGroup, b.orderInGroup)));
+    groups.values().removeIf(List::isEmpty);
+    return groups;
+  }
+
+  private static String defaultOf(ConfigKey key) {
+    if (!key.hasDefault()) {
+      return "(required)";
+    }
+    if (key.defaultValue == null) {
+      return "null";
+    }
+    if (key.type == ConfigDef.Type.PASSWORD) {
+      return "[hidden]";
+    }
+    Object value = key.defaultValue;
+    String text = value instanceof List<?> list ? String.join(",", list.stream().map(String::valueOf).toList())
+        : String.valueOf(value);
+    return text.isEmpty() ? "\"\"" : "`" + text + "`";
+  }
+
+  private static String cell(String text) {
+    return text == null ? "" : text.replace("|", "\\|").replace("\n", " ");
+  }
+}

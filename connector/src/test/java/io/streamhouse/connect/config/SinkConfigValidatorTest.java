@@ -1,0 +1,82 @@
+package io.streamhouse.connect.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.streamhouse.connect.StreamhouseSinkConnector;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigValue;
+import org.junit.jupiter.api.Test;
+
+class SinkConfigValidatorTest {
+  private static Map<String, String> config(String... pairs) {
+    Map<String, String> props = new HashMap<>();
+    props.put("name", "orders-sink");
+    props.put("connector.class", StreamhouseSinkConnector.class.getName());
+    props.put("topics", "orders");
+    for (int i = 0; i < pairs.length; i += 2) {
+      props.put(pairs[i], pairs[i + 1]);
+    }
+    return props;
+  }
+
+  private static List<String> errorsOf(Config config, String key) {
+    return config.configValues().stream().filter(v -> v.name().equals(key))
+        .findFirst().map(ConfigValue::errorMessages).orElseThrow();
+  }
+
+  @Test
+  void aValidConfigHasNoErrors() {
+    Config result = new StreamhouseSinkConnector().validate(config());
+    assertThat(result.configValues()).allSatisfy(v -> assertThat(v.errorMessages()).isEmpty());
+  }
+
+  @Test
+  void typeAndRangeErrorsAreAttachedToTheirKeys() {
+    Config result = new StreamhouseSinkConnector().validate(
+        config("commit.interval.ms", "soon", "commit.timeout.ms", "5", "control.topic", "bad topic!"));
+    assertThat(errorsOf(result, "commit.interval.ms")).anySatisfy(e -> assertThat(e).contains("Not a number of type LONG"));
+    assertThat(errorsOf(result, "commit.timeout.ms")).singleElement().asString().contains("at least 100");
+    assertThat(errorsOf(result, "control.topic")).singleElement().asString()
+        .contains("legal Kafka topic name");
+  }
+
+  @Test
+  void theControlTopicMustNotBeSunk() {
+    Config listed = new StreamhouseSinkConnector().validate(
+        config("topics", "orders, ctl", "control.topic", "ctl"));
+    assertThat(errorsOf(listed, "control.topic")).singleElement().asString()
+        .isEqualTo("control.topic 'ctl' is also listed in topics: the control topic must not be sunk");
+
+    Map<String, String> byRegex = config("control.topic", "streamhouse-control");
+    byRegex.remove("topics");
+    byRegex.put("topics.regex", "stream.*");
+    assertThat(errorsOf(new StreamhouseSinkConnector().validate(byRegex), "control.topic"))
+        .singleElement().asString().contains("matches topics.regex 'stream.*'");
+  }
+
+  @Test
+  void startFailsWithEveryErrorAndTheConnectorName() {
+    Map<String, String> props = config("topics", "ctl", "control.topic", "ctl", "commit.timeout.ms", "1");
+    assertThatThrownBy(() -> new StreamhouseSinkConnector().start(props))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("Connector orders-sink has an invalid configuration: ")
+        .hasMessageContaining("commit.timeout.ms")
+        .hasMessageContaining("the control topic must not be sunk");
+  }
+
+  @Test
+  void typedAccessorsReadTheValues() {
+    StreamhouseSinkConfig cfg = new StreamhouseSinkConfig(
+        config("commit.interval.ms", "1500", "control.topic", "ctl", "task.id", "3"));
+    assertThat(cfg.connectorName()).isEqualTo("orders-sink");
+    assertThat(cfg.commitIntervalMs()).isEqualTo(1500L);
+    assertThat(cfg.commitTimeoutMs()).isEqualTo(30_000L);
+    assertThat(cfg.controlTopic()).isEqualTo("ctl");
+    assertThat(cfg.taskId()).isEqualTo(3);
+  }
+}

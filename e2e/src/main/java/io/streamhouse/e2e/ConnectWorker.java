@@ -1,0 +1,94 @@
+package io.streamhouse.e2e;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A Kafka Connect distributed worker in a child JVM, loading plugins from {@code plugin.path}. */
+public final class ConnectWorker implements AutoCloseable {
+  static final List<String> DEFAULT_JVM_FLAGS =
+      List.of("-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+  private final KafkaDistribution kafka;
+  private final Path dir;
+  private final String name;
+  private final int restPort;
+  private final Map<String, String> props;
+  private final List<String> jvmFlags;
+  private ManagedProcess process;
+
+  ConnectWorker(KafkaDistribution kafka, Path dir, String name, String bootstrapServers,
+      Path pluginPath, Map<String, String> overrides, List<String> jvmFlags) {
+    this.kafka = kafka;
+    this.dir = dir;
+    this.name = name;
+    this.restPort = FreePorts.next();
+    this.jvmFlags = jvmFlags;
+    this.props = new LinkedHashMap<>();
+    props.put("bootstrap.servers", bootstrapServers);
+    props.put("group.id", "streamhouse-connect");
+    props.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+    props.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+    props.put("config.storage.topic", "_connect-configs");
+    props.put("offset.storage.topic", "_connect-offsets");
+    props.put("status.storage.topic", "_connect-status");
+    props.put("config.storage.replication.factor", "1");
+    props.put("offset.storage.replication.factor", "1");
+    props.put("status.storage.replication.factor", "1");
+    props.put("offset.storage.partitions", "1");
+    props.put("status.storage.partitions", "1");
+    props.put("offset.flush.interval.ms", "1000");
+    props.put("listeners", "http://127.0.0.1:" + restPort);
+    props.put("rest.advertised.host.name", "127.0.0.1");
+    props.put("rest.advertised.port", Integer.toString(restPort));
+    props.put("plugin.path", pluginPath.toAbsolutePath().toString());
+    props.put("plugin.discovery", "service_load");
+    props.put("scheduled.rebalance.max.delay.ms", "0");
+    props.put("connector.client.config.override.policy", "All");
+    props.putAll(overrides);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public String restUrl() {
+    return "http://127.0.0.1:" + restPort;
+  }
+
+  void start() {
+    Path properties = dir.resolve("connect-distributed.properties");
+    PropertiesFile.write(properties, props);
+    LogConfig.write(dir);
+    List<String> flags = new ArrayList<>(jvmFlags);
+    process = ManagedProcess.start(name,
+        JavaCommand.of(kafka, dir, flags, "org.apache.kafka.connect.cli.ConnectDistributed",
+            properties.toString()),
+        dir, dir.resolve("connect.log"));
+  }
+
+  /** Ready when the REST API answers {@code GET /connectors} with 200. */
+  void awaitReady(Duration timeout) {
+    ConnectRestClient rest = new ConnectRestClient(restUrl());
+    Wait.until(name + " REST API at " + restUrl(), timeout, Duration.ofMillis(250),
+        process::requireAlive, rest::isReady);
+  }
+
+  public ManagedProcess process() {
+    return process;
+  }
+
+  public Path logFile() {
+    return dir.resolve("connect.log");
+  }
+
+  @Override
+  public void close() {
+    if (process != null) {
+      process.stop(Duration.ofSeconds(30));
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package io.streamhouse.e2e;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** A single-node KRaft broker (combined broker + controller) in a child JVM. */
+public final class KafkaBroker implements AutoCloseable {
+  static final List<String> JVM_FLAGS =
+      List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+  private final KafkaDistribution kafka;
+  private final Path dir;
+  private final int port;
+  private final int controllerPort;
+  private final Map<String, String> overrides;
+  private ManagedProcess process;
+
+  KafkaBroker(KafkaDistribution kafka, Path dir, Map<String, String> overrides) {
+    this.kafka = kafka;
+    this.dir = dir;
+    this.port = FreePorts.next();
+    this.controllerPort = FreePorts.next();
+    this.overrides = overrides;
+  }
+
+  public String bootstrapServers() {
+    return "127.0.0.1:" + port;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  /** Writes the configuration and formats the log directory (once; a restart keeps the data). */
+  void prepare() {
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("process.roles", "broker,controller");
+    props.put("node.id", "1");
+    props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+    props.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+    props.put("controller.listener.names", "CONTROLLER");
+    props.put("inter.broker.listener.name", "PLAINTEXT");
+    props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    props.put("log.dirs", dir.resolve("data").toString());
+    props.put("num.partitions", "1");
+    props.put("offsets.topic.replication.factor", "1");
+    props.put("offsets.topic.num.partitions", "1");
+    props.put("transaction.state.log.replication.factor", "1");
+    props.put("transaction.state.log.min.isr", "1");
+    props.put("share.coordinator.state.topic.replication.factor", "1");
+    props.put("share.coordinator.state.topic.min.isr", "1");
+    props.put("group.initial.rebalance.delay.ms", "0");
+    props.put("auto.create.topics.enable", "false");
+    props.putAll(overrides);
+    PropertiesFile.write(dir.resolve("server.properties"), props);
+    LogConfig.write(dir);
+    ManagedProcess.run("kafka-storage-format",
+        JavaCommand.of(kafka, dir, JVM_FLAGS, "kafka.tools.StorageTool", "format",
+            "--config", dir.resolve("server.properties").toString(),
+            "--cluster-id", randomClusterId(), "--ignore-formatted"),
+        dir, dir.resolve("format.log"), Duration.ofMinutes(2));
+  }
+
+  void start() {
+    process = ManagedProcess.start("kafka-broker",
+        JavaCommand.of(kafka, dir, JVM_FLAGS, "kafka.Kafka", dir.resolve("server.properties").toString()),
+        dir, dir.resolve("broker.log"));
+  }
+
+  /** The broker opens its client port only once it has started, so a TCP connect means ready. */
+  void awaitReady(Duration timeout) {
+    Wait.until("the Kafka broker on port " + port, timeout, Duration.ofMillis(200),
+        process::requireAlive, this::acceptsConnections);
+  }
+
+  private boolean acceptsConnections() {
+    try (Socket socket = new Socket()) {
+      socket.connect(new InetSocketAddress("127.0.0.1", port), 500);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  public ManagedProcess process() {
+    return process;
+  }
+
+  private static String randomClusterId() {
+    byte[] bytes = new byte[16];
+    new SecureRandom().nextBytes(bytes);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+  }
+
+  @Override
+  public void close() {
+    if (process != null) {
+      process.stop(Duration.ofSeconds(20));
+    }
+  }
+}

@@ -1,0 +1,228 @@
+package io.streamhouse.e2e;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The quickstart: a local broker + Connect worker with the plugin, the example connector from
+ * {@code config-examples/quickstart.json}, sample data, and a report of what happened. Runs in the
+ * foreground until Ctrl-C; {@code down} stops a stack whose launcher was killed (pidfile).
+ *
+ * <pre>
+ * Quickstart up   --repo-root DIR --run-dir DIR [--kafka-version 4.4.0] [--records 1000]
+ * Quickstart down --run-dir DIR
+ * </pre>
+ */
+public final class Quickstart {
+  static final String READY_LINE = "Quickstart is running.";
+  private static final PrintStream OUT = System.out;
+  private static final int PARTITIONS = 3;
+
+  private Quickstart() {}
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> options = options(args);
+    String command = args.length == 0 ? "up" : args[0];
+    Path runDir = Path.of(options.getOrDefault("run-dir", ".run/quickstart")).toAbsolutePath();
+    Pidfile pidfile = new Pidfile(runDir.resolve("stack.pids"), runDir);
+    switch (command) {
+      case "up" -> up(options, runDir, pidfile);
+      case "down" -> {
+        int stopped = pidfile.stopAll(Duration.ofSeconds(30));
+        OUT.println(stopped == 0 ? "No quickstart stack is running in " + runDir
+            : "Stopped " + stopped + " quickstart process(es) in " + runDir);
+      }
+      default -> throw new IllegalArgumentException("Unknown command " + command + " (up | down)");
+    }
+  }
+
+  private static void up(Map<String, String> options, Path runDir, Pidfile pidfile) throws Exception {
+    if (pidfile.anyAlive()) {
+      throw new IllegalStateException("A quickstart stack is already running from " + runDir
+          + " (pids " + pidfile.read().values() + "). Stop it with ./quickstart.sh --down");
+    }
+    Path root = Path.of(options.getOrDefault("repo-root", ".")).toAbsolutePath().normalize();
+    String version = options.getOrDefault("kafka-version", LocalStack.DEFAULT_KAFKA_VERSION);
+    int records = Integer.parseInt(options.getOrDefault("records", "1000"));
+    Path stackDir = runDir.resolve("stack-" + Instant.now().toEpochMilli());
+    OUT.printf("Starting Kafka %s (KRaft broker) and a Connect worker in %s ...%n", version, stackDir);
+    long t0 = System.nanoTime();
+    LocalStack stack = LocalStack.settings()
+        .kafkaVersion(version)
+        .runDir(stackDir)
+        .pluginPath(root.resolve("connector/target/plugin-path"))
+        .distributionCache(runDir.getParent().resolve("kafka-dists"))
+        .mavenCmd(root.resolve("mvnw").toString())
+        .start();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      OUT.println("\nStopping the quickstart stack ...");
+      stack.close();
+      pidfile.delete();
+      OUT.println("Stopped.");
+      stopped.countDown();
+    }, "quickstart-stop"));
+    Map<String, Long> pids = new LinkedHashMap<>();
+    pids.put("launcher", ProcessHandle.current().pid());
+    pids.putAll(stack.pids());
+    pidfile.write(pids);
+    OUT.printf("Stack ready in %.1f s: broker %s, Connect REST %s%n",
+        (System.nanoTime() - t0) / 1e9, stack.bootstrapServers(), stack.connect().baseUrl());
+
+    ConnectorExample example = ConnectorExample.load(root.resolve("config-examples/quickstart.json"));
+    runExample(stack, example, records);
+    OUT.println();
+    OUT.println(READY_LINE + " Press Ctrl-C to stop (or run ./quickstart.sh --down from another shell).");
+    OUT.println("Logs: " + stack.worker().logFile() + " and " + stackDir.resolve("broker/broker.log"));
+    OUT.flush();
+    stopped.await();
+  }
+
+  private static void runExample(LocalStack stack, ConnectorExample example, int records) {
+    String topic = example.config().get("topics").split(",")[0].trim();
+    stack.createTopic(topic, PARTITIONS, Map.of());
+    ConnectRestClient rest = stack.connect();
+    rest.putConfig(example.name(), example.config());
+    int tasks = Integer.parseInt(example.config().getOrDefault("tasks.max", "1"));
+    Wait.until("connector " + example.name() + " RUNNING", Duration.ofSeconds(60),
+        Duration.ofMillis(250), () -> rest.requireNotFailed(example.name()), () -> rest.isRunning(example.name(), tasks));
+    OUT.printf("Connector %s is RUNNING with %d task(s) (plugin %s)%n", example.name(), tasks,
+        pluginVersion(rest));
+
+    try (JsonRecordProducer producer = stack.producer()) {
+      for (SampleOrders.Order order : SampleOrders.generate(records)) {
+        producer.sendWithSchema(topic, null, order.key(), SampleOrders.SCHEMA, order.payload());
+      }
+      producer.flush();
+    }
+    OUT.printf("Produced %d sample orders to topic %s (%d partitions)%n", records, topic, PARTITIONS);
+
+    Wait.until("the connector to consume every record", Duration.ofSeconds(60), Duration.ofMillis(250),
+        () -> rest.requireNotFailed(example.name()), () -> SinkProgress.reportedReceived(stack.worker().logFile(), example.name()) >= records
+            && sum(SinkProgress.committedOffsets(rest, example.name())) >= records);
+    try (Admin admin = stack.admin()) {
+      Map<TopicPartition, Long> ends = SinkProgress.endOffsets(admin, topic);
+      Map<TopicPartition, Long> committed = SinkProgress.committedOffsets(rest, example.name());
+      OUT.printf("The sink tasks received %d records.%n",
+          SinkProgress.reportedReceived(stack.worker().logFile(), example.name()));
+      OUT.println("Committed consumer offsets vs log end offsets:");
+      ends.forEach((tp, end) -> OUT.printf("  %-20s committed %6d   end %6d%n", tp,
+          committed.getOrDefault(tp, 0L), end));
+    }
+  }
+
+  private static String pluginVersion(ConnectRestClient rest) {
+    for (var plugin : rest.connectorPlugins()) {
+      if (plugin.path("class").asText().equals("io.streamhouse.connect.StreamhouseSinkConnector")) {
+        return plugin.path("version").asText();
+      }
+    }
+    return "?";
+  }
+
+  private static long sum(Map<TopicPartition, Long> offsets) {
+    return offsets.values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  private static Map<String, String> options(String[] args) {
+    Map<String, String> options = new LinkedHashMap<>();
+    for (int i = 1; i < args.length; i++) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length) {
+        throw new IllegalArgumentException("Expected --name value pairs, got " + args[i]);
+      }
+      options.put(args[i].substring(2), args[++i]);
+    }
+    return options;
+  }
+
+  /** The pidfile: one {@code name pid} line per process of the running quickstart. */
+  static final class Pidfile {
+    private final Path file;
+    private final Path runDir;
+
+    Pidfile(Path file, Path runDir) {
+      this.file = file;
+      this.runDir = runDir;
+    }
+
+    void write(Map<String, Long> pids) {
+      List<String> lines = new ArrayList<>();
+      pids.forEach((name, pid) -> lines.add(name + " " + pid));
+      try {
+        Files.createDirectories(file.getParent());
+        Files.write(file, lines, StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot write " + file, e);
+      }
+    }
+
+    Map<String, Long> read() {
+      Map<String, Long> pids = new LinkedHashMap<>();
+      if (!Files.exists(file)) {
+        return pids;
+      }
+      try {
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+          String[] parts = line.trim().split("\\s+");
+          if (parts.length == 2) {
+            pids.put(parts[0], Long.parseLong(parts[1]));
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot read " + file, e);
+      }
+      return pids;
+    }
+
+    /** Live processes of this quickstart (a reused pid of another program does not count). */
+    List<ProcessHandle> alive() {
+      List<ProcessHandle> alive = new ArrayList<>();
+      for (long pid : read().values()) {
+        ProcessHandle.of(pid).filter(h -> Processes.isRunning(h.pid())).filter(this::belongsToUs)
+            .ifPresent(alive::add);
+      }
+      return alive;
+    }
+
+    boolean anyAlive() {
+      return !alive().isEmpty();
+    }
+
+    private boolean belongsToUs(ProcessHandle handle) {
+      Optional<String> cmd = handle.info().commandLine();
+      return cmd.isEmpty() || cmd.get().contains(runDir.toString()) || cmd.get().contains("Quickstart");
+    }
+
+    /** Stops the launcher first (its shutdown hook stops the rest), then whatever survived. */
+    int stopAll(Duration grace) {
+      List<ProcessHandle> alive = alive();
+      for (ProcessHandle handle : alive) {
+        Processes.stopTree(handle, grace);
+      }
+      delete();
+      return alive.size();
+    }
+
+    void delete() {
+      try {
+        Files.deleteIfExists(file);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot delete " + file, e);
+      }
+    }
+  }
+}

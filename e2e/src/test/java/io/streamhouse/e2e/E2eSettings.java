@@ -1,0 +1,40 @@
+package io.streamhouse.e2e;
+
+import java.nio.file.Path;
+
+/** Settings the build hands to the e2e tests as system properties (see e2e/pom.xml). */
+final class E2eSettings {
+  private E2eSettings() {}
+
+  static Path repoRoot() {
+    return Path.of(System.getProperty("streamhouse.repo.root", "..")).toAbsolutePath().normalize();
+  }
+
+  static Path pluginPath() {
+    return Path.of(System.getProperty("streamhouse.plugin.path",
+        repoRoot().resolve("connector/target/plugin-path").toString()));
+  }
+
+  static String kafkaVersion() {
+    return System.getProperty("streamhouse.kafka.version", LocalStack.DEFAULT_KAFKA_VERSION);
+  }
+
+  static String mavenCmd() {
+    return System.getProperty("streamhouse.maven.cmd", repoRoot().resolve("mvnw").toString());
+  }
+
+  static Path workDir() {
+    return Path.of(System.getProperty("streamhouse.work.dir",
+        repoRoot().resolve("e2e/target/e2e-work").toString())).toAbsolutePath();
+  }
+
+  /** Stack settings for one test: its own run folder, the shared distribution cache. */
+  static LocalStack.Settings stack(String runName, String kafkaVersion) {
+    return LocalStack.settings()
+        .kafkaVersion(kafkaVersion)
+        .runDir(workDir().resolve(runName + "-" + System.currentTimeMillis()))
+        .pluginPath(pluginPath())
+        .distributionCache(workDir().resolve("kafka-dists"))
+        .mavenCmd(mavenCmd());
+  }
+}
