@@ -95,10 +95,16 @@ public final class KafkaBroker implements AutoCloseable {
     return process;
   }
 
-  private static String randomClusterId() {
+  /** A base64url UUID like Kafka's own; never starting with '-', which the tool would take for an option. */
+  static String randomClusterId() {
+    SecureRandom random = new SecureRandom();
     byte[] bytes = new byte[16];
-    new SecureRandom().nextBytes(bytes);
-    return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    String id;
+    do {
+      random.nextBytes(bytes);
+      id = Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    } while (id.startsWith("-"));
+    return id;
   }
 
   @Override

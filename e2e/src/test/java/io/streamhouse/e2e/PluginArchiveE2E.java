@@ -43,7 +43,8 @@ class PluginArchiveE2E {
     List<String> jars = entries.stream().filter(e -> e.startsWith(root + "lib/"))
         .map(e -> e.substring((root + "lib/").length())).toList();
     assertThat(jars).anySatisfy(j -> assertThat(j).matches("streamhouse-connect-.+\\.jar"));
-    assertThat(jars).noneSatisfy(j -> assertThat(BANNED_JAR_PREFIXES).anySatisfy(j::startsWith));
+    assertThat(jars.stream().filter(j -> BANNED_JAR_PREFIXES.stream().anyMatch(j::startsWith)))
+        .as("jars the worker provides, or logging bindings, in lib/").isEmpty();
   }
 
   @Test

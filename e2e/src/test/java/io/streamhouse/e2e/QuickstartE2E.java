@@ -83,8 +83,9 @@ class QuickstartE2E {
     }, "quickstart-output");
     reader.setDaemon(true);
     reader.start();
-    await().atMost(Duration.ofMinutes(3)).untilAsserted(() -> {
-      assertThat(process.isAlive()).as("quickstart exited early:%n%s", String.join("\n", output)).isTrue();
+    await().atMost(Duration.ofMinutes(3))
+        .failFast("the quickstart exited early", () -> !process.isAlive())
+        .untilAsserted(() -> {
       assertThat(output).anySatisfy(l -> assertThat(l).startsWith(io.streamhouse.e2e.Quickstart.READY_LINE));
     });
     return new Quickstart(process, output);
