@@ -16,10 +16,12 @@ launcher() {
 }
 
 needs_build() {
-  [[ ! -f "$CLASSPATH_FILE" || ! -d "$PLUGIN_DIR" || ! -d "$ROOT/e2e/target/classes" ]] && return 0
-  # Rebuild when any source, pom or example is newer than the built plugin.
+  local jar
+  jar=$(ls "$ROOT"/connector/target/streamhouse-connect-*.jar 2>/dev/null | head -1)
+  [[ -z "$jar" || ! -f "$CLASSPATH_FILE" || ! -d "$PLUGIN_DIR" || ! -d "$ROOT/e2e/target/classes" ]] && return 0
+  # Rebuild when any source, pom or example is newer than the plugin jar of the last build.
   [[ -n "$(find "$ROOT/connector/src" "$ROOT/e2e/src/main" "$ROOT/config-examples" "$ROOT"/pom.xml \
-      "$ROOT"/connector/pom.xml "$ROOT"/e2e/pom.xml -newer "$PLUGIN_DIR/manifest.json" -print -quit)" ]]
+      "$ROOT"/connector/pom.xml "$ROOT"/e2e/pom.xml -newer "$jar" -print -quit)" ]]
 }
 
 case "${1:-}" in

@@ -54,6 +54,6 @@ public class StreamhouseSinkConnector extends SinkConnector {
 
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
-    return SinkConfigValidator.validate(super.validate(connectorConfigs), connectorConfigs);
+    return SinkConfigValidator.validate(connectorConfigs);
   }
 }

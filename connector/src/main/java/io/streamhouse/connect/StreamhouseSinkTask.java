@@ -1,18 +1,36 @@
 package io.streamhouse.connect;
 
+import io.streamhouse.connect.commit.ConsumedPartitions;
+import io.streamhouse.connect.commit.ControlChannel;
+import io.streamhouse.connect.commit.ControlEvent;
+import io.streamhouse.connect.commit.Coordinator;
+import io.streamhouse.connect.commit.FaultInjection;
+import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
+import io.streamhouse.connect.errors.BadRecordHandler;
+import io.streamhouse.connect.routing.TableRouter;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableFormats;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connect entry point for one task. Until the table writers land it only counts what it receives
- * and reports it once per commit interval.
+ * Connect entry point for one task: routes records to table writers and runs the task side of
+ * the commit protocol; task 0 also runs the coordinator.
  */
 public class StreamhouseSinkTask extends SinkTask {
   private static final Logger LOG = LoggerFactory.getLogger(StreamhouseSinkTask.class);
@@ -20,6 +38,19 @@ public class StreamhouseSinkTask extends SinkTask {
   private StreamhouseSinkConfig config;
   private String taskName;
   private final ReceivedRecordCounter counter = new ReceivedRecordCounter();
+  private Map<String, TableFormat> formats;
+  private Map<String, TableFormat> coordinatorFormats;
+  private TableRouter router;
+  private ControlChannel channel;
+  private ControlChannel coordinatorChannel;
+  private Participant participant;
+  private BadRecordHandler badRecords;
+  private Coordinator coordinator;
+  private Admin admin;
+  private Thread controlThread;
+  private Thread coordinatorThread;
+  private volatile boolean running;
+  private final Map<TopicPartition, Long> consumed = new HashMap<>();
 
   @Override
   public String version() {
@@ -30,36 +61,179 @@ public class StreamhouseSinkTask extends SinkTask {
   public void start(Map<String, String> props) {
     config = new StreamhouseSinkConfig(props);
     taskName = config.connectorName() + "-" + config.taskId();
+    FaultInjection faults = FaultInjection.parse(config.haltAt());
+    formats = TableFormats.open(config, config.taskId());
+    router = new TableRouter(config.routes());
+    badRecords = new BadRecordHandler(config.connectorName(), config.taskId(), config.toleratesErrors(), context);
+    admin = Admin.create(config.kafkaClientProps());
+    ControlChannel.ensureTopic(admin, config.controlTopic());
+    channel = new ControlChannel(config.controlTopic(), config.connectorName(), taskName,
+        config.kafkaClientProps());
+    participant = new Participant(config.connectorName(), config.taskId(), formats, channel,
+        new FileBudget(config.maxOpenFiles()), faults);
+    running = true;
+    controlThread = new Thread(this::controlLoop, "streamhouse-control-" + taskName);
+    controlThread.setDaemon(true);
+    controlThread.start();
+    if (config.taskId() == 0) {
+      coordinatorFormats = TableFormats.open(config, config.taskId());
+      coordinatorChannel = new ControlChannel(config.controlTopic(), config.connectorName(),
+          taskName + "-coordinator", config.kafkaClientProps());
+      coordinator = new Coordinator(config.connectorName(), coordinatorFormats, coordinatorChannel,
+          new ConsumedPartitions(admin, config.topics(), config.topicsRegex()), config.commitIntervalMs(),
+          config.commitTimeoutMs(), Clock.systemUTC(), faults);
+      coordinatorThread = new Thread(coordinator, "streamhouse-coordinator-" + config.connectorName());
+      coordinatorThread.setDaemon(true);
+      coordinatorThread.start();
+    }
     LOG.info("Task {} started (plugin version {})", taskName, Version.get());
+  }
+
+  /** Answers the coordinator on its own thread, so that an idle task never delays a commit. */
+  private void controlLoop() {
+    try {
+      while (running) {
+        for (ControlEvent event : channel.poll(Duration.ofMillis(200))) {
+          participant.lock().lock();
+          try {
+            if (event instanceof ControlEvent.StartCommit start) {
+              participant.onStartCommit(start.commitId());
+            } else if (event instanceof ControlEvent.TableCommitted committed) {
+              participant.onTableCommitted(committed);
+            }
+          } finally {
+            participant.lock().unlock();
+          }
+        }
+      }
+    } catch (WakeupException stopping) {
+      // stop() woke the consumer
+    } catch (RuntimeException e) {
+      LOG.error("Task {}: the control loop failed", taskName, e);
+    }
   }
 
   @Override
   public void open(Collection<TopicPartition> partitions) {
     LOG.info("Task {} assigned {}", taskName, partitions);
+    participant.lock().lock();
+    try {
+      participant.assigned(partitions);
+    } finally {
+      participant.lock().unlock();
+    }
   }
 
   @Override
   public void put(Collection<SinkRecord> records) {
+    if (coordinator != null && coordinator.failure() != null) {
+      throw new ConnectException("Connector " + config.connectorName() + ": the commit coordinator failed: "
+          + coordinator.failure(), coordinator.failure());
+    }
     counter.add(records);
+    participant.lock().lock();
+    try {
+      if (participant.resetRequested()) {
+        rewind();
+        return;
+      }
+      for (SinkRecord record : records) {
+        consumed.put(new TopicPartition(record.originalTopic(), record.originalKafkaPartition()),
+            record.originalKafkaOffset() + 1);
+        try {
+          for (TableRouter.Destination to : router.route(record)) {
+            try {
+              participant.write(record, to);
+            } catch (RecordConversionException e) {
+              badRecords.handle(record, to.table().toString(), e);
+            }
+          }
+        } catch (RecordConversionException e) {
+          badRecords.handle(record, "(no table)", e);
+        }
+      }
+    } finally {
+      participant.lock().unlock();
+    }
+  }
+
+  private void rewind() {
+    Map<TopicPartition, Long> to = participant.reset(consumed);
+    to.keySet().retainAll(participant.assignedPartitions());
+    LOG.warn("Task {} rewinds {}", taskName, to);
+    consumed.putAll(to);
+    context.offset(to);
   }
 
   @Override
-  public Map<TopicPartition, OffsetAndMetadata> preCommit(
-      Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+  public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
     counter.reportIfChanged(taskName, LOG);
-    return currentOffsets;
+    participant.lock().lock();
+    try {
+      if (participant.resetRequested()) {
+        rewind();
+      }
+      Map<TopicPartition, Long> current = new HashMap<>();
+      currentOffsets.forEach((tp, o) -> current.put(tp, o.offset()));
+      Map<TopicPartition, OffsetAndMetadata> safe = new HashMap<>();
+      participant.safeOffsets(current).forEach((tp, o) -> safe.put(tp, new OffsetAndMetadata(o)));
+      return safe;
+    } finally {
+      participant.lock().unlock();
+    }
   }
 
   @Override
   public void close(Collection<TopicPartition> partitions) {
     LOG.info("Task {} revoked {}", taskName, partitions);
+    participant.lock().lock();
+    try {
+      participant.revoked(partitions);
+      Map<TopicPartition, Long> rewindTo = participant.reset(consumed);
+      partitions.forEach(consumed::remove);
+      rewindTo.keySet().retainAll(participant.assignedPartitions());
+      if (!rewindTo.isEmpty()) {
+        context.offset(rewindTo);
+      }
+    } finally {
+      participant.lock().unlock();
+    }
   }
 
   @Override
   public void stop() {
+    running = false;
+    if (coordinator != null) {
+      coordinator.close();
+      join(coordinatorThread);
+      coordinatorChannel.close();
+      coordinatorFormats.values().forEach(TableFormat::close);
+    }
+    if (channel != null) {
+      channel.wakeup();
+      join(controlThread);
+      channel.close();
+    }
+    if (participant != null) {
+      participant.close();
+    }
+    if (formats != null) {
+      formats.values().forEach(TableFormat::close);
+    }
+    if (admin != null) {
+      admin.close(Duration.ofSeconds(5));
+    }
     if (taskName != null) {
       counter.reportIfChanged(taskName, LOG);
       LOG.info("Task {} stopped", taskName);
+    }
+  }
+
+  private static void join(Thread thread) {
+    try {
+      thread.join(Duration.ofSeconds(30).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 }

@@ -10,7 +10,9 @@ class StreamhouseSinkConnectorTest {
   @Test
   void eachTaskGetsTheConfigAndItsOwnTaskId() {
     StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
-    connector.start(Map.of("name", "c", "topics", "orders"));
+    connector.start(Map.of("name", "c", "topics", "orders", "kafka.bootstrap.servers", "k:9092",
+        "catalogs", "local", "catalog.local.uri", "jdbc:sqlite:/tmp/c.db", "catalog.local.warehouse", "/tmp/w",
+        "routes", "r", "route.r.topics", "orders"));
     List<Map<String, String>> configs = connector.taskConfigs(3);
     assertThat(configs).extracting(c -> c.get("task.id")).containsExactly("0", "1", "2");
     assertThat(configs).allSatisfy(c -> assertThat(c).containsEntry("topics", "orders"));

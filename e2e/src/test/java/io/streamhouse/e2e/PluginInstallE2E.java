@@ -39,22 +39,32 @@ class PluginInstallE2E {
 
   @Test
   void validateReportsErrorsOnTheKeysConcerned(LocalStack stack) {
-    Map<String, String> broken = new LinkedHashMap<>();
-    broken.put("connector.class", CONNECTOR_CLASS);
+    Map<String, String> broken = new LinkedHashMap<>(IcebergSink.config(stack, "broken", "orders", Map.of()).config());
     broken.put("name", "broken");
+    broken.remove("topics.regex");
     broken.put("topics", "orders,ctl");
+    broken.put("route.orders.topics", "orders,ctl");
+    broken.remove("route.orders.topics.regex");
     broken.put("commit.interval.ms", "often");
     broken.put("commit.timeout.ms", "10");
     broken.put("control.topic", "ctl");
+    broken.put("catalog.local.type", "filesystem");
+    broken.put("route.orders.catalog", "lake");
+    broken.put("route.orders.partition-by", "bucket(id)");
     JsonNode result = stack.connect().validate(broken);
 
-    assertThat(keysWithErrors(result))
-        .containsExactlyInAnyOrder("commit.interval.ms", "commit.timeout.ms", "control.topic");
+    assertThat(keysWithErrors(result)).containsExactlyInAnyOrder("commit.interval.ms", "commit.timeout.ms",
+        "control.topic", "catalog.local.type", "route.orders.catalog", "route.orders.partition-by");
     assertThat(errors(result, "commit.interval.ms")).anySatisfy(e -> assertThat(e).contains("LONG"));
     assertThat(errors(result, "commit.timeout.ms")).singleElement().asString().contains("at least 100");
     assertThat(errors(result, "control.topic")).singleElement().asString()
         .contains("the control topic must not be sunk");
-    assertThat(errors(result, "topics")).isEmpty();
+    assertThat(errors(result, "catalog.local.type")).singleElement().asString()
+        .isEqualTo("catalog local: type filesystem is not a iceberg catalog type; use one of [rest, jdbc, hadoop, custom]");
+    assertThat(errors(result, "route.orders.catalog")).singleElement().asString()
+        .isEqualTo("route orders: catalog 'lake' is not listed in catalogs [local]");
+    assertThat(errors(result, "route.orders.partition-by")).singleElement().asString()
+        .contains("bucket takes a width and a column");
   }
 
   @Test
@@ -65,7 +75,9 @@ class PluginInstallE2E {
     }
     assertThat(files).isNotEmpty();
     for (Path file : files) {
-      ConnectorExample example = ConnectorExample.load(file);
+      ConnectorExample example = ConnectorExample.load(file, Map.of(
+          "KAFKA_BOOTSTRAP_SERVERS", stack.bootstrapServers(), "WAREHOUSE", "/tmp/warehouse",
+          "ICEBERG_REST_URI", "http://127.0.0.1:8181"));
       Map<String, String> config = new LinkedHashMap<>(example.config());
       config.put("name", example.name());
       JsonNode result = stack.connect().validate(config);
@@ -74,38 +86,38 @@ class PluginInstallE2E {
   }
 
   @Test
-  void aValidConnectorRunsItsTasksAndReceivesEveryRecord(LocalStack stack) {
+  void recordsWithConnectSchemasLandInTheirTable(LocalStack stack) {
     String topic = "orders-install";
     stack.createTopic(topic, 4, Map.of());
-    ConnectorExample example = ConnectorExample.load(E2eSettings.repoRoot()
-        .resolve("config-examples/quickstart.json"))
-        .named("install-with-schemas")
-        .with(Map.of("topics", topic, "tasks.max", "2", "control.topic", "ctl-install"));
-    runAndCount(stack, example, topic, true);
+    ConnectorExample sink = IcebergSink.config(stack, "install-with-schemas", topic, Map.of("tasks.max", "2"));
+    runAndCheckTable(stack, sink, topic, true);
   }
 
   @Test
-  void schemalessJsonIsReceivedToo(LocalStack stack) {
+  void schemalessJsonLandsInATableWithInferredTypes(LocalStack stack) {
     String topic = "orders-schemaless";
     stack.createTopic(topic, 2, Map.of());
-    ConnectorExample example = ConnectorExample.load(E2eSettings.repoRoot()
-        .resolve("config-examples/quickstart.json"))
-        .named("install-schemaless")
-        .with(Map.of("topics", topic, "tasks.max", "1", "control.topic", "ctl-schemaless",
-            "value.converter.schemas.enable", "false"));
-    runAndCount(stack, example, topic, false);
+    ConnectorExample sink = IcebergSink.config(stack, "install-schemaless", topic, Map.of("tasks.max", "1",
+        "value.converter.schemas.enable", "false", "route.orders.partition-by", ""));
+    runAndCheckTable(stack, sink, topic, false);
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      assertThat(tables.table(IcebergSink.tableOf(topic)).schema().findType("created_at").toString())
+          .isEqualTo("long");
+    }
   }
 
-  static void runAndCount(LocalStack stack, ConnectorExample example, String topic, boolean schemas) {
+  /** Runs {@code sink}, produces 2000 orders to {@code topic} and checks the table holds each once. */
+  static void runAndCheckTable(LocalStack stack, ConnectorExample sink, String topic, boolean schemas) {
     ConnectRestClient rest = stack.connect();
-    rest.putConfig(example.name(), example.config());
-    int tasks = Integer.parseInt(example.config().get("tasks.max"));
+    rest.putConfig(sink.name(), sink.config());
+    int tasks = Integer.parseInt(sink.config().get("tasks.max"));
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      rest.requireNotFailed(example.name());
-      assertThat(rest.isRunning(example.name(), tasks)).isTrue();
+      rest.requireNotFailed(sink.name());
+      assertThat(rest.isRunning(sink.name(), tasks)).isTrue();
     });
 
     int records = 2_000;
+    java.util.Set<Long> ids = new java.util.HashSet<>();
     try (JsonRecordProducer producer = stack.producer()) {
       for (SampleOrders.Order order : SampleOrders.generate(records)) {
         if (schemas) {
@@ -113,22 +125,22 @@ class PluginInstallE2E {
         } else {
           producer.send(topic, null, order.key(), order.payload());
         }
+        ids.add((Long) order.payload().get("id"));
       }
       producer.flush();
     }
-
-    Map<TopicPartition, Long> ends;
-    try (Admin admin = stack.admin()) {
-      ends = SinkProgress.endOffsets(admin, topic);
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
+          .untilAsserted(() -> {
+            assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
+            assertThat(tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
+                .mapToLong(Long::longValue).sum()).isEqualTo(records);
+          });
+      IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, ids);
     }
-    assertThat(ends.values().stream().mapToLong(Long::longValue).sum()).isEqualTo(records);
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      rest.requireNotFailed(example.name());
-      assertThat(SinkProgress.reportedReceived(stack.worker().logFile(), example.name()))
-          .isEqualTo(records);
-      assertThat(SinkProgress.committedOffsets(rest, example.name())).isEqualTo(ends);
-    });
-    rest.delete(example.name());
+    assertThat(SinkProgress.reportedReceived(stack.worker().logFile(), sink.name())).isGreaterThanOrEqualTo(records);
+    rest.delete(sink.name());
   }
 
   private static List<String> keysWithErrors(JsonNode validation) {

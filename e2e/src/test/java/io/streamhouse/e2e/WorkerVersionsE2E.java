@@ -17,11 +17,9 @@ class WorkerVersionsE2E {
           .isEqualTo(kafkaVersion);
       String topic = "orders-" + kafkaVersion.replace('.', '-');
       stack.createTopic(topic, 3, Map.of());
-      ConnectorExample example = ConnectorExample.load(E2eSettings.repoRoot()
-          .resolve("config-examples/quickstart.json"))
-          .named("compat-" + kafkaVersion.replace('.', '-'))
-          .with(Map.of("topics", topic, "tasks.max", "2", "control.topic", "ctl-compat"));
-      PluginInstallE2E.runAndCount(stack, example, topic, true);
+      ConnectorExample sink = IcebergSink.config(stack, "compat-" + kafkaVersion.replace('.', '-'), topic,
+          Map.of("tasks.max", "2"));
+      PluginInstallE2E.runAndCheckTable(stack, sink, topic, true);
     }
   }
 }

@@ -21,12 +21,20 @@ public final class ConfigReference {
   private ConfigReference() {}
 
   public static void main(String[] args) throws IOException {
-    String markdown = render(SinkConfigDef.CONFIG);
+    String markdown = render();
     if (args.length == 0) {
       System.out.print(markdown);
     } else {
       Files.writeString(Path.of(args[0]), markdown, StandardCharsets.UTF_8);
     }
+  }
+
+  /** The whole reference: the connector's keys, then the templates of a catalog and of a route. */
+  public static String render() {
+    ConfigDef all = new ConfigDef(SinkConfigDef.CONFIG);
+    CatalogConfigDef.forName("<name>").configKeys().values().forEach(all::define);
+    RouteConfigDef.forName("<name>").configKeys().values().forEach(all::define);
+    return render(all);
   }
 
   /** The reference as Markdown: one section per group, one row per key, in declaration order. */
@@ -36,7 +44,11 @@ public final class ConfigReference {
         .append("Generated from the connector's `ConfigDef` by `ConfigReference`; do not edit by hand.\n")
         .append("Besides these keys the connector takes Kafka Connect's own sink settings ")
         .append("(`topics`, `topics.regex`, `errors.tolerance`, `errors.deadletterqueue.topic.name`, ")
-        .append("converters, transforms).\n");
+        .append("converters, transforms).\n\n")
+        .append("Catalogs and routes are named: `catalogs=lake` brings the keys `catalog.lake.*`, ")
+        .append("`routes=orders` the keys `route.orders.*`. Every `catalog.<name>.*` key, declared or not, ")
+        .append("is also passed to the catalog (prefix removed); `route.<name>.table-property.*` keys are set ")
+        .append("on tables the route creates; `kafka.*` keys configure the connector's own Kafka clients.\n");
     for (Map.Entry<String, List<ConfigKey>> group : byGroup(def).entrySet()) {
       out.append("\n## ").append(group.getKey()).append("\n\n")
           .append("| Key | Type | Default | Valid values | Importance | Description |\n")

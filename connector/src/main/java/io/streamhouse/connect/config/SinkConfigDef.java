@@ -8,7 +8,36 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 
 /** Every configuration key of the connector, declared once, with docs, groups and validators. */
 public final class SinkConfigDef {
+  public static final String TABLES_GROUP = "Tables";
   public static final String COMMIT_GROUP = "Commit";
+  public static final String KAFKA_GROUP = "Kafka clients";
+
+  /** Prefix of the Kafka client settings of the control topic (and the lag monitor). */
+  public static final String KAFKA_PREFIX = "kafka.";
+  public static final String KAFKA_BOOTSTRAP_SERVERS_CONFIG = "kafka.bootstrap.servers";
+  static final String KAFKA_BOOTSTRAP_SERVERS_DOC =
+      "Bootstrap servers of the Kafka cluster the connector consumes from, for its own clients "
+          + "(control topic, lag monitor). Connect does not hand the worker's settings to tasks. Any "
+          + "other client setting can be given as kafka.<setting> (security.protocol, sasl.mechanism, ...).";
+  public static final String KAFKA_SASL_JAAS_CONFIG = "kafka.sasl.jaas.config";
+  public static final String KAFKA_SSL_KEYSTORE_PASSWORD = "kafka.ssl.keystore.password";
+  public static final String KAFKA_SSL_TRUSTSTORE_PASSWORD = "kafka.ssl.truststore.password";
+  public static final String KAFKA_SSL_KEY_PASSWORD = "kafka.ssl.key.password";
+
+  public static final String CATALOGS_CONFIG = "catalogs";
+  static final String CATALOGS_DOC =
+      "Names of the catalogs the connector writes to. Each is configured under catalog.<name>.*";
+
+  public static final String ROUTES_CONFIG = "routes";
+  static final String ROUTES_DOC =
+      "Names of the routes from topics to tables, configured under route.<name>.*. A record goes "
+          + "to every route whose topics match its topic; a record no route takes is an error.";
+
+  public static final String MAX_OPEN_FILES_CONFIG = "max.open.files";
+  static final String MAX_OPEN_FILES_DOC =
+      "Data files a task keeps open at once over all its tables and partitions. Past it, the least "
+          + "recently written file is closed, so memory stays bounded however many partitions a table has.";
+  static final int MAX_OPEN_FILES_DEFAULT = 32;
 
   public static final String COMMIT_INTERVAL_MS_CONFIG = "commit.interval.ms";
   static final String COMMIT_INTERVAL_MS_DOC =
@@ -32,13 +61,60 @@ public final class SinkConfigDef {
   /** Set by the connector in each task's configuration; not a user setting. */
   public static final String TASK_ID_CONFIG = "task.id";
 
+  /**
+   * Test-only fault injection: the worker JVM halts (as kill -9 would) when a task reaches this
+   * point of the commit protocol. Never set it in production.
+   */
+  public static final String HALT_AT_CONFIG = "streamhouse.test.halt-at";
+
   public static final ConfigDef CONFIG = build();
 
   private SinkConfigDef() {}
 
+  /** The static keys plus the keys of every catalog and route that {@code props} names. */
+  public static ConfigDef enriched(java.util.Map<String, String> props) {
+    ConfigDef def = new ConfigDef(CONFIG);
+    for (String catalog : names(props.get(CATALOGS_CONFIG))) {
+      CatalogConfigDef.forName(catalog).configKeys().values().forEach(def::define);
+    }
+    for (String route : names(props.get(ROUTES_CONFIG))) {
+      RouteConfigDef.forName(route).configKeys().values().forEach(def::define);
+    }
+    return def;
+  }
+
+  static java.util.List<String> names(String list) {
+    if (list == null || list.isBlank()) {
+      return java.util.List.of();
+    }
+    return java.util.Arrays.stream(list.split(",")).map(String::trim).filter(s -> !s.isEmpty())
+        .distinct().toList();
+  }
+
   private static ConfigDef build() {
     int order = 0;
     return new ConfigDef()
+        .define(CATALOGS_CONFIG, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, NamesValidator.INSTANCE,
+            Importance.HIGH, CATALOGS_DOC, TABLES_GROUP, ++order, Width.LONG, "Catalogs")
+        .define(ROUTES_CONFIG, Type.LIST, ConfigDef.NO_DEFAULT_VALUE, NamesValidator.INSTANCE,
+            Importance.HIGH, ROUTES_DOC, TABLES_GROUP, ++order, Width.LONG, "Routes")
+        .define(MAX_OPEN_FILES_CONFIG, Type.INT, MAX_OPEN_FILES_DEFAULT, Range.atLeast(1),
+            Importance.LOW, MAX_OPEN_FILES_DOC, TABLES_GROUP, ++order, Width.SHORT, "Max open files")
+        .define(KAFKA_BOOTSTRAP_SERVERS_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE,
+            new ConfigDef.NonEmptyString(), Importance.HIGH, KAFKA_BOOTSTRAP_SERVERS_DOC,
+            KAFKA_GROUP, 1, Width.LONG, "Bootstrap servers")
+        .define(KAFKA_SASL_JAAS_CONFIG, Type.PASSWORD, null, Importance.MEDIUM,
+            "JAAS configuration of the connector's own Kafka clients (SASL).", KAFKA_GROUP, 2,
+            Width.LONG, "SASL JAAS config")
+        .define(KAFKA_SSL_KEYSTORE_PASSWORD, Type.PASSWORD, null, Importance.LOW,
+            "Key store password of the connector's own Kafka clients.", KAFKA_GROUP, 3, Width.SHORT,
+            "Key store password")
+        .define(KAFKA_SSL_TRUSTSTORE_PASSWORD, Type.PASSWORD, null, Importance.LOW,
+            "Trust store password of the connector's own Kafka clients.", KAFKA_GROUP, 4, Width.SHORT,
+            "Trust store password")
+        .define(KAFKA_SSL_KEY_PASSWORD, Type.PASSWORD, null, Importance.LOW,
+            "Private key password of the connector's own Kafka clients.", KAFKA_GROUP, 5, Width.SHORT,
+            "Key password")
         .define(COMMIT_INTERVAL_MS_CONFIG, Type.LONG, COMMIT_INTERVAL_MS_DEFAULT,
             Range.atLeast(100L), Importance.HIGH, COMMIT_INTERVAL_MS_DOC,
             COMMIT_GROUP, ++order, Width.SHORT, "Commit interval (ms)")
@@ -49,6 +125,8 @@ public final class SinkConfigDef {
             TopicNameValidator.INSTANCE, Importance.MEDIUM, CONTROL_TOPIC_DOC,
             COMMIT_GROUP, ++order, Width.MEDIUM, "Control topic")
         .defineInternal(TASK_ID_CONFIG, Type.INT, 0, Range.atLeast(0), Importance.LOW,
-            "Index of the task, set by the connector; task 0 runs the coordinator.");
+            "Index of the task, set by the connector; task 0 runs the coordinator.")
+        .defineInternal(HALT_AT_CONFIG, Type.STRING, "", null, Importance.LOW,
+            "Test-only fault injection point (see FaultInjection).");
   }
 }

@@ -1,11 +1,10 @@
 package io.streamhouse.connect.config;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.apache.kafka.common.config.Config;
@@ -13,8 +12,9 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigValue;
 
 /**
- * Cross-field checks. In the REST validate call each error is attached to the key it concerns; at
- * start-up the same checks fail the connector with every error in one message.
+ * Validation of a whole configuration: every key of the static, catalog and route definitions,
+ * then the cross-field rules. In the REST validate call each error is attached to the key it
+ * concerns; at start-up the same checks fail the connector with every error in one message.
  */
 public final class SinkConfigValidator {
   static final String TOPICS_CONFIG = "topics";
@@ -22,29 +22,28 @@ public final class SinkConfigValidator {
 
   private SinkConfigValidator() {}
 
-  /** Adds the cross-field errors to a validation result that already has the per-key ones. */
-  public static Config validate(Config perKey, Map<String, String> props) {
+  /** Per-key and cross-field validation of {@code props}. */
+  public static Config validate(Map<String, String> props) {
     Map<String, ConfigValue> byName = new LinkedHashMap<>();
-    for (ConfigValue value : perKey.configValues()) {
+    for (ConfigValue value : SinkConfigDef.enriched(props).validate(props)) {
       byName.put(value.name(), value);
     }
-    ConfigValue controlTopic = byName.get(SinkConfigDef.CONTROL_TOPIC_CONFIG);
-    if (controlTopic != null && controlTopic.errorMessages().isEmpty()) {
-      String topic = String.valueOf(controlTopic.value());
-      checkControlTopicIsNotSunk(topic, props).ifPresent(controlTopic::addErrorMessage);
+    BiConsumer<String, String> error = (key, message) ->
+        byName.computeIfAbsent(key, k -> new ConfigValue(k, props.get(k), List.of(), new ArrayList<>()))
+            .addErrorMessage(message);
+    if (hasNoErrors(byName, SinkConfigDef.CONTROL_TOPIC_CONFIG)) {
+      checkControlTopicIsNotSunk(String.valueOf(byName.get(SinkConfigDef.CONTROL_TOPIC_CONFIG).value()),
+          props, error);
     }
+    CrossFieldRules.check(props, byName, error);
     return new Config(new ArrayList<>(byName.values()));
   }
 
   /** Throws one {@link ConfigException} listing every error, or returns if the config is valid. */
   public static void requireValid(Map<String, String> props) {
-    List<ConfigValue> values = SinkConfigDef.CONFIG.validate(props);
-    Config result = validate(new Config(values), props);
     List<String> errors = new ArrayList<>();
-    for (ConfigValue value : result.configValues()) {
-      for (String message : value.errorMessages()) {
-        errors.add(message);
-      }
+    for (ConfigValue value : validate(props).configValues()) {
+      errors.addAll(value.errorMessages());
     }
     if (!errors.isEmpty()) {
       String name = props.getOrDefault(StreamhouseSinkConfig.CONNECTOR_NAME_CONFIG, "unnamed");
@@ -53,26 +52,28 @@ public final class SinkConfigValidator {
     }
   }
 
-  private static Optional<String> checkControlTopicIsNotSunk(
-      String controlTopic, Map<String, String> props) {
-    String topics = props.get(TOPICS_CONFIG);
-    if (topics != null && Arrays.stream(topics.split(",")).map(String::trim)
-        .anyMatch(controlTopic::equals)) {
-      return Optional.of(SinkConfigDef.CONTROL_TOPIC_CONFIG + " '" + controlTopic
-          + "' is also listed in " + TOPICS_CONFIG + ": the control topic must not be sunk");
+  static boolean hasNoErrors(Map<String, ConfigValue> byName, String key) {
+    ConfigValue value = byName.get(key);
+    return value != null && value.errorMessages().isEmpty();
+  }
+
+  private static void checkControlTopicIsNotSunk(String controlTopic, Map<String, String> props,
+      BiConsumer<String, String> error) {
+    if (SinkConfigDef.names(props.get(TOPICS_CONFIG)).contains(controlTopic)) {
+      error.accept(SinkConfigDef.CONTROL_TOPIC_CONFIG, SinkConfigDef.CONTROL_TOPIC_CONFIG + " '"
+          + controlTopic + "' is also listed in " + TOPICS_CONFIG + ": the control topic must not be sunk");
     }
     String regex = props.get(TOPICS_REGEX_CONFIG);
     if (regex != null && !regex.isBlank()) {
       try {
         if (Pattern.compile(regex).matcher(controlTopic).matches()) {
-          return Optional.of(SinkConfigDef.CONTROL_TOPIC_CONFIG + " '" + controlTopic
-              + "' matches " + TOPICS_REGEX_CONFIG + " '" + regex
+          error.accept(SinkConfigDef.CONTROL_TOPIC_CONFIG, SinkConfigDef.CONTROL_TOPIC_CONFIG + " '"
+              + controlTopic + "' matches " + TOPICS_REGEX_CONFIG + " '" + regex
               + "': the control topic must not be sunk");
         }
       } catch (PatternSyntaxException e) {
-        return Optional.empty(); // Connect reports the bad regex on topics.regex itself.
+        // Connect reports the bad regex on topics.regex itself.
       }
     }
-    return Optional.empty();
   }
 }

@@ -1,15 +1,23 @@
 package io.streamhouse.connect.config;
 
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.AbstractConfig;
 
-/** Typed, validated view of a connector or task configuration. */
+/** Typed, validated view of a connector or task configuration, catalogs and routes included. */
 public final class StreamhouseSinkConfig extends AbstractConfig {
   /** Connect puts the connector name into every connector and task configuration. */
   static final String CONNECTOR_NAME_CONFIG = "name";
 
+  private final List<CatalogSettings> catalogs;
+  private final List<RouteSettings> routes;
+
   public StreamhouseSinkConfig(Map<String, String> props) {
-    super(SinkConfigDef.CONFIG, props, false);
+    super(SinkConfigDef.enriched(props), props, false);
+    List<String> catalogNames = getList(SinkConfigDef.CATALOGS_CONFIG);
+    this.catalogs = catalogNames.stream().distinct().map(n -> CatalogSettings.from(n, this)).toList();
+    this.routes = getList(SinkConfigDef.ROUTES_CONFIG).stream().distinct()
+        .map(n -> RouteSettings.from(n, this, catalogNames)).toList();
   }
 
   public String connectorName() {
@@ -19,6 +27,23 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
 
   public int taskId() {
     return getInt(SinkConfigDef.TASK_ID_CONFIG);
+  }
+
+  public List<CatalogSettings> catalogs() {
+    return catalogs;
+  }
+
+  public CatalogSettings catalog(String name) {
+    return catalogs.stream().filter(c -> c.name().equals(name)).findFirst()
+        .orElseThrow(() -> new IllegalArgumentException("No catalog named " + name));
+  }
+
+  public List<RouteSettings> routes() {
+    return routes;
+  }
+
+  public int maxOpenFiles() {
+    return getInt(SinkConfigDef.MAX_OPEN_FILES_CONFIG);
   }
 
   public long commitIntervalMs() {
@@ -31,5 +56,43 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
 
   public String controlTopic() {
     return getString(SinkConfigDef.CONTROL_TOPIC_CONFIG);
+  }
+
+  /** Settings of the connector's own Kafka clients: every {@code kafka.*} key, prefix removed. */
+  public Map<String, Object> kafkaClientProps() {
+    Map<String, Object> props = new java.util.HashMap<>();
+    for (Map.Entry<String, Object> e : originalsWithPrefix(SinkConfigDef.KAFKA_PREFIX).entrySet()) {
+      Object value = values().containsKey(SinkConfigDef.KAFKA_PREFIX + e.getKey())
+          ? values().get(SinkConfigDef.KAFKA_PREFIX + e.getKey()) : e.getValue();
+      if (value instanceof org.apache.kafka.common.config.types.Password pw) {
+        value = pw.value();
+      }
+      if (value != null) {
+        props.put(e.getKey(), value);
+      }
+    }
+    return props;
+  }
+
+  /** The topic-partitions' topics this connector consumes: Connect's {@code topics}, if set. */
+  public List<String> topics() {
+    return SinkConfigDef.names((String) originals().get("topics"));
+  }
+
+  /** Connect's {@code topics.regex}, if set. */
+  public String topicsRegex() {
+    Object regex = originals().get("topics.regex");
+    return regex == null || regex.toString().isBlank() ? null : regex.toString();
+  }
+
+  /** True when Connect's {@code errors.tolerance} is {@code all}: bad records go to the DLQ. */
+  public boolean toleratesErrors() {
+    Object tolerance = originals().get("errors.tolerance");
+    return tolerance != null && tolerance.toString().trim().equalsIgnoreCase("all");
+  }
+
+  /** Test-only fault-injection point; empty in production. */
+  public String haltAt() {
+    return getString(SinkConfigDef.HALT_AT_CONFIG);
   }
 }

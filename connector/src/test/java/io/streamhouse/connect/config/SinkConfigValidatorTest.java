@@ -18,6 +18,12 @@ class SinkConfigValidatorTest {
     props.put("name", "orders-sink");
     props.put("connector.class", StreamhouseSinkConnector.class.getName());
     props.put("topics", "orders");
+    props.put("kafka.bootstrap.servers", "localhost:9092");
+    props.put("catalogs", "local");
+    props.put("catalog.local.uri", "jdbc:sqlite:/tmp/c.db");
+    props.put("catalog.local.warehouse", "/tmp/wh");
+    props.put("routes", "r");
+    props.put("route.r.topics", "orders,ctl");
     for (int i = 0; i < pairs.length; i += 2) {
       props.put(pairs[i], pairs[i + 1]);
     }

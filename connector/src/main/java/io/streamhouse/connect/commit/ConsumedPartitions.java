@@ -1,0 +1,53 @@
+package io.streamhouse.connect.commit;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Every partition of the topics the connector consumes (its topics list or regex), from the Admin API. */
+public final class ConsumedPartitions implements Supplier<Set<TopicPartition>> {
+  private static final Logger LOG = LoggerFactory.getLogger(ConsumedPartitions.class);
+  private final Admin admin;
+  private final List<String> topics;
+  private final Pattern regex;
+  private Set<TopicPartition> last = Set.of();
+
+  public ConsumedPartitions(Admin admin, List<String> topics, String regex) {
+    this.admin = admin;
+    this.topics = List.copyOf(topics);
+    this.regex = regex == null ? null : Pattern.compile(regex);
+  }
+
+  @Override
+  public Set<TopicPartition> get() {
+    try {
+      List<String> names = new ArrayList<>(topics);
+      if (regex != null) {
+        for (String t : admin.listTopics().names().get()) {
+          if (regex.matcher(t).matches()) {
+            names.add(t);
+          }
+        }
+      }
+      Set<TopicPartition> partitions = new HashSet<>();
+      for (TopicDescription d : admin.describeTopics(names).allTopicNames().get().values()) {
+        d.partitions().forEach(p -> partitions.add(new TopicPartition(d.name(), p.partition())));
+      }
+      last = partitions;
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      LOG.warn("Cannot list the consumed partitions ({}); using the last known {}", e.toString(), last);
+    }
+    return last;
+  }
+}

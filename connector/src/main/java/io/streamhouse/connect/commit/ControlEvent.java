@@ -1,0 +1,29 @@
+package io.streamhouse.connect.commit;
+
+import io.streamhouse.connect.table.TableId;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+
+/** Messages on the control topic: an RPC channel between the tasks and the coordinator. */
+public sealed interface ControlEvent {
+  String connector();
+
+  long commitId();
+
+  /** Coordinator to tasks: prepare what you have written and offer it for commit {@code commitId}. */
+  record StartCommit(String connector, long commitId) implements ControlEvent {}
+
+  /** Task to coordinator: one chunk of one prepared batch for one table. */
+  record BatchChunk(String connector, long commitId, int taskId, String batchId, TableId table,
+      Map<TopicPartition, OffsetRange> ranges, long maxRecordTimestamp, int payloadVersion, int files,
+      long records, long bytes, int chunk, int chunks, byte[] data) implements ControlEvent {}
+
+  /** Task to coordinator: every batch of this task for {@code commitId} was sent. */
+  record TaskDone(String connector, long commitId, int taskId, List<TopicPartition> assigned)
+      implements ControlEvent {}
+
+  /** Coordinator to tasks: what the commit of {@code table} decided for each offered batch. */
+  record TableCommitted(String connector, long commitId, TableId table, Map<String, BatchPlan.Decision> decisions)
+      implements ControlEvent {}
+}

@@ -1,0 +1,174 @@
+package io.streamhouse.connect.commit;
+
+import io.streamhouse.connect.table.CommitOutcome;
+import io.streamhouse.connect.table.OfferedBatch;
+import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableId;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The single committer of the connector, in task 0: every commit interval it asks all tasks for
+ * their batches, waits until every consumed partition reported (or the timeout), commits one
+ * snapshot per table and tells the tasks what each table decided.
+ */
+public final class Coordinator implements Runnable, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
+
+  private final String connector;
+  private final Map<String, TableFormat> formats;
+  private final ControlChannel channel;
+  private final Supplier<Set<TopicPartition>> consumedPartitions;
+  private final long intervalMs;
+  private final long timeoutMs;
+  private final Clock clock;
+  private final FaultInjection faults;
+  private final BatchAssembler assembler = new BatchAssembler();
+  private final Map<TableId, Map<String, OfferedBatch>> offered = new TreeMap<>();
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private volatile boolean running = true;
+
+  private long lastCommitId;
+  private long nextRoundAt;
+  private Round round;
+
+  /** One commit round in progress. */
+  private record Round(long commitId, long startedAt, Set<TopicPartition> expected, Set<TopicPartition> reported) {}
+
+  public Coordinator(String connector, Map<String, TableFormat> formats, ControlChannel channel,
+      Supplier<Set<TopicPartition>> consumedPartitions, long intervalMs, long timeoutMs, Clock clock,
+      FaultInjection faults) {
+    this.connector = connector;
+    this.formats = formats;
+    this.channel = channel;
+    this.consumedPartitions = consumedPartitions;
+    this.intervalMs = intervalMs;
+    this.timeoutMs = timeoutMs;
+    this.clock = clock;
+    this.faults = faults;
+    this.nextRoundAt = clock.millis() + intervalMs;
+  }
+
+  @Override
+  public void run() {
+    LOG.info("Coordinator of connector {} started (commit every {} ms, timeout {} ms)", connector,
+        intervalMs, timeoutMs);
+    try {
+      while (running) {
+        tick();
+      }
+    } catch (WakeupException stopping) {
+      // close() woke the consumer
+    } catch (Throwable t) {
+      if (running) {
+        LOG.error("Coordinator of connector {} failed", connector, t);
+        failure.set(t);
+      }
+    }
+  }
+
+  void tick() {
+    long now = clock.millis();
+    if (round == null && now >= nextRoundAt) {
+      startRound(now);
+    }
+    for (ControlEvent event : channel.poll(Duration.ofMillis(100))) {
+      if (event instanceof ControlEvent.BatchChunk chunk) {
+        assembler.add(chunk).ifPresent(batch ->
+            offered.computeIfAbsent(chunk.table(), t -> new LinkedHashMap<>()).put(batch.batchId(), batch));
+      } else if (event instanceof ControlEvent.TaskDone done && round != null
+          && done.commitId() == round.commitId()) {
+        round.reported().addAll(done.assigned());
+      }
+    }
+    if (round != null) {
+      boolean complete = round.reported().containsAll(round.expected());
+      if (complete || clock.millis() - round.startedAt() >= timeoutMs) {
+        if (!complete) {
+          Set<TopicPartition> missing = new HashSet<>(round.expected());
+          missing.removeAll(round.reported());
+          LOG.warn("Connector {} commit {}: no report for {} after {} ms; committing what arrived",
+              connector, round.commitId(), missing, timeoutMs);
+        }
+        commitRound(complete);
+      }
+    }
+  }
+
+  private void startRound(long now) {
+    long commitId = Math.max(now, lastCommitId + 1);
+    lastCommitId = commitId;
+    round = new Round(commitId, now, consumedPartitions.get(), new HashSet<>());
+    channel.send(List.of(new ControlEvent.StartCommit(connector, commitId)));
+  }
+
+  private void commitRound(boolean full) {
+    long commitId = round.commitId();
+    List<ControlEvent> results = new ArrayList<>();
+    boolean faultChecked = false;
+    for (Map.Entry<TableId, Map<String, OfferedBatch>> entry : offered.entrySet()) {
+      if (entry.getValue().isEmpty()) {
+        continue;
+      }
+      if (!faultChecked) {
+        faults.at(FaultInjection.Point.BEFORE_TABLE_COMMIT);
+        faultChecked = true;
+      }
+      TableId table = entry.getKey();
+      List<OfferedBatch> batches = List.copyOf(entry.getValue().values());
+      TableFormat format = formats.get(table.catalog());
+      try {
+        long start = System.nanoTime();
+        CommitOutcome outcome = format.commit(table, commitId, batches, full);
+        faults.at(FaultInjection.Point.AFTER_TABLE_COMMIT);
+        LOG.info("Connector {} commit {} of {}: {} batches, {} records in {} files, {} ms, watermarks {}",
+            connector, commitId, table, batches.size(), outcome.records(), outcome.files(),
+            (System.nanoTime() - start) / 1_000_000, outcome.watermarks());
+        List<io.streamhouse.connect.table.PreparedFiles> rejected = new ArrayList<>();
+        for (OfferedBatch b : batches) {
+          if (outcome.decisions().get(b.batchId()) == BatchPlan.Decision.REJECT) {
+            rejected.add(b.files());
+          }
+          entry.getValue().remove(b.batchId());
+        }
+        if (!rejected.isEmpty()) {
+          format.discard(table, rejected);
+        }
+        results.add(new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
+      } catch (RuntimeException e) {
+        LOG.error("Connector {} commit {} of {} failed; its {} batches stay offered for the next round",
+            connector, commitId, table, batches.size(), e);
+      }
+    }
+    offered.values().removeIf(Map::isEmpty);
+    if (!results.isEmpty()) {
+      channel.send(results);
+    }
+    nextRoundAt = round.startedAt() + intervalMs;
+    round = null;
+  }
+
+  /** Why the coordinator stopped, if it failed. */
+  public Throwable failure() {
+    return failure.get();
+  }
+
+  @Override
+  public void close() {
+    running = false;
+    channel.wakeup();
+  }
+}

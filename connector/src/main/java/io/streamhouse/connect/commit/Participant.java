@@ -1,0 +1,249 @@
+package io.streamhouse.connect.commit;
+
+import io.streamhouse.connect.routing.TableRouter.Destination;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.OfferedBatch;
+import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.table.TableWriter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The task side of the commit protocol: writes records into per-table writers (skipping what a
+ * table already has, invariant 2), offers prepared batches when the coordinator asks, keeps them
+ * until the coordinator says what became of them, and knows, per topic-partition, the oldest
+ * offset not yet durable in every table (invariant 3). All methods are called under {@link #lock()}.
+ */
+public final class Participant {
+  private static final Logger LOG = LoggerFactory.getLogger(Participant.class);
+
+  private final String connector;
+  private final int taskId;
+  private final Map<String, TableFormat> formats;
+  private final ControlChannel channel;
+  private final FileBudget budget;
+  private final FaultInjection faults;
+  private final ReentrantLock lock = new ReentrantLock();
+
+  private final Map<TableId, OpenTable> open = new LinkedHashMap<>();
+  private final Map<TableId, Map<TopicPartition, Long>> positions = new HashMap<>();
+  private final Map<String, Pending> pending = new LinkedHashMap<>();
+  private final Set<TopicPartition> assigned = new HashSet<>();
+  private final Map<TopicPartition, Long> rewinds = new HashMap<>();
+  private volatile boolean resetRequested;
+  private long lastAnsweredCommit;
+
+  /** A table with a writer and the offset ranges it holds. */
+  private static final class OpenTable {
+    final TableWriter writer;
+    final Map<TopicPartition, long[]> ranges = new LinkedHashMap<>(); // tp -> {from, next}
+    long maxTimestamp = -1;
+
+    OpenTable(TableWriter writer) {
+      this.writer = writer;
+    }
+  }
+
+  /** A batch sent to the coordinator and not yet acknowledged. */
+  private record Pending(TableId table, OfferedBatch batch) {}
+
+  public Participant(String connector, int taskId, Map<String, TableFormat> formats, ControlChannel channel,
+      FileBudget budget, FaultInjection faults) {
+    this.connector = connector;
+    this.taskId = taskId;
+    this.formats = formats;
+    this.channel = channel;
+    this.budget = budget;
+    this.faults = faults;
+  }
+
+  public ReentrantLock lock() {
+    return lock;
+  }
+
+  /** What {@link #write} did with a record. */
+  public enum Written { WRITTEN, SKIPPED_ALREADY_IN_TABLE, SKIPPED_REWINDING }
+
+  /**
+   * Writes {@code record} to {@code to.table()}, unless that table already has it.
+   *
+   * @throws RecordConversionException if the value does not fit the table
+   */
+  public Written write(SinkRecord record, Destination to) throws RecordConversionException {
+    TopicPartition tp = new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
+    long offset = record.originalKafkaOffset();
+    Long rewindTo = rewinds.get(tp);
+    if (rewindTo != null) {
+      if (offset > rewindTo) {
+        return Written.SKIPPED_REWINDING; // records of the old position, before Connect seeks
+      }
+      rewinds.remove(tp);
+    }
+    OpenTable table = open.get(to.table());
+    long[] range = table == null ? null : table.ranges.get(tp);
+    OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
+    if (position.isPresent() && offset < position.getAsLong()) {
+      return Written.SKIPPED_ALREADY_IN_TABLE;
+    }
+    if (position.isPresent() && offset > position.getAsLong()) {
+      LOG.error("Connector {} task {}: table {} has {} up to offset {} but the next record is at {}: "
+          + "records [{}, {}) are no longer in Kafka and will never reach the table", connector, taskId,
+          to.table(), tp, position.getAsLong(), offset, position.getAsLong(), offset);
+    }
+    if (table == null) {
+      table = new OpenTable(formats.get(to.table().catalog()).openWriter(to.table(), to.route(), record, budget));
+      open.put(to.table(), table);
+    }
+    table.writer.write(record);
+    if (range == null) {
+      range = new long[] {position.isPresent() ? position.getAsLong() : offset, offset + 1};
+      table.ranges.put(tp, range);
+    } else {
+      range[1] = offset + 1;
+    }
+    if (record.timestamp() != null) {
+      table.maxTimestamp = Math.max(table.maxTimestamp, record.timestamp());
+    }
+    return Written.WRITTEN;
+  }
+
+  /** Where table {@code id} continues for {@code tp}: after our pending batches, or its watermark. */
+  private OptionalLong position(TableId id, TopicPartition tp) {
+    Map<TopicPartition, Long> known = positions.computeIfAbsent(id,
+        t -> new HashMap<>(formats.get(t.catalog()).watermarks(t).asMap()));
+    Long p = known.get(tp);
+    return p == null ? OptionalLong.empty() : OptionalLong.of(p);
+  }
+
+  /** StartCommit: prepare every open table, offer new and unacknowledged batches, then report done. */
+  public void onStartCommit(long commitId) {
+    if (commitId <= lastAnsweredCommit) {
+      return;
+    }
+    lastAnsweredCommit = commitId;
+    faults.at(FaultInjection.Point.BEFORE_PREPARE);
+    for (Map.Entry<TableId, OpenTable> e : open.entrySet()) {
+      OpenTable table = e.getValue();
+      PreparedFiles files = table.writer.prepare();
+      if (table.ranges.isEmpty()) {
+        continue;
+      }
+      Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
+      Map<TopicPartition, Long> known = positions.computeIfAbsent(e.getKey(), t -> new HashMap<>());
+      table.ranges.forEach((tp, r) -> {
+        ranges.put(tp, new OffsetRange(r[0], r[1]));
+        known.put(tp, r[1]);
+      });
+      table.ranges.clear();
+      String batchId = connector + "-" + taskId + "-" + UUID.randomUUID();
+      pending.put(batchId, new Pending(e.getKey(), new OfferedBatch(batchId, ranges, files, table.maxTimestamp)));
+      table.maxTimestamp = -1;
+    }
+    List<ControlEvent> events = new ArrayList<>();
+    for (Pending p : pending.values()) {
+      events.addAll(BatchAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
+    }
+    events.add(new ControlEvent.TaskDone(connector, commitId, taskId, List.copyOf(assigned)));
+    channel.send(events);
+  }
+
+  /** TableCommitted: forget acknowledged batches; a rejected one makes the task start over. */
+  public void onTableCommitted(ControlEvent.TableCommitted committed) {
+    for (Map.Entry<String, BatchPlan.Decision> d : committed.decisions().entrySet()) {
+      Pending p = pending.get(d.getKey());
+      if (p == null) {
+        continue;
+      }
+      if (d.getValue() == BatchPlan.Decision.REJECT) {
+        LOG.warn("Connector {} task {}: table {} rejected batch {} {}: its offsets do not follow the "
+            + "table's watermarks; rewinding to the last durable offsets", connector, taskId,
+            committed.table(), d.getKey(), p.batch().ranges());
+        resetRequested = true;
+      } else {
+        pending.remove(d.getKey());
+      }
+    }
+  }
+
+  /** True when a rejection asked for {@link #reset}. */
+  public boolean resetRequested() {
+    return resetRequested;
+  }
+
+  /**
+   * Invariant 3: per assigned topic-partition, the oldest offset not yet durable in every table;
+   * partitions with nothing in flight keep Connect's own position.
+   */
+  public Map<TopicPartition, Long> safeOffsets(Map<TopicPartition, Long> consumed) {
+    Map<TopicPartition, Long> safe = new HashMap<>(consumed);
+    for (OpenTable table : open.values()) {
+      table.ranges.forEach((tp, r) -> safe.merge(tp, r[0], Math::min));
+    }
+    for (Pending p : pending.values()) {
+      p.batch().ranges().forEach((tp, r) -> safe.merge(tp, r.from(), Math::min));
+    }
+    rewinds.forEach((tp, offset) -> safe.merge(tp, offset, Math::min));
+    safe.keySet().retainAll(consumed.keySet());
+    return safe;
+  }
+
+  /**
+   * Drops every writer and pending batch, forgets loaded watermarks and returns where each
+   * partition must be re-read from (the caller seeks there).
+   */
+  public Map<TopicPartition, Long> reset(Map<TopicPartition, Long> consumed) {
+    Map<TopicPartition, Long> rewindTo = safeOffsets(consumed);
+    for (OpenTable table : open.values()) {
+      try {
+        table.writer.abort();
+      } catch (RuntimeException e) {
+        LOG.warn("Connector {} task {}: could not abort a writer: {}", connector, taskId, e.toString());
+      }
+    }
+    open.clear();
+    pending.clear();
+    positions.clear();
+    rewinds.clear();
+    rewinds.putAll(rewindTo);
+    resetRequested = false;
+    return rewindTo;
+  }
+
+  public void assigned(java.util.Collection<TopicPartition> partitions) {
+    assigned.addAll(partitions);
+  }
+
+  public void revoked(java.util.Collection<TopicPartition> partitions) {
+    assigned.removeAll(partitions);
+  }
+
+  public Set<TopicPartition> assignedPartitions() {
+    return Set.copyOf(assigned);
+  }
+
+  public void close() {
+    for (OpenTable table : open.values()) {
+      try {
+        table.writer.close();
+      } catch (RuntimeException e) {
+        LOG.warn("Connector {} task {}: could not close a writer: {}", connector, taskId, e.toString());
+      }
+    }
+    open.clear();
+  }
+}

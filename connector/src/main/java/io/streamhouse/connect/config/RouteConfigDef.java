@@ -1,0 +1,75 @@
+package io.streamhouse.connect.config;
+
+import java.util.List;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+
+/**
+ * The keys of one named route, {@code route.<name>.*}: which topics it takes and which table each
+ * record goes to. Keys under {@code route.<name>.table-property.} are set on tables it creates.
+ */
+public final class RouteConfigDef {
+  public static final String PREFIX = "route.";
+  static final String GROUP = "Route <name>";
+
+  public static final String TOPICS = "topics";
+  public static final String TOPICS_REGEX = "topics.regex";
+  public static final String CATALOG = "catalog";
+  public static final String TABLE = "table";
+  public static final String TABLE_FIELD = "table.field";
+  public static final String TABLE_ALLOW_REGEX = "table.allow-regex";
+  public static final String NAMESPACE = "namespace";
+  public static final String AUTO_CREATE = "auto-create";
+  public static final String PARTITION_BY = "partition-by";
+  public static final String FILE_FORMAT = "file-format";
+  public static final String TARGET_FILE_SIZE_BYTES = "target-file-size-bytes";
+  public static final String TABLE_PROPERTY_PREFIX = "table-property.";
+
+  private RouteConfigDef() {}
+
+  /** The keys of route {@code name}, fully prefixed. {@code <name>} gives the template. */
+  public static ConfigDef forName(String name) {
+    String p = PREFIX + name + ".";
+    String group = GROUP.replace("<name>", name);
+    int order = 0;
+    return new ConfigDef()
+        .define(p + TOPICS, Type.LIST, List.of(), Importance.HIGH,
+            "Topics this route takes. Set this or topics.regex.", group, ++order, Width.LONG, "Topics")
+        .define(p + TOPICS_REGEX, Type.STRING, null, PatternValidator.INSTANCE, Importance.HIGH,
+            "Regex over topic names this route takes (full match).", group, ++order, Width.LONG,
+            "Topics regex")
+        .define(p + CATALOG, Type.STRING, null, Importance.HIGH,
+            "Catalog (a name from 'catalogs') of the route's tables; may be left out when there is one.",
+            group, ++order, Width.SHORT, "Catalog")
+        .define(p + TABLE, Type.STRING, "${topic}", Importance.HIGH,
+            "Target table, 'table' or 'namespace.table'. ${topic} stands for the topic name, "
+                + "sanitized: lower case, every character other than a-z, 0-9 and _ becomes _.",
+            group, ++order, Width.LONG, "Table")
+        .define(p + TABLE_FIELD, Type.STRING, null, Importance.MEDIUM,
+            "Dynamic routing: a top-level field of the record value whose string value names the "
+                + "table (sanitized like ${topic}). Requires table.allow-regex.",
+            group, ++order, Width.MEDIUM, "Table field")
+        .define(p + TABLE_ALLOW_REGEX, Type.STRING, null, PatternValidator.INSTANCE, Importance.MEDIUM,
+            "With table.field: only table names fully matching this regex are accepted; a record "
+                + "naming any other table is an error (dead-letter queue or task failure).",
+            group, ++order, Width.MEDIUM, "Allowed tables")
+        .define(p + NAMESPACE, Type.STRING, "default", Importance.MEDIUM,
+            "Namespace of tables whose name has none.", group, ++order, Width.SHORT, "Namespace")
+        .define(p + AUTO_CREATE, Type.BOOLEAN, false, Importance.MEDIUM,
+            "Create a missing table (and its namespace) from the first record's schema. Off: a "
+                + "record for a missing table fails the task with a message naming the table.",
+            group, ++order, Width.SHORT, "Auto-create")
+        .define(p + PARTITION_BY, Type.STRING, "", Importance.MEDIUM,
+            "Partition spec of created tables: terms such as customer, day(created_at), "
+                + "bucket(16, id), truncate(4, name), year/month/hour(ts).",
+            group, ++order, Width.LONG, "Partition by")
+        .define(p + FILE_FORMAT, Type.STRING, "parquet", EnumValidator.of("parquet", "orc", "avro"),
+            Importance.LOW, "Data file format of created tables.", group, ++order, Width.SHORT,
+            "File format")
+        .define(p + TARGET_FILE_SIZE_BYTES, Type.LONG, 128L * 1024 * 1024, ConfigDef.Range.atLeast(1024L),
+            Importance.LOW, "A data file is closed and a new one started past this size.",
+            group, ++order, Width.SHORT, "Target file size");
+  }
+}

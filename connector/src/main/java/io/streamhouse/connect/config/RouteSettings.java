@@ -1,0 +1,59 @@
+package io.streamhouse.connect.config;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.apache.kafka.common.config.AbstractConfig;
+
+/** One named route from topics to tables. */
+public record RouteSettings(
+    String name,
+    List<String> topics,
+    Optional<Pattern> topicsRegex,
+    String catalog,
+    String table,
+    Optional<String> tableField,
+    Optional<Pattern> tableAllowRegex,
+    String namespace,
+    boolean autoCreate,
+    List<String> partitionBy,
+    String fileFormat,
+    long targetFileSizeBytes,
+    Map<String, String> tableProperties) {
+
+  /** True if this route takes records of {@code topic}. */
+  public boolean takes(String topic) {
+    return topics.contains(topic) || topicsRegex.map(p -> p.matcher(topic).matches()).orElse(false);
+  }
+
+  static RouteSettings from(String name, AbstractConfig config, List<String> catalogs) {
+    String p = RouteConfigDef.PREFIX + name + ".";
+    Map<String, ?> v = config.values();
+    String catalog = (String) v.get(p + RouteConfigDef.CATALOG);
+    if (catalog == null && catalogs.size() == 1) {
+      catalog = catalogs.get(0);
+    }
+    @SuppressWarnings("unchecked")
+    List<String> topics = (List<String>) v.get(p + RouteConfigDef.TOPICS);
+    List<String> partitionBy = PartitionTerm.split((String) v.get(p + RouteConfigDef.PARTITION_BY));
+    Map<String, String> tableProperties = Map.copyOf(config.originalsStrings().entrySet().stream()
+        .filter(e -> e.getKey().startsWith(p + RouteConfigDef.TABLE_PROPERTY_PREFIX))
+        .collect(java.util.stream.Collectors.toMap(
+            e -> e.getKey().substring((p + RouteConfigDef.TABLE_PROPERTY_PREFIX).length()),
+            Map.Entry::getValue)));
+    return new RouteSettings(name,
+        List.copyOf(topics),
+        Optional.ofNullable((String) v.get(p + RouteConfigDef.TOPICS_REGEX)).map(Pattern::compile),
+        catalog,
+        (String) v.get(p + RouteConfigDef.TABLE),
+        Optional.ofNullable((String) v.get(p + RouteConfigDef.TABLE_FIELD)),
+        Optional.ofNullable((String) v.get(p + RouteConfigDef.TABLE_ALLOW_REGEX)).map(Pattern::compile),
+        (String) v.get(p + RouteConfigDef.NAMESPACE),
+        (Boolean) v.get(p + RouteConfigDef.AUTO_CREATE),
+        List.copyOf(partitionBy),
+        (String) v.get(p + RouteConfigDef.FILE_FORMAT),
+        (Long) v.get(p + RouteConfigDef.TARGET_FILE_SIZE_BYTES),
+        tableProperties);
+  }
+}

@@ -1,0 +1,80 @@
+package io.streamhouse.connect.routing;
+
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.config.TableNames;
+import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.table.TableId;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/** Decides which tables a record goes to: every route that takes its topic gives one table. */
+public final class TableRouter {
+  /** A destination: the table and the route that chose it. */
+  public record Destination(TableId table, RouteSettings route) {}
+
+  private final List<RouteSettings> routes;
+  private final Map<String, List<RouteSettings>> routesByTopic = new HashMap<>();
+  private final Map<String, TableId> staticTables = new HashMap<>();
+
+  public TableRouter(List<RouteSettings> routes) {
+    this.routes = List.copyOf(routes);
+  }
+
+  /**
+   * The destinations of {@code record}.
+   *
+   * @throws RecordConversionException if no route takes the topic, or a dynamic route's field is
+   *     missing or names a table outside the allow-list
+   */
+  public List<Destination> route(SinkRecord record) throws RecordConversionException {
+    List<RouteSettings> matching = routesByTopic.computeIfAbsent(record.topic(),
+        t -> routes.stream().filter(r -> r.takes(t)).toList());
+    if (matching.isEmpty()) {
+      throw new RecordConversionException("<topic>", "no route takes topic " + record.topic());
+    }
+    List<Destination> destinations = new ArrayList<>(matching.size());
+    for (RouteSettings route : matching) {
+      destinations.add(new Destination(table(route, record), route));
+    }
+    return destinations;
+  }
+
+  private TableId table(RouteSettings route, SinkRecord record) throws RecordConversionException {
+    if (route.tableField().isEmpty()) {
+      return staticTables.computeIfAbsent(route.name() + "\u0000" + record.topic(),
+          k -> TableNames.resolve(route.catalog(), route.table(), record.topic(), route.namespace()));
+    }
+    String field = route.tableField().get();
+    Object raw = fieldValue(record.value(), field);
+    if (raw == null) {
+      throw new RecordConversionException(field, "route " + route.name() + ": field '" + field
+          + "' that names the table is missing or null");
+    }
+    String name = TableNames.sanitize(raw.toString());
+    if (route.tableAllowRegex().isEmpty() || !route.tableAllowRegex().get().matcher(name).matches()) {
+      throw new RecordConversionException(field, "route " + route.name() + ": table '" + name
+          + "' (from field '" + field + "') is not allowed by route." + route.name() + ".table.allow-regex");
+    }
+    try {
+      return TableNames.parse(route.catalog(), name, route.namespace());
+    } catch (IllegalArgumentException e) {
+      throw new RecordConversionException(field, "route " + route.name() + ": " + e.getMessage());
+    }
+  }
+
+  private static Object fieldValue(Object value, String field) {
+    if (value instanceof Struct struct) {
+      Field f = struct.schema().field(field);
+      return f == null ? null : struct.get(f);
+    }
+    if (value instanceof Map<?, ?> map) {
+      return map.get(field);
+    }
+    return null;
+  }
+}

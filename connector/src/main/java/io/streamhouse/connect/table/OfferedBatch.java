@@ -1,0 +1,9 @@
+package io.streamhouse.connect.table;
+
+import io.streamhouse.connect.commit.OffsetRange;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+
+/** A batch the coordinator received for one table: its id, its offset ranges and its files. */
+public record OfferedBatch(String batchId, Map<TopicPartition, OffsetRange> ranges, PreparedFiles files,
+    long maxRecordTimestamp) {}

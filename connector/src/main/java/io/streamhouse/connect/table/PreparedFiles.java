@@ -1,0 +1,8 @@
+package io.streamhouse.connect.table;
+
+/** Files a writer closed, serialized for the control topic, with what they hold. */
+public record PreparedFiles(int payloadVersion, byte[] payload, int files, long records, long bytes) {
+  public boolean isEmpty() {
+    return files == 0;
+  }
+}

@@ -1,0 +1,21 @@
+package io.streamhouse.connect.table;
+
+/** A record value that cannot be written to a table; names the field concerned. */
+public class RecordConversionException extends Exception {
+  private final String field;
+
+  public RecordConversionException(String field, String message) {
+    super(message);
+    this.field = field;
+  }
+
+  public RecordConversionException(String field, String message, Throwable cause) {
+    super(message, cause);
+    this.field = field;
+  }
+
+  /** Dotted path of the field, or {@code <value>} for the record value as a whole. */
+  public String field() {
+    return field;
+  }
+}

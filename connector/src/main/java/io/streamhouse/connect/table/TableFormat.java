@@ -1,0 +1,35 @@
+package io.streamhouse.connect.table;
+
+import io.streamhouse.connect.commit.Watermarks;
+import io.streamhouse.connect.config.RouteSettings;
+import java.util.List;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * One catalog of one table format, as a task or the coordinator uses it. Implementations live in
+ * {@code table.iceberg} and {@code table.paimon}; nothing outside them imports a format library.
+ */
+public interface TableFormat extends AutoCloseable {
+  /**
+   * A writer for {@code table}, creating the table from {@code sample}'s schema when it is missing
+   * and the route allows it.
+   *
+   * @throws TableNotFoundException if the table is missing and auto-create is off
+   */
+  TableWriter openWriter(TableId table, RouteSettings route, SinkRecord sample, FileBudget budget);
+
+  /** The watermarks in the table's latest snapshot written by this connector. */
+  Watermarks watermarks(TableId table);
+
+  /**
+   * Commits {@code batches} to {@code table} in one snapshot under invariant 1: the contiguity
+   * check and the snapshot are atomic; batches already in are acknowledged, others rejected.
+   */
+  CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound);
+
+  /** Deletes the files of batches that will never be committed (best effort). */
+  void discard(TableId table, List<PreparedFiles> files);
+
+  @Override
+  void close();
+}

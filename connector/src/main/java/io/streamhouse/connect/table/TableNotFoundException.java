@@ -1,0 +1,8 @@
+package io.streamhouse.connect.table;
+
+/** A route names a table that does not exist and may not be created. */
+public class TableNotFoundException extends RuntimeException {
+  public TableNotFoundException(String message) {
+    super(message);
+  }
+}

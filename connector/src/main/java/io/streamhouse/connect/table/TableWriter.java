@@ -1,0 +1,23 @@
+package io.streamhouse.connect.table;
+
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/** Writes the records of one task for one table into data files; not thread-safe. */
+public interface TableWriter extends AutoCloseable {
+  /**
+   * Converts and buffers one record.
+   *
+   * @throws RecordConversionException if the value does not fit the table (the caller reports it
+   *     with connector, topic, partition, offset and table)
+   */
+  void write(SinkRecord record) throws RecordConversionException;
+
+  /** Closes the open files and returns them, serialized, without committing anything. */
+  PreparedFiles prepare();
+
+  /** Drops everything written since the last {@link #prepare()} and deletes its files. */
+  void abort();
+
+  @Override
+  void close();
+}

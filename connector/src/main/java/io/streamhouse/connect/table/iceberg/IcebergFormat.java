@@ -1,0 +1,183 @@
+package io.streamhouse.connect.table.iceberg;
+
+import io.streamhouse.connect.commit.BatchPlan;
+import io.streamhouse.connect.commit.Watermarks;
+import io.streamhouse.connect.config.CatalogSettings;
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.table.CommitOutcome;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.OfferedBatch;
+import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.table.TableNotFoundException;
+import io.streamhouse.connect.table.TableWriter;
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Iceberg append tables of one catalog: writers, watermarks and the atomic commit. */
+public final class IcebergFormat implements TableFormat {
+  private static final Logger LOG = LoggerFactory.getLogger(IcebergFormat.class);
+  private static final int MAX_PLAN_ATTEMPTS = 10;
+
+  private final Catalog catalog;
+  private final String connector;
+  private final int taskId;
+  private final SnapshotKeys keys;
+  private final Map<TableId, Table> tables = new HashMap<>();
+
+  public IcebergFormat(CatalogSettings settings, String connector, int taskId) {
+    this.catalog = IcebergCatalogLoader.load(settings);
+    this.connector = connector;
+    this.taskId = taskId;
+    this.keys = new SnapshotKeys(connector);
+  }
+
+  @Override
+  public TableWriter openWriter(TableId id, RouteSettings route, SinkRecord sample, FileBudget budget) {
+    Table table = loadOrCreate(id, route, sample);
+    table.refresh();
+    return new IcebergTableWriter(table, taskId, budget);
+  }
+
+  private Table loadOrCreate(TableId id, RouteSettings route, SinkRecord sample) {
+    TableIdentifier identifier = identifier(id);
+    try {
+      return catalog.loadTable(identifier);
+    } catch (NoSuchTableException missing) {
+      if (!route.autoCreate()) {
+        throw new TableNotFoundException("Table " + id.qualifiedName() + " does not exist in catalog "
+            + id.catalog() + " and route " + route.name() + " has auto-create off (set route."
+            + route.name() + ".auto-create=true or create the table)");
+      }
+      return IcebergTableCreator.create(catalog, identifier, route, sample);
+    }
+  }
+
+  Table table(TableId id) {
+    Table table = tables.computeIfAbsent(id, t -> catalog.loadTable(identifier(t)));
+    table.refresh();
+    return table;
+  }
+
+  @Override
+  public Watermarks watermarks(TableId id) {
+    try {
+      return latestOwnSnapshot(table(id)).map(s -> Watermarks.decode(s.summary().get(keys.watermarks())))
+          .orElse(Watermarks.EMPTY);
+    } catch (NoSuchTableException missing) {
+      return Watermarks.EMPTY;
+    }
+  }
+
+  private java.util.Optional<Snapshot> latestOwnSnapshot(Table table) {
+    for (Snapshot s = table.currentSnapshot(); s != null;
+        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
+      if (s.summary() != null && s.summary().containsKey(keys.watermarks())) {
+        return java.util.Optional.of(s);
+      }
+    }
+    return java.util.Optional.empty();
+  }
+
+  @Override
+  public CommitOutcome commit(TableId id, long commitId, List<OfferedBatch> batches, boolean fullRound) {
+    List<BatchPlan.Offer> offers = batches.stream()
+        .map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
+    for (int attempt = 1; ; attempt++) {
+      Table table = table(id);
+      java.util.Optional<Snapshot> own = latestOwnSnapshot(table);
+      Watermarks current = own.map(s -> Watermarks.decode(s.summary().get(keys.watermarks())))
+          .orElse(Watermarks.EMPTY);
+      BatchPlan plan = BatchPlan.of(current, offers);
+      if (!plan.changesTable()) {
+        return new CommitOutcome(plan.decisions(), current, OptionalLong.empty(), 0, 0);
+      }
+      Long expectedOwn = own.map(Snapshot::snapshotId).orElse(null);
+      AppendFiles append = table.newAppend();
+      long records = 0;
+      int files = 0;
+      long validThrough = Long.MAX_VALUE;
+      for (OfferedBatch batch : batches) {
+        if (plan.decision(batch.batchId()) == BatchPlan.Decision.APPLY) {
+          for (DataFile file : DataFilesCodec.decode(batch.files().payloadVersion(), batch.files().payload())) {
+            append.appendFile(file);
+            records += file.recordCount();
+            files++;
+          }
+          validThrough = Math.min(validThrough, batch.maxRecordTimestamp());
+        }
+      }
+      append.set(keys.watermarks(), plan.after().encode());
+      append.set(keys.commitId(), Long.toString(commitId));
+      if (fullRound && validThrough != Long.MAX_VALUE && validThrough >= 0) {
+        append.set(keys.validThrough(), Long.toString(validThrough));
+      }
+      append.validateWith(new OwnSnapshotValidator(keys.watermarks(), expectedOwn));
+      try {
+        append.commit();
+        Snapshot committed = table.currentSnapshot();
+        LOG.info("Connector {} committed {} files ({} records) to {} in snapshot {} (commit {}): {}",
+            connector, files, records, id, committed.snapshotId(), commitId, plan.decisions());
+        return new CommitOutcome(plan.decisions(), plan.after(), OptionalLong.of(committed.snapshotId()),
+            records, files);
+      } catch (ValidationException concurrent) {
+        if (attempt >= MAX_PLAN_ATTEMPTS) {
+          throw concurrent;
+        }
+        LOG.warn("Connector {}: another commit to {} changed its watermarks; planning again ({})",
+            connector, id, concurrent.getMessage());
+      }
+    }
+  }
+
+  @Override
+  public void discard(TableId id, List<PreparedFiles> prepared) {
+    Table table = table(id);
+    for (PreparedFiles files : prepared) {
+      for (DataFile file : DataFilesCodec.decode(files.payloadVersion(), files.payload())) {
+        try {
+          table.io().deleteFile(file.location());
+        } catch (RuntimeException e) {
+          LOG.warn("Could not delete uncommitted file {} of {}: {}", file.location(), id, e.toString());
+        }
+      }
+    }
+  }
+
+  static TableIdentifier identifier(TableId id) {
+    return TableIdentifier.of(Namespace.of(id.namespace().toArray(String[]::new)), id.name());
+  }
+
+  @Override
+  public void close() {
+    if (catalog instanceof Closeable closeable) {
+      try {
+        closeable.close();
+      } catch (IOException e) {
+        LOG.warn("Could not close catalog: {}", e.toString());
+      }
+    }
+  }
+
+  List<TableId> cachedTables() {
+    return new ArrayList<>(tables.keySet());
+  }
+}

@@ -1,0 +1,147 @@
+package io.streamhouse.connect.table.iceberg;
+
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.table.TableWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.InternalRecordWrapper;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.io.RollingDataWriter;
+import org.apache.iceberg.util.PropertyUtil;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * The data files of one task for one Iceberg table: one rolling file per partition value, opened
+ * on demand and closed early by the task's {@link FileBudget} when too many are open.
+ */
+final class IcebergTableWriter implements TableWriter {
+  private final Table table;
+  private final FileBudget budget;
+  private final IcebergRecordConverter converter;
+  private final GenericFileWriterFactory writerFactory;
+  private final OutputFileFactory fileFactory;
+  private final long targetFileSize;
+  private final PartitionSpec spec;
+  private final PartitionKey partitionKey;
+  private final InternalRecordWrapper wrapper;
+  private final Map<PartitionKey, PartitionFile> open = new HashMap<>();
+  private final List<DataFile> finished = new ArrayList<>();
+
+  IcebergTableWriter(Table table, int taskId, FileBudget budget) {
+    this.table = table;
+    this.budget = budget;
+    this.converter = new IcebergRecordConverter(table.schema());
+    FileFormat format = FileFormat.fromString(table.properties().getOrDefault(
+        TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
+        .toUpperCase(Locale.ROOT));
+    this.writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(format)
+        .dataSchema(table.schema()).build();
+    this.fileFactory = OutputFileFactory.builderFor(table, taskId, System.currentTimeMillis())
+        .format(format).operationId(UUID.randomUUID().toString()).build();
+    this.targetFileSize = PropertyUtil.propertyAsLong(table.properties(),
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    this.spec = table.spec();
+    this.partitionKey = new PartitionKey(spec, table.schema());
+    this.wrapper = new InternalRecordWrapper(table.schema().asStruct());
+  }
+
+  @Override
+  public void write(SinkRecord record) throws RecordConversionException {
+    Record row = converter.convert(record.value());
+    PartitionFile file;
+    if (spec.isUnpartitioned()) {
+      file = open.computeIfAbsent(null, k -> new PartitionFile(null));
+    } else {
+      partitionKey.partition(wrapper.wrap(row));
+      file = open.get(partitionKey);
+      if (file == null) {
+        PartitionKey key = partitionKey.copy();
+        file = new PartitionFile(key);
+        open.put(key, file);
+      }
+    }
+    file.write(row);
+    budget.touch(file);
+  }
+
+  @Override
+  public PreparedFiles prepare() {
+    for (PartitionFile file : List.copyOf(open.values())) {
+      file.close();
+    }
+    List<DataFile> files = List.copyOf(finished);
+    finished.clear();
+    long records = files.stream().mapToLong(DataFile::recordCount).sum();
+    long bytes = files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+    return new PreparedFiles(DataFilesCodec.VERSION, DataFilesCodec.encode(files), files.size(), records, bytes);
+  }
+
+  @Override
+  public void abort() {
+    for (PartitionFile file : List.copyOf(open.values())) {
+      file.close();
+    }
+    for (DataFile file : finished) {
+      table.io().deleteFile(file.location());
+    }
+    finished.clear();
+  }
+
+  @Override
+  public void close() {
+    abort();
+  }
+
+  /** The rolling file of one partition value; closing it keeps its files as finished. */
+  private final class PartitionFile implements FileBudget.OpenFile {
+    private final PartitionKey key;
+    private final RollingDataWriter<Record> writer;
+
+    PartitionFile(PartitionKey key) {
+      this.key = key;
+      this.writer = new RollingDataWriter<>(writerFactory, fileFactory, table.io(), targetFileSize, spec, key);
+    }
+
+    void write(Record row) {
+      writer.write(row);
+    }
+
+    @Override
+    public void closeEarly() {
+      closeWriter();
+    }
+
+    void close() {
+      budget.release(this);
+      closeWriter();
+    }
+
+    private void closeWriter() {
+      if (open.remove(key) != this) {
+        return;
+      }
+      try {
+        writer.close();
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot close a data file of table " + table.name(), e);
+      }
+      finished.addAll(writer.result().dataFiles());
+    }
+  }
+}

@@ -1,0 +1,40 @@
+package io.streamhouse.connect.table.iceberg;
+
+import java.util.Objects;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotAncestryValidator;
+
+/**
+ * Runs inside Iceberg's commit, against the ancestry the new snapshot is applied to: the latest
+ * snapshot carrying this connector's watermarks must still be the one the batch plan was made
+ * from. Snapshots of other writers in between do not matter; a second committer of this connector
+ * does, and makes this commit fail so that it is planned again.
+ */
+final class OwnSnapshotValidator implements SnapshotAncestryValidator {
+  private final String watermarkKey;
+  private final Long expectedSnapshotId;
+  private Long found;
+
+  OwnSnapshotValidator(String watermarkKey, Long expectedSnapshotId) {
+    this.watermarkKey = watermarkKey;
+    this.expectedSnapshotId = expectedSnapshotId;
+  }
+
+  @Override
+  public boolean validate(Iterable<Snapshot> ancestry) {
+    found = null;
+    for (Snapshot s : ancestry) {
+      if (s.summary() != null && s.summary().containsKey(watermarkKey)) {
+        found = s.snapshotId();
+        break;
+      }
+    }
+    return Objects.equals(found, expectedSnapshotId);
+  }
+
+  @Override
+  public String errorMessage() {
+    return "watermarks changed: the plan was made from snapshot " + expectedSnapshotId
+        + " but the latest snapshot with " + watermarkKey + " is now " + found;
+  }
+}

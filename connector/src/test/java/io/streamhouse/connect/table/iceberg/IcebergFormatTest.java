@@ -1,0 +1,195 @@
+package io.streamhouse.connect.table.iceberg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.streamhouse.connect.commit.BatchPlan;
+import io.streamhouse.connect.commit.OffsetRange;
+import io.streamhouse.connect.config.StreamhouseSinkConfig;
+import io.streamhouse.connect.table.CommitOutcome;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.OfferedBatch;
+import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.table.TableNotFoundException;
+import io.streamhouse.connect.table.TableWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.data.Timestamp;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Iceberg format against a real JDBC catalog (SQLite file) and a local warehouse. */
+class IcebergFormatTest {
+  static final Schema ORDER = SchemaBuilder.struct().name("Order")
+      .field("id", Schema.INT64_SCHEMA)
+      .field("customer", Schema.STRING_SCHEMA)
+      .field("amount", Schema.OPTIONAL_FLOAT64_SCHEMA)
+      .field("created_at", Timestamp.SCHEMA)
+      .build();
+  private static final TopicPartition TP0 = new TopicPartition("orders", 0);
+
+  @TempDir
+  Path dir;
+  private StreamhouseSinkConfig config;
+  private TableId table;
+
+  @BeforeEach
+  void setUp() {
+    Map<String, String> props = new HashMap<>();
+    props.put("name", "test-sink");
+    props.put("kafka.bootstrap.servers", "localhost:9092");
+    props.put("catalogs", "local");
+    props.put("catalog.local.type", "jdbc");
+    props.put("catalog.local.uri", "jdbc:sqlite:" + dir.resolve("catalog.db"));
+    props.put("catalog.local.warehouse", dir.resolve("warehouse").toString());
+    props.put("routes", "orders");
+    props.put("route.orders.topics", "orders");
+    props.put("route.orders.auto-create", "true");
+    props.put("route.orders.partition-by", "day(created_at),bucket(4,id)");
+    config = new StreamhouseSinkConfig(props);
+    table = new TableId("local", List.of("default"), "orders");
+  }
+
+  private IcebergFormat format() {
+    return new IcebergFormat(config.catalog("local"), config.connectorName(), 0);
+  }
+
+  static SinkRecord record(long offset, long id) {
+    Struct value = new Struct(ORDER).put("id", id).put("customer", "c" + (id % 3)).put("amount", id * 1.5)
+        .put("created_at", new java.util.Date(1_767_225_600_000L + id * 3_600_000L));
+    return new SinkRecord("orders", 0, Schema.STRING_SCHEMA, "k" + id, ORDER, value, offset);
+  }
+
+  private PreparedFiles write(IcebergFormat format, long from, long to, FileBudget budget) throws Exception {
+    TableWriter writer = format.openWriter(table, config.routes().get(0), record(from, from), budget);
+    for (long o = from; o < to; o++) {
+      writer.write(record(o, o));
+    }
+    return writer.prepare();
+  }
+
+  private static OfferedBatch batch(String id, long from, long to, PreparedFiles files) {
+    return new OfferedBatch(id, Map.of(TP0, new OffsetRange(from, to)), files, 0L);
+  }
+
+  private List<Long> ids(IcebergFormat format) throws Exception {
+    Table t = format.table(table);
+    List<Long> ids = new ArrayList<>();
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(t).build()) {
+      rows.forEach(r -> ids.add((Long) r.getField("id")));
+    }
+    ids.sort(Long::compare);
+    return ids;
+  }
+
+  @Test
+  void writesPartitionedFilesAndCommitsThemWithTheirWatermarks() throws Exception {
+    try (IcebergFormat format = format()) {
+      PreparedFiles files = write(format, 0, 100, new FileBudget(64));
+      assertThat(files.records()).isEqualTo(100);
+      assertThat(files.files()).isGreaterThan(4);
+      CommitOutcome outcome = format.commit(table, 7L, List.of(batch("b1", 0, 100, files)), true);
+      assertThat(outcome.decisions()).containsEntry("b1", BatchPlan.Decision.APPLY);
+      assertThat(outcome.records()).isEqualTo(100);
+      assertThat(ids(format)).hasSize(100).doesNotHaveDuplicates();
+      assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 100L));
+      Map<String, String> summary = format.table(table).currentSnapshot().summary();
+      assertThat(summary).containsEntry("streamhouse.test-sink.watermarks", "orders:0=100")
+          .containsEntry("streamhouse.test-sink.commit-id", "7");
+      assertThat(format.table(table).spec().fields()).hasSize(2);
+    }
+  }
+
+  @Test
+  void aBatchOfferedTwiceLandsOnce() throws Exception {
+    try (IcebergFormat format = format()) {
+      PreparedFiles files = write(format, 0, 50, new FileBudget(64));
+      format.commit(table, 1L, List.of(batch("b1", 0, 50, files)), true);
+      CommitOutcome again = format.commit(table, 2L, List.of(batch("b1", 0, 50, files)), true);
+      assertThat(again.decisions()).containsEntry("b1", BatchPlan.Decision.ALREADY_PRESENT);
+      assertThat(again.snapshotId()).isEmpty();
+      assertThat(ids(format)).hasSize(50);
+    }
+  }
+
+  @Test
+  void twoCommittersRacingOnOneTableNeverDuplicate() throws Exception {
+    try (IcebergFormat a = format(); IcebergFormat b = format()) {
+      PreparedFiles first = write(a, 0, 40, new FileBudget(64));
+      a.commit(table, 1L, List.of(batch("first", 0, 40, first)), true);
+      PreparedFiles fromA = write(a, 40, 80, new FileBudget(64));
+      PreparedFiles fromB = write(b, 40, 90, new FileBudget(64)); // a zombie's overlapping batch
+      CompletableFuture<CommitOutcome> ca = CompletableFuture.supplyAsync(
+          () -> a.commit(table, 2L, List.of(batch("a", 40, 80, fromA)), true));
+      CompletableFuture<CommitOutcome> cb = CompletableFuture.supplyAsync(
+          () -> b.commit(table, 3L, List.of(batch("b", 40, 90, fromB)), true));
+      List<BatchPlan.Decision> decisions = List.of(ca.join().decisions().values().iterator().next(),
+          cb.join().decisions().values().iterator().next());
+      // Exactly one applies; the other is rejected (a applied first) or already present (b first).
+      assertThat(decisions).containsOnlyOnce(BatchPlan.Decision.APPLY)
+          .doesNotHaveDuplicates();
+      List<Long> ids = ids(a);
+      assertThat(ids).doesNotHaveDuplicates().hasSizeBetween(80, 90);
+      long end = a.watermarks(table).of(TP0).orElseThrow();
+      assertThat(ids).hasSize((int) end);
+    }
+  }
+
+  @Test
+  void aSmallFileBudgetClosesFilesEarlyButKeepsEveryRow() throws Exception {
+    try (IcebergFormat format = format()) {
+      FileBudget budget = new FileBudget(2);
+      PreparedFiles files = write(format, 0, 200, budget);
+      assertThat(budget.evictions()).isPositive();
+      assertThat(budget.openFiles()).isZero();
+      format.commit(table, 1L, List.of(batch("b", 0, 200, files)), false);
+      assertThat(ids(format)).hasSize(200).doesNotHaveDuplicates();
+    }
+  }
+
+  @Test
+  void badValuesNameTheirField() throws Exception {
+    try (IcebergFormat format = format()) {
+      TableWriter writer = format.openWriter(table, config.routes().get(0), record(0, 0), new FileBudget(8));
+      Map<String, Object> wrong = new HashMap<>(Map.of("id", "not-a-number", "customer", "x",
+          "created_at", 0L));
+      SinkRecord schemaless = new SinkRecord("orders", 0, null, null, null, wrong, 1);
+      assertThatThrownBy(() -> writer.write(schemaless)).isInstanceOf(RecordConversionException.class)
+          .hasMessageContaining("column 'id'").extracting(e -> ((RecordConversionException) e).field())
+          .isEqualTo("id");
+      Map<String, Object> missing = Map.of("customer", "x", "created_at", 0L);
+      assertThatThrownBy(() -> writer.write(new SinkRecord("orders", 0, null, null, null, missing, 2)))
+          .hasMessage("required column 'id' is missing or null");
+      writer.abort();
+    }
+  }
+
+  @Test
+  void aMissingTableWithoutAutoCreateIsAClearError() {
+    Map<String, String> props = new HashMap<>(config.originalsStrings());
+    props.put("route.orders.auto-create", "false");
+    StreamhouseSinkConfig noCreate = new StreamhouseSinkConfig(props);
+    try (IcebergFormat format = new IcebergFormat(noCreate.catalog("local"), "test-sink", 0)) {
+      assertThatThrownBy(() -> format.openWriter(table, noCreate.routes().get(0), record(0, 0), new FileBudget(8)))
+          .isInstanceOf(TableNotFoundException.class)
+          .hasMessage("Table default.orders does not exist in catalog local and route orders has auto-create "
+              + "off (set route.orders.auto-create=true or create the table)");
+    }
+  }
+}
