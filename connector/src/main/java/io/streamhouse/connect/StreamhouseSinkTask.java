@@ -159,7 +159,6 @@ public class StreamhouseSinkTask extends SinkTask {
 
   private void rewind() {
     Map<TopicPartition, Long> to = participant.reset(consumed);
-    to.keySet().retainAll(participant.assignedPartitions());
     LOG.warn("Task {} rewinds {}", taskName, to);
     consumed.putAll(to);
     context.offset(to);
@@ -191,7 +190,6 @@ public class StreamhouseSinkTask extends SinkTask {
       participant.revoked(partitions);
       Map<TopicPartition, Long> rewindTo = participant.reset(consumed);
       partitions.forEach(consumed::remove);
-      rewindTo.keySet().retainAll(participant.assignedPartitions());
       if (!rewindTo.isEmpty()) {
         context.offset(rewindTo);
       }

@@ -48,6 +48,9 @@ public final class ConnectWorker implements AutoCloseable {
     props.put("plugin.discovery", "service_load");
     props.put("scheduled.rebalance.max.delay.ms", "0");
     props.put("connector.client.config.override.policy", "All");
+    // Dead sink consumers leave their group in seconds, not the default 45 s.
+    props.put("consumer.session.timeout.ms", "10000");
+    props.put("consumer.heartbeat.interval.ms", "2000");
     props.putAll(overrides);
   }
 
@@ -70,8 +73,17 @@ public final class ConnectWorker implements AutoCloseable {
         dir, dir.resolve("connect.log"));
   }
 
+  /** Starts the worker again, with the same configuration and REST port, after it died or was stopped. */
+  public void restart(Duration readyTimeout) {
+    if (process != null && process.isAlive()) {
+      throw new IllegalStateException(name + " is still running");
+    }
+    start();
+    awaitReady(readyTimeout);
+  }
+
   /** Ready when the REST API answers {@code GET /connectors} with 200. */
-  void awaitReady(Duration timeout) {
+  public void awaitReady(Duration timeout) {
     ConnectRestClient rest = new ConnectRestClient(restUrl());
     Wait.until(name + " REST API at " + restUrl(), timeout, Duration.ofMillis(250),
         process::requireAlive, rest::isReady);

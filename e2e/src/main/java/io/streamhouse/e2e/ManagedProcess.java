@@ -127,6 +127,35 @@ public final class ManagedProcess implements AutoCloseable {
     }
   }
 
+  /** Sends a signal (STOP, CONT, INT, ...) with the system's kill command. */
+  public void signal(String signal) {
+    try {
+      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
+      if (kill.waitFor() != 0) {
+        throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Waits until the process has exited (for example after it halted itself). */
+  public boolean awaitExit(Duration timeout) {
+    try {
+      boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      if (exited) {
+        LIVE.remove(this);
+      }
+      return exited;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   /** Sends SIGKILL at once: the crash a test wants to simulate. */
   public void kill() {
     process.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);

@@ -57,6 +57,40 @@ class IcebergExactlyOnceE2E {
     stack.connect().delete(sink.name());
   }
 
+  /**
+   * Two of three partitions (and so two of three tasks) stay idle while the third gets data: each
+   * round must still complete at once. The timeout is 2 minutes, so a round stalled by an idle
+   * task would keep the data out of the table far past the 30 s allowed here.
+   */
+  @Test
+  void idlePartitionsDoNotDelayCommits(LocalStack stack) throws Exception {
+    String topic = "idle-orders";
+    stack.createTopic(topic, 3, Map.of());
+    ConnectorExample sink = IcebergSink.config(stack, "idle", topic, Map.of("tasks.max", "3",
+        "commit.timeout.ms", "120000"));
+    stack.connect().putConfig(sink.name(), sink.config());
+    await().atMost(Duration.ofMinutes(1)).until(() -> stack.connect().isRunning(sink.name(), 3));
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      for (int wave = 1; wave <= 3; wave++) {
+        try (JsonRecordProducer producer = stack.producer()) {
+          for (SampleOrders.Order o : SampleOrders.generate(wave * 1000L, 100)) {
+            producer.sendWithSchema(topic, 0, o.key(), SampleOrders.SCHEMA, o.payload());
+          }
+          producer.flush();
+        }
+        long expected = wave * 100L;
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() ->
+            tables.exists(IcebergSink.tableOf(topic))
+                && tables.watermarks(IcebergSink.tableOf(topic), sink.name()).getOrDefault(topic + ":0", 0L) == expected);
+        assertThat(tables.lastSummary(IcebergSink.tableOf(topic)))
+            .as("a full round sets valid-through").containsKey("streamhouse.idle.valid-through-ms");
+      }
+    }
+    assertThat(java.nio.file.Files.readString(stack.worker().logFile()))
+        .doesNotContainPattern("Connector idle commit \\d+: no report for");
+    stack.connect().delete(sink.name());
+  }
+
   static boolean failed(LocalStack stack, String connector) {
     try {
       stack.connect().requireNotFailed(connector);

@@ -33,40 +33,68 @@ public final class BatchPlan {
   }
 
   /**
-   * Plans {@code offers} against the table's watermarks {@code current}. Batches are taken in
-   * order of their lowest {@code from}; a batch applies only if, for every topic-partition, its
-   * {@code from} equals the watermark so far (a missing watermark means the table never saw that
-   * partition, so any start is accepted); it is already present if every {@code to} is at or below
-   * the watermark; anything else is rejected.
+   * Plans {@code offers} against the table's watermarks {@code current}. A batch applies when, for
+   * every topic-partition it covers, its {@code from} is where the table continues: the watermark,
+   * or, for a partition the table never saw, the lowest {@code from} offered for it (the first
+   * offset the connector consumed). Batches apply in chains until none fits any more; a batch
+   * whose every {@code to} is at or below the watermark is already present; the rest is rejected.
    */
   public static BatchPlan of(Watermarks current, List<Offer> offers) {
-    List<Offer> ordered = new ArrayList<>(offers);
-    ordered.sort(Comparator.comparingLong(BatchPlan::lowestFrom).thenComparing(Offer::batchId));
     Map<TopicPartition, Long> wm = new HashMap<>(current.asMap());
+    Map<TopicPartition, Long> firstOffered = new HashMap<>();
+    for (Offer offer : offers) {
+      offer.ranges().forEach((tp, r) -> {
+        if (!wm.containsKey(tp)) {
+          firstOffered.merge(tp, r.from(), Math::min);
+        }
+      });
+    }
+    List<Offer> remaining = new ArrayList<>(offers);
+    remaining.sort(Comparator.comparingLong(BatchPlan::lowestFrom).thenComparing(Offer::batchId));
     Map<String, Decision> decisions = new LinkedHashMap<>();
-    for (Offer offer : ordered) {
-      Decision decision = decide(wm, offer);
-      decisions.put(offer.batchId(), decision);
-      if (decision == Decision.APPLY) {
-        offer.ranges().forEach((tp, range) -> wm.put(tp, range.to()));
+    boolean progress = true;
+    while (progress) {
+      progress = false;
+      for (java.util.Iterator<Offer> it = remaining.iterator(); it.hasNext(); ) {
+        Offer offer = it.next();
+        if (allPresent(wm, offer)) {
+          decisions.put(offer.batchId(), Decision.ALREADY_PRESENT);
+        } else if (continuesTable(wm, firstOffered, offer)) {
+          decisions.put(offer.batchId(), Decision.APPLY);
+          offer.ranges().forEach((tp, range) -> wm.put(tp, range.to()));
+        } else {
+          continue;
+        }
+        it.remove();
+        progress = true;
       }
     }
+    remaining.forEach(offer -> decisions.put(offer.batchId(), Decision.REJECT));
     return new BatchPlan(decisions, current, Watermarks.of(wm));
   }
 
-  private static Decision decide(Map<TopicPartition, Long> wm, Offer offer) {
-    boolean allPresent = true;
-    boolean allContiguous = true;
+  private static boolean allPresent(Map<TopicPartition, Long> wm, Offer offer) {
+    if (offer.ranges().isEmpty()) {
+      return false;
+    }
     for (Map.Entry<TopicPartition, OffsetRange> e : offer.ranges().entrySet()) {
       Long mark = wm.get(e.getKey());
-      OffsetRange range = e.getValue();
-      allPresent &= mark != null && range.to() <= mark;
-      allContiguous &= mark == null || range.from() == mark;
+      if (mark == null || e.getValue().to() > mark) {
+        return false;
+      }
     }
-    if (allPresent && !offer.ranges().isEmpty()) {
-      return Decision.ALREADY_PRESENT;
+    return true;
+  }
+
+  private static boolean continuesTable(Map<TopicPartition, Long> wm, Map<TopicPartition, Long> firstOffered,
+      Offer offer) {
+    for (Map.Entry<TopicPartition, OffsetRange> e : offer.ranges().entrySet()) {
+      Long mark = wm.containsKey(e.getKey()) ? wm.get(e.getKey()) : firstOffered.get(e.getKey());
+      if (mark == null || e.getValue().from() != mark) {
+        return false;
+      }
     }
-    return allContiguous ? Decision.APPLY : Decision.REJECT;
+    return true;
   }
 
   private static long lowestFrom(Offer offer) {

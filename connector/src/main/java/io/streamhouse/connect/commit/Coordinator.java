@@ -41,7 +41,11 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private volatile boolean running = true;
 
+  /** An incomplete round asks again this often: tasks whose assignment changed report anew. */
+  static final long REPEAT_START_MS = 1_000;
+
   private long lastCommitId;
+  private long lastStartSentAt;
   private long nextRoundAt;
   private Round round;
 
@@ -96,6 +100,11 @@ public final class Coordinator implements Runnable, AutoCloseable {
     }
     if (round != null) {
       boolean complete = round.reported().containsAll(round.expected());
+      if (!complete && clock.millis() - lastStartSentAt >= REPEAT_START_MS) {
+        // A rebalance may have moved partitions after their task answered: ask again.
+        channel.send(List.of(new ControlEvent.StartCommit(connector, round.commitId())));
+        lastStartSentAt = clock.millis();
+      }
       if (complete || clock.millis() - round.startedAt() >= timeoutMs) {
         if (!complete) {
           Set<TopicPartition> missing = new HashSet<>(round.expected());
@@ -113,6 +122,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     lastCommitId = commitId;
     round = new Round(commitId, now, consumedPartitions.get(), new HashSet<>());
     channel.send(List.of(new ControlEvent.StartCommit(connector, commitId)));
+    lastStartSentAt = now;
   }
 
   private void commitRound(boolean full) {

@@ -9,7 +9,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Test-only: halts the worker JVM (exit 137, as kill -9 would, no shutdown hooks) the first time
  * the commit protocol reaches a named point. Configured as {@code streamhouse.test.halt-at=
- * POINT:/path/marker}; the marker file makes it fire once, so the restarted worker goes on.
+ * POINT:/path/marker}; the marker file makes it fire once, so the restarted worker goes on. With
+ * {@code stall-POINT:/path/marker} the thread that reached the point sleeps {@link #STALL} instead
+ * (after creating the marker), so a test can freeze the worker exactly there.
  */
 public final class FaultInjection {
   /** The points a test can halt at. */
@@ -22,25 +24,30 @@ public final class FaultInjection {
     AFTER_TABLE_COMMIT
   }
 
+  static final java.time.Duration STALL = java.time.Duration.ofSeconds(20);
   private static final Logger LOG = LoggerFactory.getLogger(FaultInjection.class);
   private final Point point;
   private final Path marker;
+  private final boolean stall;
 
-  private FaultInjection(Point point, Path marker) {
+  private FaultInjection(Point point, Path marker, boolean stall) {
     this.point = point;
     this.marker = marker;
+    this.stall = stall;
   }
 
   public static FaultInjection parse(String setting) {
     if (setting == null || setting.isBlank()) {
-      return new FaultInjection(null, null);
+      return new FaultInjection(null, null, false);
     }
     int colon = setting.indexOf(':');
     if (colon < 0) {
       throw new IllegalArgumentException("streamhouse.test.halt-at must be POINT:/path/marker");
     }
-    return new FaultInjection(Point.valueOf(setting.substring(0, colon).trim().toUpperCase(java.util.Locale.ROOT)
-        .replace('-', '_')), Path.of(setting.substring(colon + 1).trim()));
+    String name = setting.substring(0, colon).trim().toUpperCase(java.util.Locale.ROOT);
+    boolean stall = name.startsWith("STALL-");
+    return new FaultInjection(Point.valueOf((stall ? name.substring(6) : name).replace('-', '_')),
+        Path.of(setting.substring(colon + 1).trim()), stall);
   }
 
   public void at(Point reached) {
@@ -50,6 +57,16 @@ public final class FaultInjection {
     try {
       Files.createFile(marker);
     } catch (IOException alreadyFired) {
+      return;
+    }
+    if (stall) {
+      LOG.error("FAULT INJECTION: stalling {} for {} at {}", Thread.currentThread().getName(), STALL, reached);
+      try {
+        Thread.sleep(STALL.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      LOG.error("FAULT INJECTION: {} goes on after the stall at {}", Thread.currentThread().getName(), reached);
       return;
     }
     LOG.error("FAULT INJECTION: halting the worker JVM at {}", reached);

@@ -77,7 +77,7 @@ public final class Participant {
   }
 
   /** What {@link #write} did with a record. */
-  public enum Written { WRITTEN, SKIPPED_ALREADY_IN_TABLE, SKIPPED_REWINDING }
+  public enum Written { WRITTEN, SKIPPED_ALREADY_IN_TABLE }
 
   /**
    * Writes {@code record} to {@code to.table()}, unless that table already has it.
@@ -87,13 +87,9 @@ public final class Participant {
   public Written write(SinkRecord record, Destination to) throws RecordConversionException {
     TopicPartition tp = new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
     long offset = record.originalKafkaOffset();
-    Long rewindTo = rewinds.get(tp);
-    if (rewindTo != null) {
-      if (offset > rewindTo) {
-        return Written.SKIPPED_REWINDING; // records of the old position, before Connect seeks
-      }
-      rewinds.remove(tp);
-    }
+    // Connect applies a requested seek before its next poll: a record delivered after a reset
+    // comes from the new position, and Connect's own offsets now reflect it.
+    rewinds.remove(tp);
     OpenTable table = open.get(to.table());
     long[] range = table == null ? null : table.ranges.get(tp);
     OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
@@ -130,9 +126,13 @@ public final class Participant {
     return p == null ? OptionalLong.empty() : OptionalLong.of(p);
   }
 
-  /** StartCommit: prepare every open table, offer new and unacknowledged batches, then report done. */
+  /**
+   * StartCommit: prepare every open table, offer new and unacknowledged batches, then report done
+   * with the current assignment. A repeated request for the same commit is answered again (the
+   * coordinator repeats it while partitions are missing, for example after a rebalance).
+   */
   public void onStartCommit(long commitId) {
-    if (commitId <= lastAnsweredCommit) {
+    if (commitId < lastAnsweredCommit) {
       return;
     }
     lastAnsweredCommit = commitId;
@@ -204,7 +204,8 @@ public final class Participant {
 
   /**
    * Drops every writer and pending batch, forgets loaded watermarks and returns where each
-   * partition must be re-read from (the caller seeks there).
+   * assigned partition must be re-read from (the caller seeks there). Until a record of the new
+   * position arrives, {@link #safeOffsets} reports no more than that position.
    */
   public Map<TopicPartition, Long> reset(Map<TopicPartition, Long> consumed) {
     Map<TopicPartition, Long> rewindTo = safeOffsets(consumed);
@@ -218,18 +219,22 @@ public final class Participant {
     open.clear();
     pending.clear();
     positions.clear();
+    rewindTo.keySet().retainAll(assigned);
     rewinds.clear();
     rewinds.putAll(rewindTo);
     resetRequested = false;
     return rewindTo;
   }
 
+  /** Newly assigned partitions start at Connect's committed offsets, which are safe by construction. */
   public void assigned(java.util.Collection<TopicPartition> partitions) {
     assigned.addAll(partitions);
+    rewinds.keySet().removeAll(partitions);
   }
 
   public void revoked(java.util.Collection<TopicPartition> partitions) {
     assigned.removeAll(partitions);
+    rewinds.keySet().removeAll(partitions);
   }
 
   public Set<TopicPartition> assignedPartitions() {

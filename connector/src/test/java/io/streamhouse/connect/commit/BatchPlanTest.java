@@ -75,6 +75,23 @@ class BatchPlanTest {
   }
 
   @Test
+  void withoutWatermarksALaterBatchWaitsForTheEarlierOneOfItsPartition() {
+    // Regression: "later" sorts first (same lowest from via a1, smaller id) but starts a0 at 1000;
+    // applying it first would have made "earlier" look already present: 1000 records lost.
+    BatchPlan plan = BatchPlan.of(Watermarks.EMPTY, List.of(
+        offer("b-earlier", A0, 0, 1000),
+        offer("a-later", A0, 1000, 5049, A1, 0, 4966)));
+    assertThat(plan.decisions()).containsEntry("b-earlier", APPLY).containsEntry("a-later", APPLY);
+    assertThat(plan.after().asMap()).containsExactlyInAnyOrderEntriesOf(Map.of(A0, 5049L, A1, 4966L));
+  }
+
+  @Test
+  void aBatchThatNeverConnectsIsRejectedEvenWithoutWatermarks() {
+    BatchPlan plan = BatchPlan.of(Watermarks.EMPTY, List.of(offer("first", A0, 0, 10), offer("gap", A0, 20, 30)));
+    assertThat(plan.decisions()).containsEntry("first", APPLY).containsEntry("gap", REJECT);
+  }
+
+  @Test
   void aBatchPartlyPresentIsRejected() {
     BatchPlan plan = BatchPlan.of(Watermarks.of(Map.of(A0, 100L, A1, 5L)), List.of(offer("mixed", A0, 50, 100, A1, 5, 9)));
     assertThat(plan.decision("mixed")).isEqualTo(REJECT);

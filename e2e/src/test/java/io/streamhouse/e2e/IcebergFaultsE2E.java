@@ -1,0 +1,68 @@
+package io.streamhouse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.streamhouse.connect.commit.FaultInjection;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The worker JVM dies like kill -9 at each point of the commit protocol (halted by the test-only
+ * fault injection, so the point is exact), is restarted, and the table still ends up with every
+ * produced record exactly once.
+ */
+@ExtendWith(LocalStackExtension.class)
+class IcebergFaultsE2E {
+  private static final int RECORDS = 20_000;
+
+  @ParameterizedTest(name = "halt at {0}")
+  @EnumSource(FaultInjection.Point.class)
+  void aWorkerKilledMidCommitLosesNothingAndDuplicatesNothing(FaultInjection.Point point, LocalStack stack) {
+    String name = point.name().toLowerCase(Locale.ROOT).replace('_', '-');
+    String topic = "fault-" + name;
+    stack.createTopic(topic, 4, Map.of());
+    Path marker = stack.runDir().resolve("halted-" + name);
+    ConnectorExample sink = IcebergSink.config(stack, "fault-" + name, topic,
+        Map.of("tasks.max", "2", "streamhouse.test.halt-at", point.name() + ":" + marker));
+
+    Set<Long> produced = new HashSet<>();
+    produce(stack, topic, 0, RECORDS / 2, produced);
+    stack.connect().putConfig(sink.name(), sink.config());
+
+    ManagedProcess worker = stack.worker().process();
+    assertThat(worker.awaitExit(Duration.ofMinutes(2))).as("the worker halted at %s", point).isTrue();
+    assertThat(marker).exists();
+    produce(stack, topic, RECORDS / 2, RECORDS / 2, produced); // while the worker is down
+    stack.worker().restart(Duration.ofMinutes(2));
+
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
+          .untilAsserted(() -> {
+            assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
+            assertThat(tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
+                .mapToLong(Long::longValue).sum()).isEqualTo(RECORDS);
+          });
+      IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, produced);
+    }
+    stack.connect().delete(sink.name());
+  }
+
+  static void produce(LocalStack stack, String topic, long firstId, int count, Set<Long> produced) {
+    try (JsonRecordProducer producer = stack.producer()) {
+      for (SampleOrders.Order order : SampleOrders.generate(firstId, count)) {
+        producer.sendWithSchema(topic, null, order.key(), SampleOrders.SCHEMA, order.payload());
+        produced.add((Long) order.payload().get("id"));
+      }
+      producer.flush();
+    }
+  }
+}

@@ -1,0 +1,137 @@
+package io.streamhouse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Workers join, leave and freeze while records flow; every record still lands exactly once. */
+@ExtendWith(LocalStackExtension.class)
+class IcebergRebalanceE2E {
+  private static final int RECORDS = 40_000;
+
+  @Test
+  void aWorkerJoinsMidStreamAndLeavesAgain(LocalStack stack) {
+    String topic = "rebalance-orders";
+    stack.createTopic(topic, 6, Map.of());
+    ConnectorExample sink = IcebergSink.config(stack, "rebalance", topic, Map.of("tasks.max", "3"));
+    stack.connect().putConfig(sink.name(), sink.config());
+    Set<Long> produced = ConcurrentHashMap.newKeySet();
+
+    CompletableFuture<Void> producing = CompletableFuture.runAsync(() -> produceSlowly(stack, topic, produced));
+    ConnectWorker joiner = stack.addWorker();
+    await().atMost(Duration.ofMinutes(1)).until(() -> tasksOn(stack, sink.name(), joiner) > 0);
+    joiner.close(); // graceful stop: its tasks move back
+    producing.join();
+
+    awaitAllAndCheck(stack, sink.name(), topic, produced);
+    stack.connect().delete(sink.name());
+  }
+
+  @Test
+  void aFrozenCoordinatorThatWakesUpWithAStaleRoundDuplicatesNothing(LocalStack stack) throws Exception {
+    String topic = "zombie-orders";
+    stack.createTopic(topic, 4, Map.of());
+    ConnectWorker second = stack.workers().size() > 1 && stack.workers().get(1).process().isAlive()
+        ? stack.workers().get(1) : stack.addWorker();
+    java.nio.file.Path stalled = stack.runDir().resolve("zombie-stalled");
+    // The first coordinator stalls with a full round in hand, right before its table commit.
+    ConnectorExample sink = IcebergSink.config(stack, "zombie", topic, Map.of("tasks.max", "2",
+        "streamhouse.test.halt-at", "stall-BEFORE_TABLE_COMMIT:" + stalled));
+    Set<Long> produced = ConcurrentHashMap.newKeySet();
+    IcebergFaultsE2E.produce(stack, topic, 0, RECORDS / 2, produced);
+    stack.connect().putConfig(sink.name(), sink.config());
+    await().atMost(Duration.ofMinutes(1)).until(() -> java.nio.file.Files.exists(stalled));
+
+    ConnectWorker zombie = task0Worker(stack, sink.name());
+    ConnectWorker survivor = zombie == stack.worker() ? second : stack.worker();
+    zombie.process().signal("STOP"); // frozen past the session timeout, its round still open
+    ConnectRestClient rest = new ConnectRestClient(survivor.restUrl());
+    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
+        .until(() -> survivorRunsTask0(rest, sink.name(), survivor));
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      // The new coordinator commits the same records from the re-read offsets.
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).until(() ->
+          tables.exists(IcebergSink.tableOf(topic)) && tables.watermarks(IcebergSink.tableOf(topic), sink.name())
+              .values().stream().mapToLong(Long::longValue).sum() == RECORDS / 2);
+    }
+    zombie.process().signal("CONT"); // the zombie commits its stale round now
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).until(() ->
+        java.nio.file.Files.readString(zombie.logFile()).contains("goes on after the stall"));
+    IcebergFaultsE2E.produce(stack, topic, RECORDS / 2, RECORDS / 2, produced);
+
+    awaitAllAndCheck(stack, sink.name(), topic, produced);
+    String zombieLog = java.nio.file.Files.readString(zombie.logFile());
+    assertThat(zombieLog).as("the zombie coordinator tried its stale commit")
+        .containsPattern("Connector zombie commit \\d+ of local:e2e.zombie_orders|watermarks changed");
+    stack.connect().delete(sink.name());
+  }
+
+  private static void produceSlowly(LocalStack stack, String topic, Set<Long> produced) {
+    int slices = 20;
+    for (int i = 0; i < slices; i++) {
+      Set<Long> ids = new HashSet<>();
+      IcebergFaultsE2E.produce(stack, topic, (long) i * RECORDS / slices, RECORDS / slices, ids);
+      produced.addAll(ids);
+      await().pollDelay(Duration.ofMillis(500)).until(() -> true);
+    }
+  }
+
+  private static void awaitAllAndCheck(LocalStack stack, String connector, String topic, Set<Long> produced) {
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(() -> {
+            assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
+            assertThat(tables.watermarks(IcebergSink.tableOf(topic), connector).values().stream()
+                .mapToLong(Long::longValue).sum()).isEqualTo(produced.size());
+          });
+      IcebergSink.assertExactlyOnce(stack, tables, connector, topic, new HashSet<>(produced));
+    }
+  }
+
+  private static long tasksOn(LocalStack stack, String connector, ConnectWorker worker) {
+    String id = worker.restUrl().substring("http://".length());
+    long n = 0;
+    for (JsonNode task : stack.connect().status(connector).path("tasks")) {
+      if (task.path("worker_id").asText().equals(id) && task.path("state").asText().equals("RUNNING")) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private static ConnectWorker task0Worker(LocalStack stack, String connector) {
+    for (JsonNode task : stack.connect().status(connector).path("tasks")) {
+      if (task.path("id").asInt() == 0 && task.path("state").asText().equals("RUNNING")) {
+        for (ConnectWorker w : stack.workers()) {
+          if (w.restUrl().endsWith(task.path("worker_id").asText())) {
+            return w;
+          }
+        }
+      }
+    }
+    return null;
+  }
+
+  private static boolean survivorRunsTask0(ConnectRestClient rest, String connector, ConnectWorker survivor) {
+    try {
+      for (JsonNode task : rest.status(connector).path("tasks")) {
+        if (task.path("id").asInt() == 0 && task.path("state").asText().equals("RUNNING")
+            && survivor.restUrl().endsWith(task.path("worker_id").asText())) {
+          return true;
+        }
+      }
+    } catch (IllegalStateException busy) {
+      return false;
+    }
+    return false;
+  }
+}
