@@ -39,6 +39,12 @@ public final class ManagedProcess implements AutoCloseable {
 
   /** Starts {@code command} in {@code workDir}; stdout and stderr go to {@code logFile}. */
   public static ManagedProcess start(String name, List<String> command, Path workDir, Path logFile) {
+    return start(name, command, workDir, logFile, java.util.Map.of());
+  }
+
+  /** The same, with extra environment variables. */
+  public static ManagedProcess start(String name, List<String> command, Path workDir, Path logFile,
+      java.util.Map<String, String> env) {
     try {
       Files.createDirectories(logFile.getParent());
       ProcessBuilder builder = new ProcessBuilder(command)
@@ -47,6 +53,8 @@ public final class ManagedProcess implements AutoCloseable {
           .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
       builder.environment().remove("KAFKA_OPTS");
       builder.environment().remove("JAVA_TOOL_OPTIONS");
+      builder.environment().keySet().removeIf(k -> k.startsWith("CATALOG_"));
+      builder.environment().putAll(env);
       ManagedProcess managed = new ManagedProcess(name, builder.start(), logFile);
       LIVE.add(managed);
       return managed;

@@ -1,0 +1,81 @@
+package io.streamhouse.e2e;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A real Iceberg REST catalog server in a child JVM: the RESTCatalogServer of Iceberg's open-api
+ * test fixtures (1.11.0, the newest published), backed by a JDBC catalog in a SQLite file and a
+ * warehouse on local disk. It is configured through CATALOG_* environment variables.
+ */
+public final class IcebergRestCatalogServer implements AutoCloseable {
+  static final String ICEBERG_VERSION = "1.11.0";
+  static final String JETTY_VERSION = "12.1.14";
+  private static final List<String> ARTIFACTS = List.of(
+      "org.apache.iceberg:iceberg-open-api:" + ICEBERG_VERSION + ":test-fixtures",
+      "org.apache.iceberg:iceberg-core:" + ICEBERG_VERSION,
+      "org.apache.iceberg:iceberg-core:" + ICEBERG_VERSION + ":tests",
+      "org.eclipse.jetty.ee10:jetty-ee10-servlet:" + JETTY_VERSION,
+      "org.eclipse.jetty.compression:jetty-compression-server:" + JETTY_VERSION,
+      "org.eclipse.jetty.compression:jetty-compression-gzip:" + JETTY_VERSION,
+      "org.xerial:sqlite-jdbc:3.51.1.0",
+      "org.apache.hadoop:hadoop-client-api:3.4.1",
+      "org.apache.hadoop:hadoop-client-runtime:3.4.1",
+      "org.slf4j:slf4j-simple:2.0.17");
+
+  private final int port;
+  private final ManagedProcess process;
+
+  private IcebergRestCatalogServer(int port, ManagedProcess process) {
+    this.port = port;
+    this.process = process;
+  }
+
+  /** Starts a server whose catalog and warehouse live in {@code dir}; waits until it answers. */
+  public static IcebergRestCatalogServer start(Path dir, Path cacheRoot, String mavenCmd) {
+    Path lib = MavenClasspath.resolve(cacheRoot, "iceberg-rest-catalog-" + ICEBERG_VERSION, mavenCmd, ARTIFACTS);
+    int port = FreePorts.next();
+    Map<String, String> env = Map.of(
+        "CATALOG_REST_PORT", Integer.toString(port),
+        "CATALOG_URI", "jdbc:sqlite:" + dir.resolve("rest-catalog.db"),
+        "CATALOG_WAREHOUSE", dir.resolve("rest-warehouse").toUri().toString());
+    ManagedProcess process = ManagedProcess.start("iceberg-rest-catalog",
+        List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+            "-XX:+UseSerialGC", "-cp", lib + "/*", "org.apache.iceberg.rest.RESTCatalogServer"),
+        dir, dir.resolve("rest-catalog.log"), env);
+    IcebergRestCatalogServer server = new IcebergRestCatalogServer(port, process);
+    Wait.until("the Iceberg REST catalog on port " + port, Duration.ofSeconds(60), Duration.ofMillis(100),
+        process::requireAlive, server::answers);
+    return server;
+  }
+
+  public String uri() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  private boolean answers() {
+    try {
+      HttpResponse<Void> response = HttpClient.newHttpClient().send(
+          HttpRequest.newBuilder(URI.create(uri() + "/v1/config")).timeout(Duration.ofSeconds(2)).build(),
+          HttpResponse.BodyHandlers.discarding());
+      return response.statusCode() == 200;
+    } catch (IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  @Override
+  public void close() {
+    process.stop(Duration.ofSeconds(15));
+  }
+}
