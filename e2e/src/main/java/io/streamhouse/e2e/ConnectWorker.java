@@ -75,7 +75,7 @@ public final class ConnectWorker implements AutoCloseable {
 
   /** Starts the worker again, with the same configuration and REST port, after it died or was stopped. */
   public void restart(Duration readyTimeout) {
-    if (process != null && process.isAlive()) {
+    if (process != null && !process.awaitExit(Duration.ofSeconds(60))) {
       throw new IllegalStateException(name + " is still running");
     }
     start();
@@ -87,6 +87,20 @@ public final class ConnectWorker implements AutoCloseable {
     ConnectRestClient rest = new ConnectRestClient(restUrl());
     Wait.until(name + " REST API at " + restUrl(), timeout, Duration.ofMillis(250),
         process::requireAlive, rest::isReady);
+  }
+
+  /** Peak resident memory of the worker JVM so far (VmHWM), in bytes; -1 where /proc is missing. */
+  public long peakRssBytes() {
+    try {
+      for (String line : java.nio.file.Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+        if (line.startsWith("VmHWM:")) {
+          return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+        }
+      }
+    } catch (java.io.IOException | RuntimeException e) {
+      return -1;
+    }
+    return -1;
   }
 
   public ManagedProcess process() {

@@ -43,6 +43,12 @@ public final class IcebergTables implements AutoCloseable {
     return new IcebergTables(CatalogUtil.buildIcebergCatalog(name, props, new Configuration()));
   }
 
+  /** A Hadoop catalog (tables as folders of a warehouse on a file system). */
+  public static IcebergTables hadoop(String name, String warehouse) {
+    Map<String, String> props = Map.of(CatalogUtil.ICEBERG_CATALOG_TYPE, "hadoop", "warehouse", warehouse);
+    return new IcebergTables(CatalogUtil.buildIcebergCatalog(name, props, new Configuration()));
+  }
+
   /** A REST catalog. */
   public static IcebergTables rest(String uri) {
     Map<String, String> props = Map.of(CatalogUtil.ICEBERG_CATALOG_TYPE, "rest", "uri", uri);

@@ -38,17 +38,11 @@ class BadInputE2E {
       producer.sendRaw(topic, 0, "malformed", "{\"schema\": {\"type\": \"struct\", \"fields\": [");   // offset 10
       Map<String, Object> wrongType = new HashMap<>(SampleOrders.generate(100, 1).get(0).payload());
       wrongType.put("id", "not-a-number");
-      ConnectJson.StructSchema loose = ConnectJson.struct("io.streamhouse.sample.Order")
-          .field("id", "string", false).field("customer", "string", false).field("amount", "double", false)
-          .field("status", "string", true).field("created_at", Map.of("type", "int64", "optional", false,
-              "name", "org.apache.kafka.connect.data.Timestamp", "version", 1));
+      ConnectJson.StructSchema loose = orderWithoutId().field("id", "string", false);
       producer.sendWithSchema(topic, 0, "wrong-type", loose, wrongType);                        // offset 11
       Map<String, Object> missing = new HashMap<>(SampleOrders.generate(101, 1).get(0).payload());
       missing.remove("id");
-      ConnectJson.StructSchema noId = ConnectJson.struct("io.streamhouse.sample.Order")
-          .field("customer", "string", false).field("amount", "double", false)
-          .field("status", "string", true).field("created_at", Map.of("type", "int64", "optional", false,
-              "name", "org.apache.kafka.connect.data.Timestamp", "version", 1));
+      ConnectJson.StructSchema noId = orderWithoutId();
       producer.sendWithSchema(topic, 0, "missing-id", noId, missing);                           // offset 12
       for (SampleOrders.Order o : SampleOrders.generate(10, 10)) {
         producer.sendWithSchema(topic, 0, o.key(), SampleOrders.SCHEMA, o.payload());
@@ -124,6 +118,14 @@ class BadInputE2E {
     assertThat(stack.connect().status(sink.name()).path("tasks").get(0).path("trace").asText())
         .contains("Table e2e.no_table does not exist in catalog local and route orders has auto-create off");
     stack.connect().delete(sink.name());
+  }
+
+  /** The sample order schema without {@code id}. */
+  private static ConnectJson.StructSchema orderWithoutId() {
+    return ConnectJson.struct("io.streamhouse.sample.Order")
+        .field("customer", "string", false).field("amount", "double", false)
+        .field("status", "string", true).field("created_at", Map.of("type", "int64", "optional", false,
+            "name", "org.apache.kafka.connect.data.Timestamp", "version", 1));
   }
 
   static List<ConsumerRecord<String, String>> readAll(LocalStack stack, String topic, int expected) {

@@ -163,6 +163,28 @@ class IcebergFormatTest {
     }
   }
 
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"parquet", "orc", "avro"})
+  void otherFileFormatsAndTheTargetFileSizeComeFromTheRoute(String fileFormat) throws Exception {
+    Map<String, String> props = new HashMap<>(config.originalsStrings());
+    props.put("route.orders.file-format", fileFormat);
+    props.put("route.orders.target-file-size-bytes", "2048");
+    props.put("route.orders.partition-by", "");
+    config = new StreamhouseSinkConfig(props);
+    try (IcebergFormat format = format()) {
+      PreparedFiles files = write(format, 0, 3000, new FileBudget(8));
+      if (!fileFormat.equals("avro")) { // Iceberg's Avro writer sees its size only per 64 KB block
+        assertThat(files.files()).as("files rolled at the target size").isGreaterThan(1);
+      }
+      format.commit(table, 1L, List.of(batch("b", 0, 3000, files)), true);
+      Table t = format.table(table);
+      assertThat(t.properties()).containsEntry("write.format.default", fileFormat);
+      assertThat(t.currentSnapshot().addedDataFiles(t.io()))
+          .allSatisfy(f -> assertThat(f.format().name()).isEqualToIgnoringCase(fileFormat));
+      assertThat(ids(format)).hasSize(3000).doesNotHaveDuplicates();
+    }
+  }
+
   @Test
   void badValuesNameTheirField() throws Exception {
     try (IcebergFormat format = format()) {

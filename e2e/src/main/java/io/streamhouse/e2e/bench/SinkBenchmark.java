@@ -1,0 +1,305 @@
+package io.streamhouse.e2e.bench;
+
+import io.streamhouse.e2e.ConnectJson;
+import io.streamhouse.e2e.ConnectWorker;
+import io.streamhouse.e2e.IcebergTables;
+import io.streamhouse.e2e.JsonRecordProducer;
+import io.streamhouse.e2e.LocalStack;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.LongSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+
+/**
+ * Drains a backlog of JSON records (Connect JsonConverter with schemas, ~200-byte payloads) with
+ * our sink (1 and 2 tasks), a do-nothing sink (the ceiling) and the Apache Iceberg sink 1.12.0
+ * (on a 4.3 worker: it does not start on 4.4), each in a fresh worker JVM, and prints records/s,
+ * MB/s, peak worker memory and commit latency.
+ *
+ * <pre>e2e/benchmark.sh [--records 1000000] [--partitions 4] [--commit-interval-ms 2000] [--skip-apache]</pre>
+ *
+ * <p>A run ends when the last record is durable: in the table for the table sinks (the snapshot
+ * watermarks or record count), in the committed consumer offsets for the do-nothing sink. Both
+ * table sinks use the same commit interval.
+ */
+public final class SinkBenchmark {
+  private static final ConnectJson.StructSchema SCHEMA = ConnectJson.struct("bench.Order")
+      .field("id", "int64", false)
+      .field("customer", "string", false)
+      .field("amount", "double", false)
+      .field("status", "string", true)
+      .field("created_at", Map.of("type", "int64", "optional", false,
+          "name", "org.apache.kafka.connect.data.Timestamp", "version", 1))
+      .field("note", "string", true);
+  private static final Pattern COMMIT_MS = Pattern.compile("Connector (\\S+) commit \\d+ of .* in \\d+ files, (\\d+) ms");
+  private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
+
+  private final Path root;
+  private final Path runDir;
+  private final int records;
+  private final int partitions;
+  private final String mavenCmd;
+  private final String commitIntervalMs;
+  private final List<Map<String, String>> results = new ArrayList<>();
+  private long payloadBytes;
+
+  private SinkBenchmark(Path root, Path runDir, int records, int partitions, String mavenCmd,
+      String commitIntervalMs) {
+    this.commitIntervalMs = commitIntervalMs;
+    this.root = root;
+    this.runDir = runDir;
+    this.records = records;
+    this.partitions = partitions;
+    this.mavenCmd = mavenCmd;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Map<String, String> o = new HashMap<>();
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--skip-apache")) {
+        o.put("skip-apache", "true");
+      } else {
+        o.put(args[i].substring(2), args[++i]);
+      }
+    }
+    Path root = Path.of(o.getOrDefault("repo-root", ".")).toAbsolutePath().normalize();
+    SinkBenchmark bench = new SinkBenchmark(root,
+        Path.of(o.getOrDefault("run-dir", root.resolve("e2e/target/bench").toString())).resolve("run-" + System.currentTimeMillis()),
+        Integer.parseInt(o.getOrDefault("records", "1000000")),
+        Integer.parseInt(o.getOrDefault("partitions", "4")),
+        o.getOrDefault("maven-cmd", root.resolve("mvnw").toString()),
+        o.getOrDefault("commit-interval-ms", "2000"));
+    bench.run(!o.containsKey("skip-apache"));
+  }
+
+  private void run(boolean withApache) throws Exception {
+    Path plugins44 = runDir.resolve("plugins-4.4");
+    BenchPlugins.discardSink(plugins44);
+    BenchPlugins.streamhouse(plugins44, root.resolve("connector/target/plugin-path/streamhouse-connect"));
+    try (LocalStack stack = stack("4.4.0", plugins44)) {
+      produce(stack);
+      drain(stack, "do-nothing sink", "discard", 1, discardConfig(1));
+      drain(stack, "do-nothing sink", "discard", 2, discardConfig(2));
+      drain(stack, "streamhouse", "iceberg", 1, streamhouseConfig(stack, 1));
+      drain(stack, "streamhouse", "iceberg", 2, streamhouseConfig(stack, 2));
+    }
+    if (withApache) {
+      Path plugins43 = runDir.resolve("plugins-4.3");
+      BenchPlugins.discardSink(plugins43);
+      BenchPlugins.apacheIcebergSink(plugins43, root.resolve("e2e/target/e2e-work/kafka-dists"), mavenCmd);
+      try (LocalStack stack = stack("4.3.1", plugins43)) {
+        produce(stack);
+        drain(stack, "do-nothing sink (4.3 worker)", "discard", 2, discardConfig(2));
+        drain(stack, "Apache Iceberg sink 1.12.0", "apache", 1, apacheConfig(stack, 1));
+        drain(stack, "Apache Iceberg sink 1.12.0", "apache", 2, apacheConfig(stack, 2));
+      }
+    }
+    print();
+  }
+
+  private LocalStack stack(String version, Path plugins) {
+    return LocalStack.settings()
+        .kafkaVersion(version)
+        .runDir(runDir.resolve("kafka-" + version))
+        .pluginPath(plugins)
+        .distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
+        .mavenCmd(mavenCmd)
+        .workerJvmFlags(List.of("-Xmx2g", "-XX:+UseG1GC"))
+        .start();
+  }
+
+  private void produce(LocalStack stack) {
+    stack.createTopic("bench", partitions, Map.of());
+    Random random = new Random(42);
+    String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    long start = System.nanoTime();
+    payloadBytes = 0;
+    try (JsonRecordProducer producer = stack.producer()) {
+      for (long id = 0; id < records; id++) {
+        StringBuilder note = new StringBuilder(90);
+        for (int i = 0; i < 90; i++) {
+          note.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        Map<String, Object> payload = new LinkedHashMap<>();
+        payload.put("id", id);
+        payload.put("customer", "customer-" + random.nextInt(10_000));
+        payload.put("amount", Math.round(random.nextDouble() * 100_000) / 100.0);
+        payload.put("status", "PAID");
+        payload.put("created_at", 1_767_225_600_000L + id * 100);
+        payload.put("note", note.toString());
+        String json = io.streamhouse.e2e.JsonText.of(ConnectJson.envelope(SCHEMA, payload));
+        payloadBytes += io.streamhouse.e2e.JsonText.of(payload).getBytes(StandardCharsets.UTF_8).length;
+        producer.sendRaw("bench", null, "order-" + id, json);
+      }
+      producer.flush();
+    }
+    System.out.printf("Commit interval of both table sinks: %s ms%n", commitIntervalMs);
+    System.out.printf("Produced %,d records (%.0f bytes of payload each, %d partitions) in %.1f s%n", records,
+        (double) payloadBytes / records, partitions, (System.nanoTime() - start) / 1e9);
+  }
+
+  private void drain(LocalStack stack, String sink, String kind, int tasks, Map<String, String> config)
+      throws Exception {
+    ConnectWorker worker = stack.worker();
+    worker.close();
+    worker.restart(Duration.ofMinutes(2)); // a fresh JVM: its peak memory is this run's alone
+    String name = kind + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
+    LongSupplier done = switch (kind) {
+      case "discard" -> () -> committed(stack, name);
+      case "iceberg" -> () -> watermarkSum(config.get("catalog.bench.warehouse"), "bench", "bench." + name.replace('-', '_'), name);
+      default -> () -> apacheRecords(config.get("iceberg.catalog.warehouse"), config.get("iceberg.tables"));
+    };
+    if (kind.equals("iceberg")) {
+      config.put("route.bench.table", "bench." + name.replace('-', '_'));
+      config.put("control.topic", "ctl-" + name);
+    }
+    if (kind.equals("apache")) {
+      config.put("iceberg.tables", "bench." + name.replace('-', '_'));
+      config.put("iceberg.control.topic", "ctl-" + name);
+      stack.createTopic("ctl-" + name, 1, Map.of());
+    }
+    long start = System.nanoTime();
+    stack.connect().putConfig(name, config);
+    long last = 0;
+    while (last < records) {
+      stack.connect().requireNotFailed(name);
+      if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
+        throw new IllegalStateException(sink + " did not drain " + records + " records in " + DRAIN_TIMEOUT
+            + " (" + last + " so far); see " + worker.logFile());
+      }
+      Thread.sleep(200); // polling interval of a benchmark measurement loop, not synchronization
+      last = done.getAsLong();
+    }
+    double seconds = (System.nanoTime() - start) / 1e9;
+    Map<String, String> row = new LinkedHashMap<>();
+    row.put("sink", sink);
+    row.put("worker", stack.kafkaVersion());
+    row.put("tasks", Integer.toString(tasks));
+    row.put("seconds", String.format("%.1f", seconds));
+    row.put("records/s", String.format("%,.0f", records / seconds));
+    row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
+    row.put("peak worker RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
+    stack.connect().delete(name);
+    // The coordinator logs a commit after the snapshot is visible: read the log once the tasks stopped.
+    Thread.sleep(2000);
+    row.put("commit latency ms (avg/max)", commitLatency(worker.logFile(), name));
+    results.add(row);
+    System.out.println(row);
+  }
+
+  private Map<String, String> discardConfig(int tasks) {
+    Map<String, String> c = base(tasks);
+    c.put("connector.class", BenchPlugins.DISCARD_CONNECTOR);
+    return c;
+  }
+
+  private Map<String, String> streamhouseConfig(LocalStack stack, int tasks) throws Exception {
+    Path warehouse = runDir.resolve("warehouse-streamhouse");
+    Files.createDirectories(warehouse);
+    Map<String, String> c = base(tasks);
+    c.put("connector.class", "io.streamhouse.connect.StreamhouseSinkConnector");
+    c.put("kafka.bootstrap.servers", stack.bootstrapServers());
+    c.put("catalogs", "bench");
+    c.put("catalog.bench.type", "hadoop");
+    c.put("catalog.bench.warehouse", warehouse.toUri().toString());
+    c.put("routes", "bench");
+    c.put("route.bench.topics", "bench");
+    c.put("route.bench.auto-create", "true");
+    c.put("commit.interval.ms", commitIntervalMs);
+    c.put("commit.timeout.ms", "30000");
+    return c;
+  }
+
+  private Map<String, String> apacheConfig(LocalStack stack, int tasks) throws Exception {
+    Path warehouse = runDir.resolve("warehouse-apache");
+    Files.createDirectories(warehouse);
+    Map<String, String> c = base(tasks);
+    c.put("connector.class", "org.apache.iceberg.connect.IcebergSinkConnector");
+    c.put("iceberg.catalog.type", "hadoop");
+    c.put("iceberg.catalog.warehouse", warehouse.toUri().toString());
+    c.put("iceberg.tables.auto-create-enabled", "true");
+    c.put("iceberg.control.commit.interval-ms", commitIntervalMs);
+    c.put("iceberg.control.commit.timeout-ms", "30000");
+    c.put("iceberg.kafka.auto.offset.reset", "earliest");
+    return c;
+  }
+
+  private static Map<String, String> base(int tasks) {
+    Map<String, String> c = new HashMap<>();
+    c.put("topics", "bench");
+    c.put("tasks.max", Integer.toString(tasks));
+    c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+    c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+    c.put("value.converter.schemas.enable", "true");
+    return c;
+  }
+
+  private long committed(LocalStack stack, String connector) {
+    try (Admin admin = stack.admin()) {
+      return admin.listConsumerGroupOffsets("connect-" + connector).partitionsToOffsetAndMetadata().get()
+          .values().stream().mapToLong(OffsetAndMetadata::offset).sum();
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
+  private static long watermarkSum(String warehouse, String catalog, String table, String connector) {
+    return probe(catalog, warehouse, table, tables ->
+        tables.watermarks(table, connector).values().stream().mapToLong(Long::longValue).sum());
+  }
+
+  private static long apacheRecords(String warehouse, String table) {
+    return probe("iceberg", warehouse, table, tables ->
+        Long.parseLong(tables.lastSummary(table).getOrDefault("total-records", "0")));
+  }
+
+  /** Reads a figure of a Hadoop-catalog table; 0 while the table does not exist or cannot be read. */
+  private static long probe(String catalog, String warehouse, String table,
+      java.util.function.ToLongFunction<IcebergTables> figure) {
+    try (IcebergTables tables = IcebergTables.hadoop(catalog, warehouse)) {
+      return tables.exists(table) ? figure.applyAsLong(tables) : 0;
+    } catch (RuntimeException e) {
+      return 0;
+    }
+  }
+
+  private static String commitLatency(Path log, String connector) throws Exception {
+    long sum = 0;
+    long max = 0;
+    int n = 0;
+    for (String line : Files.readAllLines(log)) {
+      Matcher m = COMMIT_MS.matcher(line);
+      if (m.find() && m.group(1).equals(connector)) {
+        long ms = Long.parseLong(m.group(2));
+        sum += ms;
+        max = Math.max(max, ms);
+        n++;
+      }
+    }
+    return n == 0 ? "n/a" : (sum / n) + "/" + max + " (" + n + " commits)";
+  }
+
+  private void print() {
+    if (results.isEmpty()) {
+      return;
+    }
+    List<String> columns = new ArrayList<>(results.get(0).keySet());
+    System.out.println();
+    System.out.println("| " + String.join(" | ", columns) + " |");
+    System.out.println("|" + "---|".repeat(columns.size()));
+    for (Map<String, String> row : results) {
+      System.out.println("| " + String.join(" | ", columns.stream().map(row::get).toList()) + " |");
+    }
+  }
+}
