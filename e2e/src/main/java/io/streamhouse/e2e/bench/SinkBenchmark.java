@@ -115,8 +115,17 @@ public final class SinkBenchmark {
         .pluginPath(plugins)
         .distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
         .mavenCmd(mavenCmd)
-        .workerJvmFlags(List.of("-Xmx2g", "-XX:+UseG1GC"))
+        .workerJvmFlags(workerFlags())
         .start();
+  }
+
+  /** With STREAMHOUSE_BENCH_JFR set, each worker JVM records a JFR profile into its run folder. */
+  private static List<String> workerFlags() {
+    List<String> flags = new ArrayList<>(List.of("-Xmx2g", "-XX:+UseG1GC"));
+    if (System.getenv("STREAMHOUSE_BENCH_JFR") != null) {
+      flags.add("-XX:StartFlightRecording=settings=profile,filename=worker.jfr,dumponexit=true");
+    }
+    return flags;
   }
 
   private void produce(LocalStack stack) {
