@@ -50,6 +50,7 @@ public class StreamhouseSinkTask extends SinkTask {
   private Thread controlThread;
   private Thread coordinatorThread;
   private volatile boolean running;
+  private volatile Throwable controlFailure;
   private final Map<TopicPartition, Long> consumed = new HashMap<>();
 
   @Override
@@ -109,7 +110,10 @@ public class StreamhouseSinkTask extends SinkTask {
     } catch (WakeupException stopping) {
       // stop() woke the consumer
     } catch (RuntimeException e) {
-      LOG.error("Task {}: the control loop failed", taskName, e);
+      if (running) {
+        LOG.error("Task {}: the control loop failed; the task fails at its next put", taskName, e);
+        controlFailure = e;
+      }
     }
   }
 
@@ -129,6 +133,11 @@ public class StreamhouseSinkTask extends SinkTask {
     if (coordinator != null && coordinator.failure() != null) {
       throw new ConnectException("Connector " + config.connectorName() + ": the commit coordinator failed: "
           + coordinator.failure(), coordinator.failure());
+    }
+    if (controlFailure != null) {
+      throw new ConnectException("Connector " + config.connectorName() + " task " + config.taskId()
+          + ": the control-topic loop failed, so this task can no longer take part in commits: "
+          + controlFailure, controlFailure);
     }
     counter.add(records);
     participant.lock().lock();
