@@ -43,15 +43,4 @@ public record ConnectorExample(String name, Map<String, String> config) {
     }
     return result;
   }
-
-  /** The same config with some keys replaced or added. */
-  public ConnectorExample with(Map<String, String> overrides) {
-    Map<String, String> merged = new LinkedHashMap<>(config);
-    merged.putAll(overrides);
-    return new ConnectorExample(name, merged);
-  }
-
-  public ConnectorExample named(String newName) {
-    return new ConnectorExample(newName, config);
-  }
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -56,18 +55,6 @@ public final class JsonRecordProducer implements AutoCloseable {
   /** Blocks until everything sent so far is acknowledged, and fails if any send failed. */
   public void flush() {
     producer.flush();
-  }
-
-  /** Waits for one send and rethrows its failure. */
-  public static RecordMetadata await(Future<RecordMetadata> send) {
-    try {
-      return send.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while producing", e);
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("Produce failed: " + e.getCause(), e.getCause());
-    }
   }
 
   private static String toJson(Object value) {

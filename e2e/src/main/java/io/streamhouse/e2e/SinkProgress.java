@@ -1,6 +1,5 @@
 package io.streamhouse.e2e;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -16,23 +15,12 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 
-/** What a sink connector has consumed: committed offsets (REST), end offsets, task reports. */
+/** What a sink connector has consumed: end offsets of its topics, and what its tasks reported. */
 public final class SinkProgress {
   private static final Pattern RECEIVED =
       Pattern.compile("Task (.+)-(\\d+) received (\\d+) records in total");
 
   private SinkProgress() {}
-
-  /** The connector's committed offsets per topic-partition, from {@code GET /connectors/NAME/offsets}. */
-  public static Map<TopicPartition, Long> committedOffsets(ConnectRestClient rest, String connector) {
-    Map<TopicPartition, Long> offsets = new TreeMap<>(SinkProgress::compare);
-    for (JsonNode entry : rest.offsets(connector).path("offsets")) {
-      JsonNode partition = entry.path("partition");
-      offsets.put(new TopicPartition(partition.path("kafka_topic").asText(),
-          partition.path("kafka_partition").asInt()), entry.path("offset").path("kafka_offset").asLong());
-    }
-    return offsets;
-  }
 
   /** The log end offset of every partition of {@code topic}. */
   public static Map<TopicPartition, Long> endOffsets(Admin admin, String topic) {

@@ -78,8 +78,9 @@ class BadInputE2E {
     String topic = "bad-input-fail";
     stack.createTopic(topic, 1, Map.of());
     ConnectorExample sink = IcebergSink.config(stack, "bad-fail", topic, Map.of("tasks.max", "1",
-        "errors.tolerance", "none"));
-    sink.config().remove("errors.deadletterqueue.topic.name");
+        "errors.tolerance", "none", "value.converter.schemas.enable", "false", "route.orders.partition-by", ""));
+    Map<String, String> config = new HashMap<>(sink.config());
+    config.remove("errors.deadletterqueue.topic.name");
     try (JsonRecordProducer producer = stack.producer()) {
       Map<String, Object> payload = new HashMap<>(SampleOrders.generate(0, 1).get(0).payload());
       producer.send(topic, 0, "schemaless", payload); // the route's table needs created_at etc.
@@ -87,11 +88,7 @@ class BadInputE2E {
       producer.send(topic, 0, "bad", payload);
       producer.flush();
     }
-    stack.connect().putConfig(sink.name(), new HashMap<>(Map.of()) {{
-        putAll(sink.config());
-        put("value.converter.schemas.enable", "false");
-        put("route.orders.partition-by", "");
-      }});
+    stack.connect().putConfig(sink.name(), config);
     await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1))
         .until(() -> IcebergExactlyOnceE2E.failed(stack, sink.name()));
     JsonNode task = stack.connect().status(sink.name()).path("tasks").get(0);

@@ -14,7 +14,6 @@ import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
 import java.io.Closeable;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -175,9 +174,5 @@ public final class IcebergFormat implements TableFormat {
         LOG.warn("Could not close catalog: {}", e.toString());
       }
     }
-  }
-
-  List<TableId> cachedTables() {
-    return new ArrayList<>(tables.keySet());
   }
 }
