@@ -5,6 +5,7 @@ import io.streamhouse.connect.commit.ControlChannel;
 import io.streamhouse.connect.commit.ControlEvent;
 import io.streamhouse.connect.commit.Coordinator;
 import io.streamhouse.connect.commit.FaultInjection;
+import io.streamhouse.connect.commit.KafkaControlChannel;
 import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.BadRecordHandler;
@@ -67,8 +68,8 @@ public class StreamhouseSinkTask extends SinkTask {
     router = new TableRouter(config.routes());
     badRecords = new BadRecordHandler(config.connectorName(), config.taskId(), config.toleratesErrors(), context);
     admin = Admin.create(config.kafkaClientProps());
-    ControlChannel.ensureTopic(admin, config.controlTopic());
-    channel = new ControlChannel(config.controlTopic(), config.connectorName(), taskName,
+    KafkaControlChannel.ensureTopic(admin, config.controlTopic());
+    channel = new KafkaControlChannel(config.controlTopic(), config.connectorName(), taskName,
         config.kafkaClientProps());
     participant = new Participant(config.connectorName(), config.taskId(), formats, channel,
         new FileBudget(config.maxOpenFiles()), faults);
@@ -78,7 +79,7 @@ public class StreamhouseSinkTask extends SinkTask {
     controlThread.start();
     if (config.taskId() == 0) {
       coordinatorFormats = TableFormats.open(config, config.taskId());
-      coordinatorChannel = new ControlChannel(config.controlTopic(), config.connectorName(),
+      coordinatorChannel = new KafkaControlChannel(config.controlTopic(), config.connectorName(),
           taskName + "-coordinator", config.kafkaClientProps());
       coordinator = new Coordinator(config.connectorName(), coordinatorFormats, coordinatorChannel,
           new ConsumedPartitions(admin, config.topics(), config.topicsRegex()), config.commitIntervalMs(),

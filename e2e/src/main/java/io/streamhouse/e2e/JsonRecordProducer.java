@@ -2,6 +2,7 @@ package io.streamhouse.e2e;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Future;
@@ -13,18 +14,25 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * Produces JSON records, as plain JSON (schemaless) or wrapped in a Connect schema envelope; keys
- * are plain strings (read with {@code StringConverter}). Idempotent and acks=all, so what {@link
- * #flush()} confirms is in the log exactly once.
+ * are plain strings (read with {@code StringConverter}). Idempotent and acks=all; {@link #flush()}
+ * re-sends what failed (for example right after a topic was created, before its leaders are known
+ * everywhere) and throws if a record still cannot be written, so what it confirms is in the log.
  */
 public final class JsonRecordProducer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int RESENDS = 5;
   private final KafkaProducer<String, String> producer;
+  private final java.util.Queue<ProducerRecord<String, String>> failed = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final java.util.concurrent.atomic.AtomicReference<Exception> lastError = new java.util.concurrent.atomic.AtomicReference<>();
 
   public JsonRecordProducer(String bootstrapServers) {
     Properties props = new Properties();
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     props.put(ProducerConfig.ACKS_CONFIG, "all");
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    // One batch in flight per partition: a NOT_LEADER answer on a brand-new topic cannot turn the
+    // batches behind it into OUT_OF_ORDER_SEQUENCE failures (seen to lose records otherwise).
+    props.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
     props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(256 * 1024));
     props.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
@@ -33,7 +41,16 @@ public final class JsonRecordProducer implements AutoCloseable {
 
   /** Sends a schemaless JSON value; {@code partition} null lets the key decide. */
   public Future<RecordMetadata> send(String topic, Integer partition, String key, Object value) {
-    return producer.send(new ProducerRecord<>(topic, partition, key, toJson(value)));
+    return send(new ProducerRecord<>(topic, partition, key, toJson(value)));
+  }
+
+  private Future<RecordMetadata> send(ProducerRecord<String, String> record) {
+    return producer.send(record, (metadata, error) -> {
+      if (error != null) {
+        failed.add(record);
+        lastError.set(error);
+      }
+    });
   }
 
   /** Sends a value wrapped in a Connect JSON schema envelope. */
@@ -44,17 +61,27 @@ public final class JsonRecordProducer implements AutoCloseable {
 
   /** Sends a tombstone (null value). */
   public Future<RecordMetadata> sendTombstone(String topic, Integer partition, String key) {
-    return producer.send(new ProducerRecord<>(topic, partition, key, null));
+    return send(new ProducerRecord<>(topic, partition, key, null));
   }
 
   /** Sends a raw string value as-is (for malformed-input tests). */
   public Future<RecordMetadata> sendRaw(String topic, Integer partition, String key, String value) {
-    return producer.send(new ProducerRecord<>(topic, partition, key, value));
+    return send(new ProducerRecord<>(topic, partition, key, value));
   }
 
-  /** Blocks until everything sent so far is acknowledged, and fails if any send failed. */
+  /** Blocks until everything sent so far is acknowledged; re-sends failures, then fails if any remain. */
   public void flush() {
     producer.flush();
+    for (int attempt = 1; attempt <= RESENDS && !failed.isEmpty(); attempt++) {
+      List<ProducerRecord<String, String>> again = new java.util.ArrayList<>(failed);
+      failed.clear();
+      again.forEach(this::send);
+      producer.flush();
+    }
+    if (!failed.isEmpty()) {
+      throw new IllegalStateException(failed.size() + " records could not be produced, e.g. to "
+          + failed.peek().topic() + ": " + lastError.get(), lastError.get());
+    }
   }
 
   private static String toJson(Object value) {

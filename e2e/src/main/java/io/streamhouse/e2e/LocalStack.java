@@ -188,11 +188,20 @@ public final class LocalStack implements AutoCloseable {
     return new JsonRecordProducer(bootstrapServers());
   }
 
-  /** Creates a topic with {@code partitions} partitions and replication factor 1. */
+  /** Creates a topic with {@code partitions} partitions and replication factor 1; returns once every partition has a leader. */
   public void createTopic(String name, int partitions, Map<String, String> config) {
     try (Admin admin = admin()) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(config)))
           .all().get();
+      Wait.until("leaders of every partition of " + name, Duration.ofSeconds(30), Duration.ofMillis(100),
+          () -> { }, () -> {
+            try {
+              return admin.describeTopics(List.of(name)).allTopicNames().get().get(name).partitions().stream()
+                  .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
+            } catch (Exception notYet) {
+              return false;
+            }
+          });
     } catch (Exception e) {
       throw new IllegalStateException("Cannot create topic " + name + ": " + e, e);
     }

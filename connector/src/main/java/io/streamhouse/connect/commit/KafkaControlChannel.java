@@ -1,0 +1,130 @@
+package io.streamhouse.connect.commit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control topic as one participant sees it: it sends events and reads every event sent after
+ * it joined (no consumer group, nothing durable: a new reader starts at the end).
+ */
+public final class KafkaControlChannel implements ControlChannel {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaControlChannel.class);
+  /** The control topic only carries in-flight commit rounds. */
+  static final String RETENTION_MS = Long.toString(Duration.ofHours(1).toMillis());
+
+  private final String topic;
+  private final String connector;
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final KafkaConsumer<byte[], byte[]> consumer;
+
+  public KafkaControlChannel(String topic, String connector, String clientId, Map<String, Object> kafkaProps) {
+    this.topic = topic;
+    this.connector = connector;
+    Map<String, Object> p = new HashMap<>(kafkaProps);
+    p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId + "-producer");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "0");
+    p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(CHUNK_BYTES * 2));
+    this.producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    Map<String, Object> c = new HashMap<>(kafkaProps);
+    c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-consumer");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
+    this.consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    List<TopicPartition> partitions = new ArrayList<>();
+    for (PartitionInfo info : consumer.partitionsFor(topic, Duration.ofSeconds(30))) {
+      partitions.add(new TopicPartition(topic, info.partition()));
+    }
+    consumer.assign(partitions);
+    consumer.seekToEnd(partitions);
+    partitions.forEach(consumer::position); // pin the start now: events sent later are seen
+  }
+
+  /** Creates the control topic (1 partition, short retention) if it does not exist. */
+  public static void ensureTopic(Admin admin, String topic) {
+    try {
+      if (admin.listTopics().names().get().contains(topic)) {
+        return;
+      }
+      int brokers = admin.describeCluster().nodes().get().size();
+      NewTopic newTopic = new NewTopic(topic, 1, (short) Math.min(3, brokers))
+          .configs(Map.of("retention.ms", RETENTION_MS, "cleanup.policy", "delete"));
+      admin.createTopics(List.of(newTopic)).all().get();
+      LOG.info("Created control topic {}", topic);
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new IllegalStateException("Cannot create control topic " + topic + ": " + e.getCause(), e.getCause());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while creating control topic " + topic, e);
+    }
+  }
+
+  @Override
+  public void send(List<? extends ControlEvent> events) {
+    List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
+    for (ControlEvent event : events) {
+      sends.add(producer.send(new ProducerRecord<>(topic, ControlEventCodec.encode(event))));
+    }
+    producer.flush();
+    for (var send : sends) {
+      try {
+        send.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while sending control events", e);
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("Cannot send to control topic " + topic + ": " + e.getCause(), e.getCause());
+      }
+    }
+  }
+
+  @Override
+  public List<ControlEvent> poll(Duration timeout) {
+    List<ControlEvent> events = new ArrayList<>();
+    for (ConsumerRecord<byte[], byte[]> record : consumer.poll(timeout)) {
+      try {
+        ControlEvent event = ControlEventCodec.decode(record.value());
+        if (event.connector().equals(connector)) {
+          events.add(event);
+        }
+      } catch (IllegalArgumentException e) {
+        LOG.warn("Ignoring an unreadable control event at {}-{}@{}: {}", record.topic(),
+            record.partition(), record.offset(), e.getMessage());
+      }
+    }
+    return events;
+  }
+
+  @Override
+  public void wakeup() {
+    consumer.wakeup();
+  }
+
+  @Override
+  public void close() {
+    producer.close(Duration.ofSeconds(5));
+    consumer.close(Duration.ofSeconds(5));
+  }
+}

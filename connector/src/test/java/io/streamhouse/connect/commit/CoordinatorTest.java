@@ -1,0 +1,239 @@
+package io.streamhouse.connect.commit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.table.CommitOutcome;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.OfferedBatch;
+import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.table.TableWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.Test;
+
+/** The coordinator's rounds against an in-memory channel, a recording table format and a clock the test moves. */
+class CoordinatorTest {
+  private static final TopicPartition P0 = new TopicPartition("t", 0);
+  private static final TopicPartition P1 = new TopicPartition("t", 1);
+  private static final TableId TABLE = new TableId("c", List.of("ns"), "t");
+
+  private final MovableClock clock = new MovableClock();
+  private final FakeChannel channel = new FakeChannel();
+  private final RecordingFormat format = new RecordingFormat();
+  private final Coordinator coordinator = new Coordinator("conn", Map.of("c", format), channel,
+      () -> Set.of(P0, P1), 1_000, 10_000, clock, FaultInjection.parse(""));
+
+  @Test
+  void aRoundStartsAfterTheIntervalAndCommitsAsSoonAsEveryPartitionReported() {
+    coordinator.tick();
+    assertThat(channel.sent).isEmpty();
+    clock.advance(1_000);
+    coordinator.tick();
+    long commitId = startCommits().get(0).commitId();
+
+    channel.deliver(batch(commitId, 0, "b0", P0, 0, 10));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0)));
+    coordinator.tick();
+    assertThat(format.commits).isEmpty();
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1)));
+    coordinator.tick();
+
+    assertThat(format.commits).containsExactly("commit " + commitId + " [b0] full=true");
+    assertThat(channel.sent).filteredOn(e -> e instanceof ControlEvent.TableCommitted).singleElement()
+        .satisfies(e -> assertThat(((ControlEvent.TableCommitted) e).decisions())
+            .containsEntry("b0", BatchPlan.Decision.APPLY));
+  }
+
+  @Test
+  void aMissingPartitionIsAskedAgainEverySecondThenTheRoundCommitsWhatArrived() {
+    clock.advance(1_000);
+    coordinator.tick();
+    long commitId = startCommits().get(0).commitId();
+    channel.deliver(batch(commitId, 0, "b0", P0, 0, 10));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0)));
+    for (int second = 1; second <= 9; second++) {
+      clock.advance(1_000);
+      coordinator.tick();
+    }
+    assertThat(startCommits()).hasSize(10).extracting(ControlEvent::commitId).containsOnly(commitId);
+    assertThat(format.commits).isEmpty();
+    clock.advance(1_000);
+    coordinator.tick();
+    assertThat(format.commits).containsExactly("commit " + commitId + " [b0] full=false");
+  }
+
+  @Test
+  void aBatchSplitIntoChunksIsReassembled() {
+    clock.advance(1_000);
+    coordinator.tick();
+    long commitId = startCommits().get(0).commitId();
+    byte[] payload = new byte[ControlChannel.CHUNK_BYTES * 2 + 7];
+    payload[payload.length - 1] = 42;
+    OfferedBatch big = new OfferedBatch("big", Map.of(P0, new OffsetRange(0, 5)),
+        new PreparedFiles(1, payload, 3, 5, payload.length), 0);
+    List<ControlEvent.BatchChunk> chunks = BatchAssembler.split("conn", commitId, 0, TABLE, big);
+    assertThat(chunks).hasSize(3);
+    chunks.forEach(channel::deliver);
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1)));
+    coordinator.tick();
+    assertThat(format.lastBatches).singleElement().satisfies(b -> {
+      assertThat(b.files().payload()).hasSize(payload.length).endsWith((byte) 42);
+      assertThat(b.files().files()).isEqualTo(3);
+    });
+  }
+
+  @Test
+  void aFailedTableCommitKeepsItsBatchesForTheNextRound() {
+    format.failNext = true;
+    clock.advance(1_000);
+    coordinator.tick();
+    long first = startCommits().get(0).commitId();
+    channel.deliver(batch(first, 0, "b0", P0, 0, 10));
+    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1)));
+    coordinator.tick();
+    assertThat(format.commits).containsExactly("failed " + first);
+
+    clock.advance(1_000);
+    coordinator.tick();
+    long second = startCommits().get(1).commitId();
+    assertThat(second).isGreaterThan(first);
+    channel.deliver(new ControlEvent.TaskDone("conn", second, 0, List.of(P0, P1)));
+    coordinator.tick();
+    assertThat(format.commits).containsExactly("failed " + first, "commit " + second + " [b0] full=true");
+  }
+
+  @Test
+  void controlEventsSurviveTheirEncoding() {
+    ControlEvent.BatchChunk chunk = batch(7, 1, "x", P1, 3, 9);
+    ControlEvent decoded = ControlEventCodec.decode(ControlEventCodec.encode(chunk));
+    assertThat(decoded).usingRecursiveComparison().isEqualTo(chunk);
+    ControlEvent committed = new ControlEvent.TableCommitted("conn", 7, TABLE, Map.of("x", BatchPlan.Decision.REJECT));
+    assertThat(ControlEventCodec.decode(ControlEventCodec.encode(committed))).isEqualTo(committed);
+    byte[] future = ControlEventCodec.encode(committed);
+    future[0] = 9;
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> ControlEventCodec.decode(future))
+        .hasMessage("Control event version 9 is not supported (this plugin reads version 1)");
+  }
+
+  private List<ControlEvent.StartCommit> startCommits() {
+    return channel.sent.stream().filter(e -> e instanceof ControlEvent.StartCommit)
+        .map(e -> (ControlEvent.StartCommit) e).toList();
+  }
+
+  private static ControlEvent.BatchChunk batch(long commitId, int task, String id, TopicPartition tp, long from, long to) {
+    return new ControlEvent.BatchChunk("conn", commitId, task, id, TABLE, Map.of(tp, new OffsetRange(from, to)),
+        0, 1, 1, to - from, 100, 0, 1, new byte[] {1, 2, 3});
+  }
+
+  /** A clock the test moves. */
+  private static final class MovableClock extends Clock {
+    private long millis = 1_000_000;
+
+    void advance(long ms) {
+      millis += ms;
+    }
+
+    @Override
+    public long millis() {
+      return millis;
+    }
+
+    @Override
+    public Instant instant() {
+      return Instant.ofEpochMilli(millis);
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+  }
+
+  /** Events the test delivers come out of poll; what the coordinator sends is recorded. */
+  private static final class FakeChannel implements ControlChannel {
+    final List<ControlEvent> sent = new ArrayList<>();
+    final List<ControlEvent> inbox = new ArrayList<>();
+
+    void deliver(ControlEvent event) {
+      inbox.add(event);
+    }
+
+    @Override
+    public void send(List<? extends ControlEvent> events) {
+      sent.addAll(events);
+    }
+
+    @Override
+    public List<ControlEvent> poll(Duration timeout) {
+      List<ControlEvent> out = new ArrayList<>(inbox);
+      inbox.clear();
+      return out;
+    }
+
+    @Override
+    public void wakeup() {
+    }
+
+    @Override
+    public void close() {
+    }
+  }
+
+  /** Applies every batch; records each commit; can fail once. */
+  private static final class RecordingFormat implements TableFormat {
+    final List<String> commits = new ArrayList<>();
+    List<OfferedBatch> lastBatches = List.of();
+    boolean failNext;
+
+    @Override
+    public CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound) {
+      if (failNext) {
+        failNext = false;
+        commits.add("failed " + commitId);
+        throw new IllegalStateException("catalog unavailable");
+      }
+      lastBatches = batches;
+      Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
+      batches.forEach(b -> decisions.put(b.batchId(), BatchPlan.Decision.APPLY));
+      commits.add("commit " + commitId + " " + batches.stream().map(OfferedBatch::batchId).toList()
+          + " full=" + fullRound);
+      return new CommitOutcome(decisions, Watermarks.EMPTY, OptionalLong.of(1), 0, 0);
+    }
+
+    @Override
+    public TableWriter openWriter(TableId table, RouteSettings route, SinkRecord sample, FileBudget budget) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Watermarks watermarks(TableId table) {
+      return Watermarks.EMPTY;
+    }
+
+    @Override
+    public void discard(TableId table, List<PreparedFiles> files) {
+    }
+
+    @Override
+    public void close() {
+    }
+  }
+}
