@@ -83,7 +83,7 @@ public class StreamhouseSinkTask extends SinkTask {
           taskName + "-coordinator", config.kafkaClientProps());
       coordinator = new Coordinator(config.connectorName(), coordinatorFormats, coordinatorChannel,
           new ConsumedPartitions(admin, config.topics(), config.topicsRegex()), config.commitIntervalMs(),
-          config.commitTimeoutMs(), Clock.systemUTC(), faults);
+          config.commitTimeoutMs(), config.commitParallelism(), Clock.systemUTC(), faults);
       coordinatorThread = new Thread(coordinator, "streamhouse-coordinator-" + config.connectorName());
       coordinatorThread.setDaemon(true);
       coordinatorThread.start();

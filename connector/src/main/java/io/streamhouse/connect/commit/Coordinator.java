@@ -2,6 +2,7 @@ package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.table.CommitOutcome;
 import io.streamhouse.connect.table.OfferedBatch;
+import io.streamhouse.connect.table.PreparedFiles;
 import io.streamhouse.connect.table.TableFormat;
 import io.streamhouse.connect.table.TableId;
 import java.time.Clock;
@@ -13,6 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
@@ -36,6 +42,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final long timeoutMs;
   private final Clock clock;
   private final FaultInjection faults;
+  private final ExecutorService committers;
   private final BatchAssembler assembler = new BatchAssembler();
   private final Map<TableId, Map<String, OfferedBatch>> offered = new TreeMap<>();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -53,8 +60,8 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private record Round(long commitId, long startedAt, Set<TopicPartition> expected, Set<TopicPartition> reported) {}
 
   public Coordinator(String connector, Map<String, TableFormat> formats, ControlChannel channel,
-      Supplier<Set<TopicPartition>> consumedPartitions, long intervalMs, long timeoutMs, Clock clock,
-      FaultInjection faults) {
+      Supplier<Set<TopicPartition>> consumedPartitions, long intervalMs, long timeoutMs, int commitParallelism,
+      Clock clock, FaultInjection faults) {
     this.connector = connector;
     this.formats = formats;
     this.channel = channel;
@@ -63,6 +70,12 @@ public final class Coordinator implements Runnable, AutoCloseable {
     this.timeoutMs = timeoutMs;
     this.clock = clock;
     this.faults = faults;
+    AtomicInteger threadNumber = new AtomicInteger();
+    this.committers = Executors.newFixedThreadPool(commitParallelism, r -> {
+      Thread t = new Thread(r, "streamhouse-committer-" + connector + "-" + threadNumber.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
     this.nextRoundAt = clock.millis() + intervalMs;
   }
 
@@ -125,42 +138,34 @@ public final class Coordinator implements Runnable, AutoCloseable {
     lastStartSentAt = now;
   }
 
+  /** Commits every table that has batches, up to {@code commitParallelism} at a time, then reports. */
   private void commitRound(boolean full) {
     long commitId = round.commitId();
+    Map<TableId, List<OfferedBatch>> toCommit = new TreeMap<>();
+    offered.forEach((table, batches) -> {
+      if (!batches.isEmpty()) {
+        toCommit.put(table, List.copyOf(batches.values()));
+      }
+    });
+    if (!toCommit.isEmpty()) {
+      faults.at(FaultInjection.Point.BEFORE_TABLE_COMMIT);
+    }
+    Map<TableId, Future<CommitOutcome>> running = new LinkedHashMap<>();
+    toCommit.forEach((table, batches) ->
+        running.put(table, committers.submit(() -> commitTable(table, commitId, batches, full))));
     List<ControlEvent> results = new ArrayList<>();
-    boolean faultChecked = false;
-    for (Map.Entry<TableId, Map<String, OfferedBatch>> entry : offered.entrySet()) {
-      if (entry.getValue().isEmpty()) {
-        continue;
-      }
-      if (!faultChecked) {
-        faults.at(FaultInjection.Point.BEFORE_TABLE_COMMIT);
-        faultChecked = true;
-      }
-      TableId table = entry.getKey();
-      List<OfferedBatch> batches = List.copyOf(entry.getValue().values());
-      TableFormat format = formats.get(table.catalog());
+    for (Map.Entry<TableId, Future<CommitOutcome>> e : running.entrySet()) {
+      TableId table = e.getKey();
       try {
-        long start = System.nanoTime();
-        CommitOutcome outcome = format.commit(table, commitId, batches, full);
-        faults.at(FaultInjection.Point.AFTER_TABLE_COMMIT);
-        LOG.info("Connector {} commit {} of {}: {} batches, {} records in {} files, {} ms, watermarks {}",
-            connector, commitId, table, batches.size(), outcome.records(), outcome.files(),
-            (System.nanoTime() - start) / 1_000_000, outcome.watermarks());
-        List<io.streamhouse.connect.table.PreparedFiles> rejected = new ArrayList<>();
-        for (OfferedBatch b : batches) {
-          if (outcome.decisions().get(b.batchId()) == BatchPlan.Decision.REJECT) {
-            rejected.add(b.files());
-          }
-          entry.getValue().remove(b.batchId());
-        }
-        if (!rejected.isEmpty()) {
-          format.discard(table, rejected);
-        }
+        CommitOutcome outcome = e.getValue().get();
+        offered.get(table).keySet().removeAll(outcome.decisions().keySet());
         results.add(new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
-      } catch (RuntimeException e) {
+      } catch (ExecutionException failed) {
         LOG.error("Connector {} commit {} of {} failed; its {} batches stay offered for the next round",
-            connector, commitId, table, batches.size(), e);
+            connector, commitId, table, toCommit.get(table).size(), failed.getCause());
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while committing " + table, interrupted);
       }
     }
     offered.values().removeIf(Map::isEmpty);
@@ -169,6 +174,24 @@ public final class Coordinator implements Runnable, AutoCloseable {
     }
     nextRoundAt = round.startedAt() + intervalMs;
     round = null;
+  }
+
+  /** One table's commit, on a committer thread; files of rejected batches are deleted. */
+  private CommitOutcome commitTable(TableId table, long commitId, List<OfferedBatch> batches, boolean full) {
+    TableFormat format = formats.get(table.catalog());
+    long start = System.nanoTime();
+    CommitOutcome outcome = format.commit(table, commitId, batches, full);
+    faults.at(FaultInjection.Point.AFTER_TABLE_COMMIT);
+    LOG.info("Connector {} commit {} of {}: {} batches, {} records in {} files, {} ms, watermarks {}",
+        connector, commitId, table, batches.size(), outcome.records(), outcome.files(),
+        (System.nanoTime() - start) / 1_000_000, outcome.watermarks());
+    List<PreparedFiles> rejected = batches.stream()
+        .filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.REJECT)
+        .map(OfferedBatch::files).toList();
+    if (!rejected.isEmpty()) {
+      format.discard(table, rejected);
+    }
+    return outcome;
   }
 
   /** Why the coordinator stopped, if it failed. */
@@ -180,5 +203,6 @@ public final class Coordinator implements Runnable, AutoCloseable {
   public void close() {
     running = false;
     channel.wakeup();
+    committers.shutdownNow();
   }
 }

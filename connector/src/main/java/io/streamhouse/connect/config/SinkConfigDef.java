@@ -51,6 +51,11 @@ public final class SinkConfigDef {
           + "round before it commits what has arrived (a partial commit).";
   static final long COMMIT_TIMEOUT_MS_DEFAULT = 30_000L;
 
+  public static final String COMMIT_PARALLELISM_CONFIG = "commit.parallelism";
+  static final String COMMIT_PARALLELISM_DOC =
+      "How many tables the coordinator commits at the same time in a round.";
+  static final int COMMIT_PARALLELISM_DEFAULT = 4;
+
   public static final String CONTROL_TOPIC_CONFIG = "control.topic";
   static final String CONTROL_TOPIC_DOC =
       "Topic that carries the commit protocol's events between the tasks and the coordinator. It "
@@ -121,6 +126,8 @@ public final class SinkConfigDef {
         .define(COMMIT_TIMEOUT_MS_CONFIG, Type.LONG, COMMIT_TIMEOUT_MS_DEFAULT,
             Range.atLeast(100L), Importance.MEDIUM, COMMIT_TIMEOUT_MS_DOC,
             COMMIT_GROUP, ++order, Width.SHORT, "Commit timeout (ms)")
+        .define(COMMIT_PARALLELISM_CONFIG, Type.INT, COMMIT_PARALLELISM_DEFAULT, Range.between(1, 64),
+            Importance.LOW, COMMIT_PARALLELISM_DOC, COMMIT_GROUP, ++order, Width.SHORT, "Commit parallelism")
         .define(CONTROL_TOPIC_CONFIG, Type.STRING, CONTROL_TOPIC_DEFAULT,
             TopicNameValidator.INSTANCE, Importance.MEDIUM, CONTROL_TOPIC_DOC,
             COMMIT_GROUP, ++order, Width.MEDIUM, "Control topic")

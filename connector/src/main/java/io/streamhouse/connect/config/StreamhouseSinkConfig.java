@@ -54,6 +54,10 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
     return getLong(SinkConfigDef.COMMIT_TIMEOUT_MS_CONFIG);
   }
 
+  public int commitParallelism() {
+    return getInt(SinkConfigDef.COMMIT_PARALLELISM_CONFIG);
+  }
+
   public String controlTopic() {
     return getString(SinkConfigDef.CONTROL_TOPIC_CONFIG);
   }

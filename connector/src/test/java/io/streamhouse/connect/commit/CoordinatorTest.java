@@ -34,7 +34,7 @@ class CoordinatorTest {
   private final FakeChannel channel = new FakeChannel();
   private final RecordingFormat format = new RecordingFormat();
   private final Coordinator coordinator = new Coordinator("conn", Map.of("c", format), channel,
-      () -> Set.of(P0, P1), 1_000, 10_000, clock, FaultInjection.parse(""));
+      () -> Set.of(P0, P1), 1_000, 10_000, 2, clock, FaultInjection.parse(""));
 
   @Test
   void aRoundStartsAfterTheIntervalAndCommitsAsSoonAsEveryPartitionReported() {
@@ -113,6 +113,23 @@ class CoordinatorTest {
     channel.deliver(new ControlEvent.TaskDone("conn", second, 0, List.of(P0, P1)));
     coordinator.tick();
     assertThat(format.commits).containsExactly("failed " + first, "commit " + second + " [b0] full=true");
+  }
+
+  @Test
+  void everyTableWithBatchesIsCommittedAndReported() {
+    TableId other = new TableId("c", List.of("ns"), "u");
+    clock.advance(1_000);
+    coordinator.tick();
+    long commitId = startCommits().get(0).commitId();
+    channel.deliver(batch(commitId, 0, "b0", P0, 0, 10));
+    channel.deliver(new ControlEvent.BatchChunk("conn", commitId, 1, "b1", other, Map.of(P1, new OffsetRange(0, 4)),
+        0, 1, 1, 4, 100, 0, 1, new byte[] {9}));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1)));
+    coordinator.tick();
+    assertThat(format.commits).containsExactlyInAnyOrder("commit " + commitId + " [b0] full=true",
+        "commit " + commitId + " [b1] full=true");
+    assertThat(channel.sent).filteredOn(e -> e instanceof ControlEvent.TableCommitted)
+        .extracting(e -> ((ControlEvent.TableCommitted) e).table()).containsExactlyInAnyOrder(TABLE, other);
   }
 
   @Test
@@ -199,7 +216,7 @@ class CoordinatorTest {
 
   /** Applies every batch; records each commit; can fail once. */
   private static final class RecordingFormat implements TableFormat {
-    final List<String> commits = new ArrayList<>();
+    final List<String> commits = java.util.Collections.synchronizedList(new ArrayList<>());
     List<OfferedBatch> lastBatches = List.of();
     boolean failNext;
 

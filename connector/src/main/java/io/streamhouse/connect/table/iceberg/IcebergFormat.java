@@ -14,7 +14,6 @@ import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
 import java.io.Closeable;
 import java.io.IOException;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -40,7 +39,8 @@ public final class IcebergFormat implements TableFormat {
   private final String connector;
   private final int taskId;
   private final SnapshotKeys keys;
-  private final Map<TableId, Table> tables = new HashMap<>();
+  /** Loaded tables; the coordinator commits several tables at once, each from one thread. */
+  private final Map<TableId, Table> tables = new java.util.concurrent.ConcurrentHashMap<>();
 
   public IcebergFormat(CatalogSettings settings, String connector, int taskId) {
     this.catalog = IcebergCatalogLoader.load(settings);
