@@ -21,12 +21,11 @@ public final class KafkaDistribution {
 
   /** Resolves (once) and returns the distribution of {@code version}. */
   public static KafkaDistribution resolve(String version, Path cacheRoot, String mavenCmd) {
-    boolean log4j2 = Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 4;
     List<String> artifacts = new java.util.ArrayList<>(List.of(
         "org.apache.kafka:kafka_2.13:" + version,
         "org.apache.kafka:connect-runtime:" + version,
         "org.apache.kafka:connect-json:" + version));
-    artifacts.addAll(log4j2
+    artifacts.addAll(usesLog4j2(version)
         ? List.of("org.apache.logging.log4j:log4j-slf4j-impl:" + LOG4J2_VERSION,
             "org.apache.logging.log4j:log4j-core:" + LOG4J2_VERSION)
         : List.of("org.slf4j:slf4j-reload4j:1.7.36", "ch.qos.reload4j:reload4j:1.2.25"));
@@ -43,13 +42,13 @@ public final class KafkaDistribution {
     return libDir + "/*";
   }
 
-  /** Kafka 4 logs through log4j2; Kafka 3 through reload4j (log4j 1 API). */
   public boolean usesLog4j2() {
-    return majorVersion() >= 4;
+    return usesLog4j2(version);
   }
 
-  int majorVersion() {
-    return Integer.parseInt(version.substring(0, version.indexOf('.')));
+  /** Kafka 4 logs through log4j2; Kafka 3 through reload4j (log4j 1 API). */
+  private static boolean usesLog4j2(String version) {
+    return Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 4;
   }
 
 }

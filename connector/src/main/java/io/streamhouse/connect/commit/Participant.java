@@ -76,15 +76,12 @@ public final class Participant {
     return lock;
   }
 
-  /** What {@link #write} did with a record. */
-  public enum Written { WRITTEN, SKIPPED_ALREADY_IN_TABLE }
-
   /**
    * Writes {@code record} to {@code to.table()}, unless that table already has it.
    *
    * @throws RecordConversionException if the value does not fit the table
    */
-  public Written write(SinkRecord record, Destination to) throws RecordConversionException {
+  public void write(SinkRecord record, Destination to) throws RecordConversionException {
     TopicPartition tp = new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
     long offset = record.originalKafkaOffset();
     // Connect applies a requested seek before its next poll: a record delivered after a reset
@@ -94,7 +91,7 @@ public final class Participant {
     long[] range = table == null ? null : table.ranges.get(tp);
     OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
     if (position.isPresent() && offset < position.getAsLong()) {
-      return Written.SKIPPED_ALREADY_IN_TABLE;
+      return; // the table has it already (invariant 2)
     }
     if (position.isPresent() && offset > position.getAsLong()) {
       LOG.error("Connector {} task {}: table {} has {} up to offset {} but the next record is at {}: "
@@ -115,7 +112,6 @@ public final class Participant {
     if (record.timestamp() != null) {
       table.maxTimestamp = Math.max(table.maxTimestamp, record.timestamp());
     }
-    return Written.WRITTEN;
   }
 
   /** Where table {@code id} continues for {@code tp}: after our pending batches, or its watermark. */

@@ -214,8 +214,7 @@ public final class SinkBenchmark {
   }
 
   private Map<String, String> streamhouseConfig(LocalStack stack, int tasks) throws Exception {
-    Path warehouse = runDir.resolve("warehouse-streamhouse");
-    Files.createDirectories(warehouse);
+    Path warehouse = warehouse("streamhouse");
     Map<String, String> c = base(tasks);
     c.put("connector.class", "io.streamhouse.connect.StreamhouseSinkConnector");
     c.put("kafka.bootstrap.servers", stack.bootstrapServers());
@@ -231,8 +230,7 @@ public final class SinkBenchmark {
   }
 
   private Map<String, String> apacheConfig(LocalStack stack, int tasks) throws Exception {
-    Path warehouse = runDir.resolve("warehouse-apache");
-    Files.createDirectories(warehouse);
+    Path warehouse = warehouse("apache");
     Map<String, String> c = base(tasks);
     c.put("connector.class", "org.apache.iceberg.connect.IcebergSinkConnector");
     c.put("iceberg.catalog.type", "hadoop");
@@ -242,6 +240,11 @@ public final class SinkBenchmark {
     c.put("iceberg.control.commit.timeout-ms", "30000");
     c.put("iceberg.kafka.auto.offset.reset", "earliest");
     return c;
+  }
+
+  /** A fresh warehouse folder of one sink. */
+  private Path warehouse(String sink) throws java.io.IOException {
+    return Files.createDirectories(runDir.resolve("warehouse-" + sink));
   }
 
   private static Map<String, String> base(int tasks) {

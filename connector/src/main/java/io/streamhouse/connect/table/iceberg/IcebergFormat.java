@@ -79,11 +79,14 @@ public final class IcebergFormat implements TableFormat {
   @Override
   public Watermarks watermarks(TableId id) {
     try {
-      return latestOwnSnapshot(table(id)).map(s -> Watermarks.decode(s.summary().get(keys.watermarks())))
-          .orElse(Watermarks.EMPTY);
+      return watermarksOf(latestOwnSnapshot(table(id)));
     } catch (NoSuchTableException missing) {
       return Watermarks.EMPTY;
     }
+  }
+
+  private Watermarks watermarksOf(java.util.Optional<Snapshot> own) {
+    return own.map(s -> Watermarks.decode(s.summary().get(keys.watermarks()))).orElse(Watermarks.EMPTY);
   }
 
   private java.util.Optional<Snapshot> latestOwnSnapshot(Table table) {
@@ -103,8 +106,7 @@ public final class IcebergFormat implements TableFormat {
     for (int attempt = 1; ; attempt++) {
       Table table = table(id);
       java.util.Optional<Snapshot> own = latestOwnSnapshot(table);
-      Watermarks current = own.map(s -> Watermarks.decode(s.summary().get(keys.watermarks())))
-          .orElse(Watermarks.EMPTY);
+      Watermarks current = watermarksOf(own);
       BatchPlan plan = BatchPlan.of(current, offers);
       if (!plan.changesTable()) {
         return new CommitOutcome(plan.decisions(), current, OptionalLong.empty(), 0, 0);
