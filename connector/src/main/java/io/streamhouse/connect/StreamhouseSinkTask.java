@@ -124,6 +124,12 @@ public class StreamhouseSinkTask extends SinkTask {
     participant.lock().lock();
     try {
       participant.assigned(partitions);
+      if (participant.hasWriters()) {
+        // Cooperative rebalancing adds partitions to a running task. A Paimon writer must not be
+        // older than the watermarks of a partition it writes (its sequence numbers would rank a
+        // newer row below rows committed since): start the writers over.
+        rewind();
+      }
     } finally {
       participant.lock().unlock();
     }

@@ -89,6 +89,10 @@ public final class Quickstart {
         Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrapServers(), "WAREHOUSE", warehouse.toString()));
     runExample(stack, example, records, warehouse);
     OUT.println();
+    ConnectorExample cdc = ConnectorExample.load(root.resolve("config-examples/paimon-cdc.json"),
+        Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrapServers(), "WAREHOUSE", warehouse.toString()));
+    runCdcExample(stack, cdc, records, warehouse);
+    OUT.println();
     OUT.println(READY_LINE + " Press Ctrl-C to stop (or run ./quickstart.sh --down from another shell).");
     OUT.println("Logs: " + stack.worker().logFile() + " and " + stackDir.resolve("broker/broker.log"));
     OUT.flush();
@@ -140,6 +144,55 @@ public final class Quickstart {
     }
     OUT.printf("The sink tasks received %d records.%n",
         SinkProgress.reportedReceived(stack.worker().logFile(), example.name()));
+  }
+
+  /** Debezium changes of a customers table into a Paimon primary-key table, shown next to the source. */
+  private static void runCdcExample(LocalStack stack, ConnectorExample example, int changes, Path warehouse) {
+    String topic = example.config().get("topics").split(",")[0].trim();
+    stack.createTopic(topic, PARTITIONS, Map.of());
+    ConnectRestClient rest = stack.connect();
+    rest.putConfig(example.name(), example.config());
+    int tasks = Integer.parseInt(example.config().getOrDefault("tasks.max", "1"));
+    Wait.until("connector " + example.name() + " RUNNING", Duration.ofSeconds(60),
+        Duration.ofMillis(250), () -> rest.requireNotFailed(example.name()), () -> rest.isRunning(example.name(), tasks));
+    SampleCustomers source = new SampleCustomers(1, Math.max(1, changes / 5), 0.1);
+    try (JsonRecordProducer producer = stack.producer()) {
+      for (int i = 0; i < changes; i++) {
+        SampleCustomers.Change change = source.next();
+        String key = SampleCustomers.key(change.id());
+        String value = SampleCustomers.debeziumValue(change);
+        if (value != null) {
+          producer.sendRaw(topic, null, key, value);
+        }
+        if (change.isDelete() && value != null) {
+          producer.sendTombstone(topic, null, key);
+        }
+      }
+      producer.flush();
+    }
+    OUT.printf("Produced %d Debezium changes (inserts, updates, deletes) of %d customers to topic %s%n",
+        changes, Math.max(1, changes / 5), topic);
+    String table = example.config().get("route.customers.table");
+    long end;
+    try (Admin admin = stack.admin()) {
+      end = sum(SinkProgress.endOffsets(admin, topic));
+    }
+    try (PaimonTables tables = PaimonTables.filesystem(warehouse.resolve("paimon"))) {
+      Wait.until("every change in table " + table, Duration.ofSeconds(120), Duration.ofMillis(500),
+          () -> rest.requireNotFailed(example.name()),
+          () -> tables.exists(table) && tables.watermarks(table, example.name()).values().stream()
+              .mapToLong(Long::longValue).sum() >= end);
+      List<Map<String, Object>> rows = tables.rows(table);
+      OUT.printf("Paimon table %s (primary key id, deletion vectors) holds %d rows, the source table %d. "
+          + "A few of them:%n", table, rows.size(), source.state().size());
+      rows.stream().sorted(java.util.Comparator.comparing(r -> (Long) r.get("id"))).limit(3)
+          .forEach(r -> OUT.println("  " + new java.util.TreeMap<>(r)));
+      tables.latestOwnSnapshot(table, example.name()).ifPresent(s -> {
+        OUT.printf("Latest snapshot of the connector: %d (%s, identifier %d)%n", s.id(), s.commitKind(),
+            s.commitIdentifier());
+        s.properties().forEach((k, v) -> OUT.printf("  %s = %s%n", k, v));
+      });
+    }
   }
 
   private static String pluginVersion(ConnectRestClient rest) {

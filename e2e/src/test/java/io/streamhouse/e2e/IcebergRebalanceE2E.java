@@ -97,7 +97,7 @@ class IcebergRebalanceE2E {
     }
   }
 
-  private static long tasksOn(LocalStack stack, String connector, ConnectWorker worker) {
+  static long tasksOn(LocalStack stack, String connector, ConnectWorker worker) {
     String id = worker.restUrl().substring("http://".length());
     long n = 0;
     for (JsonNode task : stack.connect().status(connector).path("tasks")) {

@@ -33,6 +33,10 @@ class QuickstartE2E {
     assertThat(run.output()).noneSatisfy(l -> assertThat(l).startsWith("Building"));
     assertThat(run.output()).anySatisfy(l -> assertThat(l).startsWith("Iceberg table sales.orders (catalog: jdbc:sqlite:").endsWith("holds 1000 rows. A few of them:"));
     assertThat(run.output()).anySatisfy(l -> assertThat(l).startsWith("  streamhouse.quickstart-orders.watermarks = orders:0="));
+    assertThat(run.output()).anySatisfy(l -> assertThat(l).startsWith("Paimon table crm.customers (primary key id")
+        .matches(".* holds (\\d+) rows, the source table \\1\\. A few of them:"));
+    assertThat(run.output()).anySatisfy(l -> assertThat(l)
+        .startsWith("  streamhouse.quickstart-customers-cdc.watermarks = customers-cdc:"));
 
     signal("INT", run.process().pid()); // what Ctrl-C sends
     assertThat(run.process().waitFor(90, TimeUnit.SECONDS)).isTrue();

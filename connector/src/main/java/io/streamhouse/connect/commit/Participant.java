@@ -233,6 +233,11 @@ public final class Participant {
     rewinds.keySet().removeAll(partitions);
   }
 
+  /** True while some table has a writer (records written since the last reset). */
+  public boolean hasWriters() {
+    return !open.isEmpty();
+  }
+
   public Set<TopicPartition> assignedPartitions() {
     return Set.copyOf(assigned);
   }

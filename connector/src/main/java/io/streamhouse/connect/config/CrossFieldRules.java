@@ -85,13 +85,37 @@ final class CrossFieldRules {
       TableNames.checkTemplate(table).ifPresent(m -> error.accept(p + RouteConfigDef.TABLE,
           "route " + name + ": " + m));
     }
+    String format = formatOf(blank(catalog) ? (catalogs.size() == 1 ? catalogs.get(0) : null) : catalog.trim(), props);
     for (String term : PartitionTerm.split(props.get(p + RouteConfigDef.PARTITION_BY))) {
       try {
-        PartitionTerm.parse(term);
+        PartitionTerm parsed = PartitionTerm.parse(term);
+        if (format.equals("paimon") && parsed.transform() != PartitionTerm.Transform.IDENTITY) {
+          error.accept(p + RouteConfigDef.PARTITION_BY, "route " + name + ": Paimon tables are "
+              + "partitioned by plain columns; '" + term + "' is a transform");
+        }
       } catch (IllegalArgumentException e) {
         error.accept(p + RouteConfigDef.PARTITION_BY, "route " + name + ": " + e.getMessage());
       }
     }
+    if (format.equals("iceberg")) {
+      if ("debezium".equals(props.get(p + RouteConfigDef.INPUT))) {
+        error.accept(p + RouteConfigDef.INPUT, "route " + name + ": input=debezium needs a Paimon "
+            + "catalog (format=paimon); Iceberg tables here are append-only");
+      }
+      if (!SinkConfigDef.names(props.get(p + RouteConfigDef.PRIMARY_KEY)).isEmpty()) {
+        error.accept(p + RouteConfigDef.PRIMARY_KEY, "route " + name + ": primary keys need a Paimon "
+            + "catalog (format=paimon); Iceberg tables here are append-only");
+      }
+    }
+  }
+
+  /** The table format of {@code catalog}; iceberg when unknown (its own checks report that). */
+  private static String formatOf(String catalog, Map<String, String> props) {
+    if (catalog == null) {
+      return "iceberg";
+    }
+    String format = props.get(CatalogConfigDef.PREFIX + catalog + "." + CatalogConfigDef.FORMAT);
+    return blank(format) ? "iceberg" : format.trim();
   }
 
   private static void checkEveryTopicHasARoute(List<String> routes, Map<String, String> props,

@@ -25,6 +25,9 @@ public final class RouteConfigDef {
   public static final String PARTITION_BY = "partition-by";
   public static final String FILE_FORMAT = "file-format";
   public static final String TARGET_FILE_SIZE_BYTES = "target-file-size-bytes";
+  public static final String PRIMARY_KEY = "primary-key";
+  public static final String INPUT = "input";
+  public static final String BUCKETS = "buckets";
   public static final String TABLE_PROPERTY_PREFIX = "table-property.";
 
   private RouteConfigDef() {}
@@ -70,6 +73,18 @@ public final class RouteConfigDef {
             "File format")
         .define(p + TARGET_FILE_SIZE_BYTES, Type.LONG, 128L * 1024 * 1024, ConfigDef.Range.atLeast(1024L),
             Importance.LOW, "A data file is closed and a new one started past this size.",
-            group, ++order, Width.SHORT, "Target file size");
+            group, ++order, Width.SHORT, "Target file size")
+        .define(p + PRIMARY_KEY, Type.LIST, List.of(), Importance.MEDIUM,
+            "Paimon: primary key columns of created tables. Empty: the field names of the Kafka "
+                + "key's struct schema; a route whose records have neither creates an append table.",
+            group, ++order, Width.MEDIUM, "Primary key")
+        .define(p + INPUT, Type.STRING, "upsert", EnumValidator.of("upsert", "debezium"), Importance.MEDIUM,
+            "Paimon: how a record value becomes a change. upsert: the value is the row and a "
+                + "tombstone (null value) deletes the row of its key. debezium: a Debezium envelope "
+                + "(op c/r/u/d, before, after) or a flattened record with __op / __deleted fields.",
+            group, ++order, Width.SHORT, "Input")
+        .define(p + BUCKETS, Type.INT, 4, ConfigDef.Range.between(1, 4096), Importance.LOW,
+            "Paimon: fixed bucket count of created primary-key tables (it cannot change later "
+                + "without rewriting the table).", group, ++order, Width.SHORT, "Buckets");
   }
 }

@@ -20,7 +20,10 @@ public record RouteSettings(
     List<String> partitionBy,
     String fileFormat,
     long targetFileSizeBytes,
-    Map<String, String> tableProperties) {
+    Map<String, String> tableProperties,
+    List<String> primaryKey,
+    String input,
+    int buckets) {
 
   /** True if this route takes records of {@code topic}. */
   public boolean takes(String topic) {
@@ -36,6 +39,8 @@ public record RouteSettings(
     }
     @SuppressWarnings("unchecked")
     List<String> topics = (List<String>) v.get(p + RouteConfigDef.TOPICS);
+    @SuppressWarnings("unchecked")
+    List<String> primaryKey = (List<String>) v.get(p + RouteConfigDef.PRIMARY_KEY);
     List<String> partitionBy = PartitionTerm.split((String) v.get(p + RouteConfigDef.PARTITION_BY));
     Map<String, String> tableProperties = Map.copyOf(config.originalsStrings().entrySet().stream()
         .filter(e -> e.getKey().startsWith(p + RouteConfigDef.TABLE_PROPERTY_PREFIX))
@@ -54,6 +59,9 @@ public record RouteSettings(
         List.copyOf(partitionBy),
         (String) v.get(p + RouteConfigDef.FILE_FORMAT),
         (Long) v.get(p + RouteConfigDef.TARGET_FILE_SIZE_BYTES),
-        tableProperties);
+        tableProperties,
+        List.copyOf(primaryKey),
+        (String) v.get(p + RouteConfigDef.INPUT),
+        (Integer) v.get(p + RouteConfigDef.BUCKETS));
   }
 }

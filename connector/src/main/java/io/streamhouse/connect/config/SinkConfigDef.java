@@ -39,6 +39,18 @@ public final class SinkConfigDef {
           + "recently written file is closed, so memory stays bounded however many partitions a table has.";
   static final int MAX_OPEN_FILES_DEFAULT = 32;
 
+  public static final String PAIMON_WRITE_BUFFER_BYTES_CONFIG = "paimon.write-buffer-bytes";
+  static final String PAIMON_WRITE_BUFFER_BYTES_DOC =
+      "Heap memory that all Paimon writers of a task share (one pool per task and catalog). When it "
+          + "is full the writer holding the most memory sorts and spills its buffer, so many tables in "
+          + "one task do not exhaust the heap.";
+  static final long PAIMON_WRITE_BUFFER_BYTES_DEFAULT = 128L * 1024 * 1024;
+
+  public static final String PAIMON_SPILL_DIR_CONFIG = "paimon.spill-dir";
+  static final String PAIMON_SPILL_DIR_DOC =
+      "Local directory where Paimon writers spill sorted buffers and lookup files; empty means the "
+          + "JVM's java.io.tmpdir. Each task uses its own sub-directory.";
+
   public static final String COMMIT_INTERVAL_MS_CONFIG = "commit.interval.ms";
   static final String COMMIT_INTERVAL_MS_DOC =
       "How often the coordinator (in task 0) starts a commit round. Each round commits one snapshot "
@@ -105,6 +117,11 @@ public final class SinkConfigDef {
             Importance.HIGH, ROUTES_DOC, TABLES_GROUP, ++order, Width.LONG, "Routes")
         .define(MAX_OPEN_FILES_CONFIG, Type.INT, MAX_OPEN_FILES_DEFAULT, Range.atLeast(1),
             Importance.LOW, MAX_OPEN_FILES_DOC, TABLES_GROUP, ++order, Width.SHORT, "Max open files")
+        .define(PAIMON_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, PAIMON_WRITE_BUFFER_BYTES_DEFAULT,
+            Range.atLeast(8L * 1024 * 1024), Importance.LOW, PAIMON_WRITE_BUFFER_BYTES_DOC, TABLES_GROUP,
+            ++order, Width.SHORT, "Paimon write buffer (bytes)")
+        .define(PAIMON_SPILL_DIR_CONFIG, Type.STRING, "", Importance.LOW, PAIMON_SPILL_DIR_DOC,
+            TABLES_GROUP, ++order, Width.LONG, "Paimon spill directory")
         .define(KAFKA_BOOTSTRAP_SERVERS_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE,
             new ConfigDef.NonEmptyString(), Importance.HIGH, KAFKA_BOOTSTRAP_SERVERS_DOC,
             KAFKA_GROUP, 1, Width.LONG, "Bootstrap servers")

@@ -46,6 +46,17 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
     return getInt(SinkConfigDef.MAX_OPEN_FILES_CONFIG);
   }
 
+  public long paimonWriteBufferBytes() {
+    return getLong(SinkConfigDef.PAIMON_WRITE_BUFFER_BYTES_CONFIG);
+  }
+
+  /** Where Paimon writers of task {@code taskId} spill. */
+  public java.nio.file.Path paimonSpillDir() {
+    String dir = getString(SinkConfigDef.PAIMON_SPILL_DIR_CONFIG);
+    java.nio.file.Path base = java.nio.file.Path.of(dir.isBlank() ? System.getProperty("java.io.tmpdir") : dir);
+    return base.resolve("streamhouse-" + connectorName() + "-" + taskId());
+  }
+
   public long commitIntervalMs() {
     return getLong(SinkConfigDef.COMMIT_INTERVAL_MS_CONFIG);
   }

@@ -15,8 +15,11 @@ public interface TableFormat extends AutoCloseable {
    * and the route allows it.
    *
    * @throws TableNotFoundException if the table is missing and auto-create is off
+   * @throws RecordConversionException if {@code sample} cannot define a missing table (the caller
+   *     reports it like any record that does not fit)
    */
-  TableWriter openWriter(TableId table, RouteSettings route, SinkRecord sample, FileBudget budget);
+  TableWriter openWriter(TableId table, RouteSettings route, SinkRecord sample, FileBudget budget)
+      throws RecordConversionException;
 
   /** The watermarks in the table's latest snapshot written by this connector. */
   Watermarks watermarks(TableId table);

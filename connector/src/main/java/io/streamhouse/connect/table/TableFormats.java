@@ -3,6 +3,7 @@ package io.streamhouse.connect.table;
 import io.streamhouse.connect.config.CatalogSettings;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.table.iceberg.IcebergFormat;
+import io.streamhouse.connect.table.paimon.PaimonFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -15,11 +16,12 @@ public final class TableFormats {
     Map<String, TableFormat> formats = new LinkedHashMap<>();
     try {
       for (CatalogSettings catalog : config.catalogs()) {
-        if (!catalog.format().equals("iceberg")) {
-          throw new IllegalArgumentException(catalog + ": the " + catalog.format()
-              + " format is not available in this version");
-        }
-        formats.put(catalog.name(), new IcebergFormat(catalog, config.connectorName(), taskId));
+        formats.put(catalog.name(), switch (catalog.format()) {
+          case "iceberg" -> new IcebergFormat(catalog, config.connectorName(), taskId);
+          case "paimon" -> new PaimonFormat(catalog, config.connectorName(), config.paimonWriteBufferBytes(),
+              config.paimonSpillDir());
+          default -> throw new IllegalArgumentException(catalog + ": unknown table format " + catalog.format());
+        });
       }
       return formats;
     } catch (RuntimeException e) {

@@ -8,6 +8,7 @@ import io.streamhouse.connect.table.CommitOutcome;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.OfferedBatch;
 import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.table.SnapshotKeys;
 import io.streamhouse.connect.table.TableFormat;
 import io.streamhouse.connect.table.TableId;
 import io.streamhouse.connect.table.TableNotFoundException;

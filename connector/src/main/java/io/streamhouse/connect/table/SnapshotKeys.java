@@ -1,17 +1,17 @@
-package io.streamhouse.connect.table.iceberg;
+package io.streamhouse.connect.table;
 
 /**
- * Snapshot summary keys the connector writes, namespaced by connector name so that several
+ * Snapshot keys the connector writes (Iceberg snapshot summary, Paimon snapshot properties), namespaced by connector name so that several
  * connectors can feed one table. Documented in the README.
  */
-final class SnapshotKeys {
-  static final String PREFIX = "streamhouse.";
+public final class SnapshotKeys {
+  public static final String PREFIX = "streamhouse.";
 
   private final String watermarks;
   private final String commitId;
   private final String validThrough;
 
-  SnapshotKeys(String connector) {
+  public SnapshotKeys(String connector) {
     String base = PREFIX + connector + ".";
     this.watermarks = base + "watermarks";
     this.commitId = base + "commit-id";
@@ -19,12 +19,12 @@ final class SnapshotKeys {
   }
 
   /** {@code streamhouse.<connector>.watermarks}: {@code topic:partition=next-offset,...}. */
-  String watermarks() {
+  public String watermarks() {
     return watermarks;
   }
 
   /** {@code streamhouse.<connector>.commit-id}: the coordinator's commit id (a long). */
-  String commitId() {
+  public String commitId() {
     return commitId;
   }
 
@@ -32,7 +32,7 @@ final class SnapshotKeys {
    * {@code streamhouse.<connector>.valid-through-ms}: on a full commit round, every record with a
    * timestamp at or before this (epoch ms) of every partition that fed the commit is in the table.
    */
-  String validThrough() {
+  public String validThrough() {
     return validThrough;
   }
 }

@@ -1,0 +1,133 @@
+package io.streamhouse.connect.table.paimon;
+
+import io.streamhouse.connect.table.RecordConversionException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.paimon.types.RowKind;
+
+/**
+ * What a record means for a primary-key table, by the route's {@code input}:
+ * <ul>
+ *   <li>{@code upsert}: the value is the row (insert or replace); a tombstone deletes by key.</li>
+ *   <li>{@code debezium}: an envelope ({@code op} c/r → insert, u → update, d → delete of
+ *       {@code before}), or a flattened row whose {@code __deleted} / {@code __op} fields say the
+ *       same; a tombstone (Debezium's compaction marker after a delete) deletes by key.</li>
+ * </ul>
+ * A delete that has only the Kafka key is "key only": its other columns are null.
+ */
+final class ChangeDecoder {
+  static final String OP_FIELD = "__op";
+  static final String DELETED_FIELD = "__deleted";
+  /** Fields of a flattened Debezium row that are markers, not columns. */
+  static final Set<String> MARKERS = Set.of(OP_FIELD, DELETED_FIELD);
+
+  /** One change: its kind, the row (a struct or a map) and whether it carries only the key. */
+  record Change(RowKind kind, Object row, boolean keyOnly) {}
+
+  private final boolean debezium;
+  private final List<String> primaryKey;
+
+  ChangeDecoder(String input, List<String> primaryKey) {
+    this.debezium = input.equals("debezium");
+    this.primaryKey = primaryKey;
+  }
+
+  Change decode(SinkRecord record) throws RecordConversionException {
+    Object value = record.value();
+    if (value == null) {
+      return new Change(RowKind.DELETE, keyRow(record), true);
+    }
+    if (!debezium) {
+      return new Change(RowKind.INSERT, value, false);
+    }
+    if (isEnvelope(value)) {
+      String op = string(field(value, "op"));
+      if (op == null) {
+        throw new RecordConversionException("op", "the Debezium envelope has no op");
+      }
+      return switch (op) {
+        case "c", "r" -> new Change(RowKind.INSERT, image(value, "after", op), false);
+        case "u" -> new Change(RowKind.UPDATE_AFTER, image(value, "after", op), false);
+        case "d" -> {
+          Object before = field(value, "before");
+          yield before != null ? new Change(RowKind.DELETE, before, false)
+              : new Change(RowKind.DELETE, keyRow(record), true);
+        }
+        default -> throw new RecordConversionException("op", "unknown Debezium op '" + op
+            + "' (expected c, r, u or d)");
+      };
+    }
+    Object deleted = field(value, DELETED_FIELD);
+    String op = string(field(value, OP_FIELD));
+    if (Boolean.TRUE.equals(deleted) || "true".equalsIgnoreCase(string(deleted)) || "d".equals(op)) {
+      return new Change(RowKind.DELETE, value, false);
+    }
+    if (op == null || op.equals("c") || op.equals("r")) {
+      return new Change(RowKind.INSERT, value, false);
+    }
+    if (op.equals("u")) {
+      return new Change(RowKind.UPDATE_AFTER, value, false);
+    }
+    throw new RecordConversionException(OP_FIELD, "unknown Debezium op '" + op + "' (expected c, r, u or d)");
+  }
+
+  /** True for a Debezium envelope: a struct or map with {@code op} and {@code after} or {@code before}. */
+  static boolean isEnvelope(Object value) {
+    if (value instanceof Struct s) {
+      Schema schema = s.schema();
+      return schema.field("op") != null && (schema.field("after") != null || schema.field("before") != null);
+    }
+    return value instanceof Map<?, ?> m && m.containsKey("op") && (m.containsKey("after") || m.containsKey("before"));
+  }
+
+  /** The row schema and a sample row of a Debezium envelope, for creating a table. */
+  static Optional<Object> envelopeImage(Object value) {
+    Object after = field(value, "after");
+    return Optional.ofNullable(after != null ? after : field(value, "before"));
+  }
+
+  private static Object image(Object envelope, String name, String op) throws RecordConversionException {
+    Object image = field(envelope, name);
+    if (image == null) {
+      throw new RecordConversionException(name, "a Debezium '" + op + "' event without '" + name + "'");
+    }
+    return image;
+  }
+
+  /** The primary key from the Kafka key: a struct or map by field name, or a primitive for a one-column key. */
+  private Object keyRow(SinkRecord record) throws RecordConversionException {
+    Object key = record.key();
+    if (key == null) {
+      throw new RecordConversionException("<key>", "a delete (tombstone) without a Kafka key cannot name "
+          + "the row to delete");
+    }
+    if (key instanceof Struct || key instanceof Map) {
+      return key;
+    }
+    if (primaryKey.size() == 1) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put(primaryKey.get(0), key);
+      return row;
+    }
+    throw new RecordConversionException("<key>", "the Kafka key is a " + key.getClass().getSimpleName()
+        + " but the primary key has " + primaryKey.size() + " columns " + primaryKey
+        + ": a delete needs a struct or JSON object key");
+  }
+
+  static Object field(Object value, String name) {
+    if (value instanceof Struct s) {
+      return s.schema().field(name) == null ? null : s.get(name);
+    }
+    return value instanceof Map<?, ?> m ? m.get(name) : null;
+  }
+
+  private static String string(Object v) {
+    return v == null ? null : v.toString();
+  }
+}

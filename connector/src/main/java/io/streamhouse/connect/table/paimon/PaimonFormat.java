@@ -1,0 +1,277 @@
+package io.streamhouse.connect.table.paimon;
+
+import io.streamhouse.connect.commit.BatchPlan;
+import io.streamhouse.connect.commit.Watermarks;
+import io.streamhouse.connect.config.CatalogSettings;
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.table.CommitOutcome;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.OfferedBatch;
+import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.table.SnapshotKeys;
+import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.table.TableNotFoundException;
+import io.streamhouse.connect.table.TableWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.disk.IOManager;
+import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.manifest.ManifestCommittable;
+import org.apache.paimon.memory.HeapMemorySegmentPool;
+import org.apache.paimon.memory.MemoryPoolFactory;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessage;
+import org.apache.paimon.table.sink.CommitMessageImpl;
+import org.apache.paimon.table.sink.TableCommitImpl;
+import org.apache.paimon.utils.SnapshotManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Paimon tables of one catalog: writers (tasks) and the atomic, watermark-checked commit plus
+ * compaction (coordinator). Everything is written and committed under one stable commit user per
+ * connector, {@code streamhouse-<connector>}; its latest snapshot in a table carries the
+ * connector's watermarks in the snapshot properties.
+ */
+public final class PaimonFormat implements TableFormat {
+  private static final Logger LOG = LoggerFactory.getLogger(PaimonFormat.class);
+  private static final int MAX_PLAN_ATTEMPTS = 10;
+  private static final int PAGE_SIZE = 64 * 1024;
+
+  private final Catalog catalog;
+  private final String connector;
+  private final String commitUser;
+  private final SnapshotKeys keys;
+  private final long writeBufferBytes;
+  private final Path spillDir;
+  private final PaimonCompactor compactor;
+  private IOManager ioManager;
+  private MemoryPoolFactory memory;
+
+  public PaimonFormat(CatalogSettings settings, String connector, long writeBufferBytes, Path spillDir) {
+    this.catalog = PaimonCatalogLoader.load(settings);
+    this.connector = connector;
+    this.commitUser = commitUser(connector);
+    this.keys = new SnapshotKeys(connector);
+    this.writeBufferBytes = writeBufferBytes;
+    this.spillDir = spillDir;
+    this.compactor = new PaimonCompactor(connector, commitUser, this::ioManager);
+  }
+
+  /** The commit user of a connector's writes and commits in every table. */
+  public static String commitUser(String connector) {
+    return "streamhouse-" + connector;
+  }
+
+  @Override
+  public TableWriter openWriter(TableId id, RouteSettings route, SinkRecord sample, FileBudget budget)
+      throws RecordConversionException {
+    Identifier identifier = identifier(id);
+    if (!exists(identifier)) {
+      if (!route.autoCreate()) {
+        throw new TableNotFoundException("Table " + id.qualifiedName() + " does not exist in catalog "
+            + id.catalog() + " and route " + route.name() + " has auto-create off (set route."
+            + route.name() + ".auto-create=true or create the table)");
+      }
+      PaimonTableCreator.create(catalog, identifier, route, sample);
+    }
+    return new PaimonTableWriter(table(id), commitUser, route, ioManager(), memory());
+  }
+
+  private boolean exists(Identifier identifier) {
+    try {
+      catalog.getTable(identifier);
+      return true;
+    } catch (Catalog.TableNotExistException e) {
+      return false;
+    }
+  }
+
+  FileStoreTable table(TableId id) {
+    try {
+      return (FileStoreTable) catalog.getTable(identifier(id));
+    } catch (Catalog.TableNotExistException e) {
+      throw new TableNotFoundException("Paimon table " + id + " does not exist");
+    }
+  }
+
+  @Override
+  public Watermarks watermarks(TableId id) {
+    Identifier identifier = identifier(id);
+    if (!exists(identifier)) {
+      return Watermarks.EMPTY;
+    }
+    return watermarksOf(table(id).snapshotManager().latestSnapshotOfUser(commitUser));
+  }
+
+  private Watermarks watermarksOf(Optional<Snapshot> own) {
+    return own.map(Snapshot::properties).map(p -> p.get(keys.watermarks()))
+        .map(Watermarks::decode).orElse(Watermarks.EMPTY);
+  }
+
+  /**
+   * Invariant 1 for Paimon, which has no commit hook: plan against the latest snapshot of the
+   * connector's commit user, commit only if no snapshot appeared since the planning read, with
+   * Paimon's own retry off (a snapshot-id race fails the commit and we plan again). A committer
+   * that slipped in between Paimon's read and ours is detected afterwards and reported as an error.
+   */
+  @Override
+  public CommitOutcome commit(TableId id, long commitId, List<OfferedBatch> batches, boolean fullRound) {
+    List<BatchPlan.Offer> offers = batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
+    for (int attempt = 1; ; attempt++) {
+      if (attempt > MAX_PLAN_ATTEMPTS) {
+        throw new IllegalStateException("Connector " + connector + ": Paimon table " + id + " changed under "
+            + MAX_PLAN_ATTEMPTS + " commit attempts in a row; the batches stay offered for the next round");
+      }
+      FileStoreTable table = table(id);
+      SnapshotManager snapshots = table.snapshotManager();
+      Long base = snapshots.latestSnapshotId();
+      Optional<Snapshot> own = snapshots.latestSnapshotOfUser(commitUser);
+      Watermarks current = watermarksOf(own);
+      BatchPlan plan = BatchPlan.of(current, offers);
+      if (!plan.changesTable()) {
+        return new CommitOutcome(plan.decisions(), current, OptionalLong.empty(), 0, 0);
+      }
+      long identifier = Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1);
+      ManifestCommittable committable = new ManifestCommittable(identifier);
+      List<CommitMessage> applied = new ArrayList<>();
+      long records = 0;
+      int files = 0;
+      long validThrough = Long.MAX_VALUE;
+      for (OfferedBatch batch : batches) {
+        if (plan.decision(batch.batchId()) == BatchPlan.Decision.APPLY) {
+          for (CommitMessage message : CommitMessagesCodec.decode(batch.files().payloadVersion(), batch.files().payload())) {
+            committable.addFileCommittable(message);
+            applied.add(message);
+            for (DataFileMeta file : ((CommitMessageImpl) message).newFilesIncrement().newFiles()) {
+              records += file.rowCount();
+              files++;
+            }
+          }
+          validThrough = Math.min(validThrough, batch.maxRecordTimestamp());
+        }
+      }
+      Map<String, String> properties = new HashMap<>();
+      properties.put(keys.watermarks(), plan.after().encode());
+      properties.put(keys.commitId(), Long.toString(commitId));
+      if (fullRound && validThrough != Long.MAX_VALUE && validThrough >= 0) {
+        properties.put(keys.validThrough(), Long.toString(validThrough));
+      }
+      properties.forEach(committable::addProperty);
+      if (!Objects.equals(snapshots.latestSnapshotId(), base)) {
+        continue; // someone committed while we planned: plan again
+      }
+      try {
+        commitOnce(table, committable);
+      } catch (RuntimeException conflict) {
+        LOG.warn("Connector {}: commit {} to Paimon table {} met a concurrent commit; planning again ({})",
+            connector, identifier, id, conflict.toString());
+        continue;
+      }
+      long snapshotId = reportConcurrentCommitters(id, snapshots, base, identifier);
+      LOG.info("Connector {} committed {} files ({} records) to {} in snapshot {} (identifier {}): {}",
+          connector, files, records, id, snapshotId, identifier, plan.decisions());
+      compactor.afterCommit(id, table(id), applied, identifier + 1, properties);
+      return new CommitOutcome(plan.decisions(), plan.after(), OptionalLong.of(snapshotId), records, files);
+    }
+  }
+
+  private void commitOnce(FileStoreTable table, ManifestCommittable committable) {
+    TableCommitImpl commit = table.copy(Map.of("commit.max-retries", "0")).newCommit(commitUser);
+    try (commit) {
+      commit.commit(committable);
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Exception closing) {
+      LOG.warn("Connector {}: closing a Paimon commit of {} failed: {}", connector, table.fullName(),
+          closing.toString());
+    }
+  }
+
+  /** Our snapshot's id; an error if another snapshot of our commit user landed after {@code base}. */
+  private long reportConcurrentCommitters(TableId id, SnapshotManager snapshots, Long base, long identifier) {
+    long first = base == null ? Snapshot.FIRST_SNAPSHOT_ID : base + 1;
+    Long latest = snapshots.latestSnapshotId();
+    long ours = -1;
+    for (long s = first; latest != null && s <= latest; s++) {
+      Snapshot snapshot = snapshots.snapshot(s);
+      if (!snapshot.commitUser().equals(commitUser)) {
+        continue;
+      }
+      if (snapshot.commitIdentifier() == identifier && ours < 0) {
+        ours = s;
+      } else if (ours < 0) {
+        LOG.error("Connector {}: another committer of this connector wrote snapshot {} (identifier {}) of "
+            + "Paimon table {} while commit {} was being applied: two coordinators ran at once, and "
+            + "the batches both applied may be in the table twice", connector, s,
+            snapshot.commitIdentifier(), id, identifier);
+      }
+    }
+    return ours;
+  }
+
+  @Override
+  public void discard(TableId id, List<PreparedFiles> prepared) {
+    List<CommitMessage> messages = new ArrayList<>();
+    prepared.forEach(p -> messages.addAll(CommitMessagesCodec.decode(p.payloadVersion(), p.payload())));
+    try (TableCommitImpl commit = table(id).newCommit(commitUser)) {
+      commit.abort(messages);
+    } catch (Exception e) {
+      LOG.warn("Could not delete uncommitted files of Paimon table {}: {}", id, e.toString());
+    }
+  }
+
+  static Identifier identifier(TableId id) {
+    if (id.namespace().size() != 1) {
+      throw new IllegalArgumentException("Paimon table " + id + " needs exactly one namespace level "
+          + "(the database), got " + id.namespace());
+    }
+    return Identifier.create(id.namespace().get(0), id.name());
+  }
+
+  private synchronized IOManager ioManager() {
+    if (ioManager == null) {
+      try {
+        Files.createDirectories(spillDir);
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot create the Paimon spill directory " + spillDir, e);
+      }
+      ioManager = IOManager.create(spillDir.toString());
+    }
+    return ioManager;
+  }
+
+  private synchronized MemoryPoolFactory memory() {
+    if (memory == null) {
+      memory = new MemoryPoolFactory(new HeapMemorySegmentPool(writeBufferBytes, PAGE_SIZE));
+    }
+    return memory;
+  }
+
+  @Override
+  public synchronized void close() {
+    try {
+      if (ioManager != null) {
+        ioManager.close();
+      }
+      catalog.close();
+    } catch (Exception e) {
+      LOG.warn("Could not close Paimon catalog of connector {}: {}", connector, e.toString());
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package io.streamhouse.connect.table.paimon;
+
+import io.streamhouse.connect.config.PartitionTerm;
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.table.RecordConversionException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.paimon.catalog.Catalog;
+import org.apache.paimon.catalog.Identifier;
+import org.apache.paimon.types.DataField;
+import org.apache.paimon.types.RowType;
+
+/**
+ * Creates a missing Paimon table from a route and the first record: columns from the row schema
+ * (the Debezium {@code after} image for debezium input), primary key from the route or the Kafka
+ * key's fields (none: an append table), identity partition keys, a fixed bucket count, and safe
+ * defaults that the route's table properties may override.
+ */
+final class PaimonTableCreator {
+  /** Defaults that keep a table healthy under this connector; see the README's Paimon section. */
+  static final Map<String, String> SAFE_DEFAULTS = Map.of(
+      // An ALTER that casts STRING->INT (accepted by default) makes the table unreadable.
+      "disable-explicit-type-casting", "true",
+      // A commit message applied twice would corrupt a bucket's level structure.
+      "commit.discard-duplicate-files", "true",
+      // The latest snapshot of the connector's commit user holds its watermarks: keep a day of
+      // snapshots so that other committers (a compaction job) cannot expire it during an outage.
+      "snapshot.time-retained", "24 h");
+
+  private PaimonTableCreator() {}
+
+  static void create(Catalog catalog, Identifier id, RouteSettings route, SinkRecord sample)
+      throws RecordConversionException {
+    RowSample row = rowSample(route, sample);
+    RowType rowType;
+    try {
+      rowType = PaimonTypes.rowType(row.schema(), row.value(), ChangeDecoder.MARKERS);
+    } catch (IllegalArgumentException e) {
+      throw new RecordConversionException("<value>", "cannot create table " + id.getFullName()
+          + " from this record: " + e.getMessage(), e);
+    }
+    List<String> primaryKey = primaryKey(route, sample);
+    if (primaryKey.isEmpty() && route.input().equals("debezium")) {
+      throw new RecordConversionException("<key>", "cannot create table " + id.getFullName()
+          + ": debezium input needs a primary key; set route." + route.name()
+          + ".primary-key or give the records a struct key");
+    }
+    org.apache.paimon.schema.Schema.Builder schema = org.apache.paimon.schema.Schema.newBuilder();
+    for (DataField f : rowType.getFields()) {
+      schema.column(f.name(), f.type());
+    }
+    List<String> partitionKeys = route.partitionBy().stream().map(t -> PartitionTerm.parse(t).column()).toList();
+    for (String column : concat(primaryKey, partitionKeys)) {
+      if (!rowType.containsField(column)) {
+        throw new RecordConversionException(column, "cannot create table " + id.getFullName() + ": key "
+            + "or partition column '" + column + "' is not a field of the record (fields: "
+            + rowType.getFieldNames() + ")");
+      }
+    }
+    schema.primaryKey(primaryKey).partitionKeys(partitionKeys);
+    Map<String, String> options = new LinkedHashMap<>(SAFE_DEFAULTS);
+    if (!primaryKey.isEmpty()) {
+      options.put("bucket", Integer.toString(route.buckets()));
+    }
+    options.put("file.format", route.fileFormat());
+    options.put("target-file-size", route.targetFileSizeBytes() + " b");
+    options.putAll(route.tableProperties());
+    schema.options(options);
+    try {
+      catalog.createDatabase(id.getDatabaseName(), true);
+      catalog.createTable(id, schema.build(), true);
+    } catch (Catalog.DatabaseNotExistException | Catalog.TableAlreadyExistException
+        | Catalog.DatabaseAlreadyExistException | RuntimeException e) {
+      // Another task may create the same table at the same moment (a filesystem catalog then
+      // reports that the schema file exists): fine if the table is there now.
+      if (!exists(catalog, id)) {
+        throw new IllegalStateException("Cannot create Paimon table " + id.getFullName() + ": " + e.getMessage(), e);
+      }
+    }
+  }
+
+  private static boolean exists(Catalog catalog, Identifier id) {
+    try {
+      catalog.getTable(id);
+      return true;
+    } catch (Catalog.TableNotExistException e) {
+      return false;
+    }
+  }
+
+  private record RowSample(Schema schema, Object value) {}
+
+  private static RowSample rowSample(RouteSettings route, SinkRecord sample) throws RecordConversionException {
+    Object value = sample.value();
+    if (value == null) {
+      throw new RecordConversionException("<value>", "a tombstone cannot define the columns of a new table");
+    }
+    if (route.input().equals("debezium") && ChangeDecoder.isEnvelope(value)) {
+      Object image = ChangeDecoder.envelopeImage(value).orElseThrow(() -> new RecordConversionException(
+          "after", "a Debezium envelope without before and after cannot define the columns of a new table"));
+      if (value instanceof Struct envelope) {
+        String side = envelope.get("after") != null ? "after" : "before";
+        return new RowSample(envelope.schema().field(side).schema(), image);
+      }
+      return new RowSample(null, image);
+    }
+    return new RowSample(sample.valueSchema(), value);
+  }
+
+  private static List<String> primaryKey(RouteSettings route, SinkRecord sample) {
+    if (!route.primaryKey().isEmpty()) {
+      return route.primaryKey();
+    }
+    Schema keySchema = sample.keySchema();
+    if (keySchema != null && keySchema.type() == Schema.Type.STRUCT) {
+      return keySchema.fields().stream().map(org.apache.kafka.connect.data.Field::name).toList();
+    }
+    if (keySchema == null && sample.key() instanceof Map<?, ?> map) {
+      return map.keySet().stream().map(String::valueOf).toList();
+    }
+    return List.of();
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+}

@@ -1,0 +1,248 @@
+package io.streamhouse.connect.table.paimon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.streamhouse.connect.commit.BatchPlan;
+import io.streamhouse.connect.commit.OffsetRange;
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.config.StreamhouseSinkConfig;
+import io.streamhouse.connect.table.CommitOutcome;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.OfferedBatch;
+import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.table.TableWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.paimon.CoreOptions;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.data.InternalRow;
+import org.apache.paimon.reader.RecordReader;
+import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.source.ReadBuilder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The Paimon format against a filesystem catalog on local disk: write, commit, compact, read back. */
+class PaimonFormatTest {
+  static final Schema KEY = SchemaBuilder.struct().name("Key").field("id", Schema.INT64_SCHEMA).build();
+  static final Schema ROW = SchemaBuilder.struct().name("Row")
+      .field("id", Schema.INT64_SCHEMA)
+      .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+      .field("seq", Schema.OPTIONAL_INT64_SCHEMA)
+      .build();
+  static final Schema ENVELOPE = SchemaBuilder.struct().name("Envelope")
+      .field("before", SchemaBuilder.struct().name("Row").optional()
+          .field("id", Schema.INT64_SCHEMA).field("name", Schema.OPTIONAL_STRING_SCHEMA)
+          .field("seq", Schema.OPTIONAL_INT64_SCHEMA).build())
+      .field("after", SchemaBuilder.struct().name("Row").optional()
+          .field("id", Schema.INT64_SCHEMA).field("name", Schema.OPTIONAL_STRING_SCHEMA)
+          .field("seq", Schema.OPTIONAL_INT64_SCHEMA).build())
+      .field("op", Schema.STRING_SCHEMA)
+      .build();
+
+  @TempDir
+  Path dir;
+  private final TableId table = new TableId("lake", List.of("db"), "items");
+
+  private StreamhouseSinkConfig config(Map<String, String> extra) {
+    Map<String, String> props = new HashMap<>();
+    props.put("name", "test-sink");
+    props.put("kafka.bootstrap.servers", "localhost:9092");
+    props.put("catalogs", "lake");
+    props.put("catalog.lake.format", "paimon");
+    props.put("catalog.lake.type", "filesystem");
+    props.put("catalog.lake.warehouse", dir.resolve("warehouse").toString());
+    props.put("routes", "items");
+    props.put("route.items.topics", "items");
+    props.put("route.items.table", "db.items");
+    props.put("route.items.auto-create", "true");
+    props.put("route.items.buckets", "2");
+    props.putAll(extra);
+    return new StreamhouseSinkConfig(props);
+  }
+
+  private PaimonFormat format(StreamhouseSinkConfig config) {
+    return new PaimonFormat(config.catalog("lake"), config.connectorName(), 32L << 20, dir.resolve("spill"));
+  }
+
+  static SinkRecord upsert(int partition, long offset, long id, String name, Long seq) {
+    Struct value = new Struct(ROW).put("id", id).put("name", name).put("seq", seq);
+    return new SinkRecord("items", partition, KEY, new Struct(KEY).put("id", id), ROW, value, offset);
+  }
+
+  static SinkRecord tombstone(int partition, long offset, long id) {
+    return new SinkRecord("items", partition, KEY, new Struct(KEY).put("id", id), null, null, offset);
+  }
+
+  static SinkRecord cdc(long offset, String op, Long before, Long after, String name) {
+    Schema rowSchema = ENVELOPE.field("after").schema();
+    Struct value = new Struct(ENVELOPE).put("op", op)
+        .put("before", before == null ? null : new Struct(rowSchema).put("id", before).put("name", "old"))
+        .put("after", after == null ? null : new Struct(rowSchema).put("id", after).put("name", name));
+    long id = after != null ? after : before;
+    return new SinkRecord("items", 0, KEY, new Struct(KEY).put("id", id), ENVELOPE, value, offset);
+  }
+
+  /** Writes {@code records} with a fresh writer of one "task" and returns its batch for the given ranges. */
+  private OfferedBatch batch(PaimonFormat format, RouteSettings route, List<SinkRecord> records) throws Exception {
+    TableWriter writer = format.openWriter(table, route, records.get(0), new FileBudget(8));
+    Map<TopicPartition, OffsetRange> ranges = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+    for (SinkRecord r : records) {
+      writer.write(r);
+      TopicPartition tp = new TopicPartition(r.topic(), r.kafkaPartition());
+      ranges.merge(tp, new OffsetRange(r.kafkaOffset(), r.kafkaOffset() + 1),
+          (a, b) -> new OffsetRange(Math.min(a.from(), b.from()), Math.max(a.to(), b.to())));
+    }
+    PreparedFiles files = writer.prepare();
+    writer.close();
+    return new OfferedBatch("b-" + System.nanoTime(), ranges, files, -1);
+  }
+
+  static Map<Long, String> rows(FileStoreTable table) throws Exception {
+    ReadBuilder read = table.newReadBuilder();
+    Map<Long, String> rows = new TreeMap<>();
+    try (RecordReader<InternalRow> reader = read.newRead().createReader(read.newScan().plan().splits())) {
+      reader.forEachRemaining(row -> rows.put(row.getLong(0), row.isNullAt(1) ? null : row.getString(1).toString()));
+    }
+    return rows;
+  }
+
+  @Test
+  void upsertsAndTombstonesLandWithTheirWatermarksAndAnAlreadyPresentBatchIsNotAppliedTwice() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of());
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      OfferedBatch first = batch(format, route, List.of(upsert(0, 0, 1, "a", null), upsert(0, 1, 2, "b", null),
+          upsert(0, 2, 3, "c", null), upsert(0, 3, 2, "b2", null), tombstone(0, 4, 3)));
+      CommitOutcome outcome = format.commit(table, 1000, List.of(first), true);
+      assertThat(outcome.decisions()).containsValue(BatchPlan.Decision.APPLY);
+      assertThat(rows(format.table(table))).containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "a", 2L, "b2")));
+      assertThat(format.watermarks(table).asMap()).containsEntry(new TopicPartition("items", 0), 5L);
+
+      // The same batch offered again (the coordinator died before it said so): acknowledged, not re-applied.
+      CommitOutcome again = format.commit(table, 2000, List.of(first), true);
+      assertThat(again.decisions()).containsExactlyEntriesOf(Map.of(first.batchId(), BatchPlan.Decision.ALREADY_PRESENT));
+      assertThat(again.snapshotId()).isEmpty();
+
+      OfferedBatch second = batch(format, route, List.of(upsert(0, 5, 1, "a2", null), tombstone(0, 6, 2)));
+      format.commit(table, 1500, List.of(second), true); // an older commit id: the identifier still rises
+      assertThat(rows(format.table(table))).containsExactlyEntriesOf(Map.of(1L, "a2"));
+      List<Long> identifiers = new ArrayList<>();
+      FileStoreTable t = format.table(table);
+      for (long s = t.snapshotManager().earliestSnapshotId(); s <= t.snapshotManager().latestSnapshotId(); s++) {
+        Snapshot snapshot = t.snapshotManager().snapshot(s);
+        assertThat(snapshot.commitUser()).isEqualTo("streamhouse-test-sink");
+        identifiers.add(snapshot.commitIdentifier());
+      }
+      assertThat(identifiers).isSortedAccordingTo(Long::compare).doesNotHaveDuplicates();
+    }
+  }
+
+  @Test
+  void twoTasksWritingTheSameBucketsInOneCommitGiveTheModelBeforeAndAfterFullCompaction() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of("route.items.table-property.sequence.field", "seq",
+        "route.items.table-property.full-compaction.delta-commits", "1"));
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      List<SinkRecord> task0 = new ArrayList<>();
+      List<SinkRecord> task1 = new ArrayList<>();
+      Map<Long, String> model = new TreeMap<>();
+      Map<Long, Long> modelSeq = new HashMap<>();
+      for (long i = 0; i < 200; i++) {
+        long key = i % 50; // both tasks write the same 50 keys: 2 buckets, so every bucket from both
+        boolean first = i % 2 == 0;
+        long seq = first ? i : 1000 - i; // task 1 carries the higher sequence for the early keys
+        SinkRecord r = upsert(first ? 0 : 1, i / 2, key, "v" + i, seq);
+        (first ? task0 : task1).add(r);
+        if (seq >= modelSeq.getOrDefault(key, Long.MIN_VALUE)) {
+          modelSeq.put(key, seq);
+          model.put(key, "v" + i);
+        }
+      }
+      OfferedBatch b0 = batch(format, route, task0);
+      OfferedBatch b1 = batch(format, route, task1);
+      format.commit(table, 1000, List.of(b0, b1), true);
+      FileStoreTable t = format.table(table);
+      assertThat(rows(t)).isEqualTo(model);
+      // full-compaction.delta-commits=1: the coordinator compacted every touched bucket at once.
+      assertThat(t.snapshotManager().latestSnapshot().commitKind()).isEqualTo(Snapshot.CommitKind.COMPACT);
+      assertThat(t.snapshotManager().latestSnapshot().properties())
+          .containsEntry("streamhouse.test-sink.watermarks", "items:0=100,items:1=100");
+      assertThat(new CoreOptions(t.options()).sequenceField()).containsExactly("seq");
+    }
+  }
+
+  @Test
+  void differentKeysFromTwoTasksInOneBucketAndTheSameKeyFromOnePartitionFollowKafkaOrder() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of("route.items.buckets", "1"));
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      // Keys determine partitions (0: even keys, 1: odd keys): each key has one writer per commit.
+      List<SinkRecord> even = new ArrayList<>();
+      List<SinkRecord> odd = new ArrayList<>();
+      Map<Long, String> model = new TreeMap<>();
+      for (long i = 0; i < 300; i++) {
+        long key = i % 20;
+        SinkRecord r = upsert((int) (key % 2), i, key, "v" + i, null);
+        (key % 2 == 0 ? even : odd).add(r);
+        model.put(key, "v" + i);
+      }
+      format.commit(table, 1000, List.of(batch(format, route, even), batch(format, route, odd)), true);
+      assertThat(rows(format.table(table))).isEqualTo(model);
+      // A rebalance moves partition 0 to another task: its new writer numbers above the committed
+      // rows, so one later write of key 0 beats the 15 earlier ones.
+      assertThat(format.watermarks(table).asMap()).containsEntry(new TopicPartition("items", 0), 299L);
+      CommitOutcome moved = format.commit(table, 2000,
+          List.of(batch(format, route, List.of(upsert(0, 299, 0, "moved", null)))), true);
+      assertThat(moved.decisions()).containsValue(BatchPlan.Decision.APPLY);
+      model.put(0L, "moved");
+      assertThat(rows(format.table(table))).isEqualTo(model);
+    }
+  }
+
+  @Test
+  void debeziumEnvelopesMirrorTheSource() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of("route.items.input", "debezium"));
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      OfferedBatch batch = batch(format, route, List.of(cdc(0, "r", null, 1L, "one"), cdc(1, "c", null, 2L, "two"),
+          cdc(2, "u", 1L, 1L, "uno"), cdc(3, "d", 2L, null, null), cdc(4, "c", null, 3L, "three")));
+      format.commit(table, 1000, List.of(batch), true);
+      assertThat(rows(format.table(table))).isEqualTo(Map.of(1L, "uno", 3L, "three"));
+    }
+  }
+
+  @Test
+  void badInputNamesTheField() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of("route.items.input", "debezium"));
+    try (PaimonFormat format = format(config)) {
+      TableWriter writer = format.openWriter(table, config.routes().get(0), cdc(0, "c", null, 1L, "x"), new FileBudget(4));
+      assertThatThrownBy(() -> writer.write(cdc(1, "x", null, 1L, "x")))
+          .isInstanceOf(RecordConversionException.class).hasMessageContaining("unknown Debezium op 'x'")
+          .extracting(e -> ((RecordConversionException) e).field()).isEqualTo("op");
+      Map<String, Object> nullKey = new HashMap<>();
+      nullKey.put("id", null);
+      nullKey.put("name", "n");
+      SinkRecord missingKey = new SinkRecord("items", 0, null, null, null,
+          Map.of("op", "c", "after", nullKey), 2);
+      assertThatThrownBy(() -> writer.write(missingKey)).isInstanceOf(RecordConversionException.class)
+          .hasMessageContaining("primary key field 'id'");
+      SinkRecord keylessTombstone = new SinkRecord("items", 0, null, null, null, null, 3);
+      assertThatThrownBy(() -> writer.write(keylessTombstone)).isInstanceOf(RecordConversionException.class)
+          .hasMessageContaining("without a Kafka key");
+      writer.close();
+    }
+  }
+}
