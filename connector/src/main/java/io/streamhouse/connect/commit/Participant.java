@@ -99,7 +99,12 @@ public final class Participant {
           to.table(), tp, position.getAsLong(), offset, position.getAsLong(), offset);
     }
     if (table == null) {
-      table = new OpenTable(formats.get(to.table().catalog()).openWriter(to.table(), to.route(), record, budget));
+      java.util.Optional<TableWriter> writer =
+          formats.get(to.table().catalog()).openWriter(to.table(), to.route(), record, budget);
+      if (writer.isEmpty()) {
+        return; // nothing to write: the record changes nothing in a table that does not exist yet
+      }
+      table = new OpenTable(writer.get());
       open.put(to.table(), table);
     }
     table.writer.write(record);

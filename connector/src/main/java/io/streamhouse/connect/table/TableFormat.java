@@ -12,14 +12,15 @@ import org.apache.kafka.connect.sink.SinkRecord;
 public interface TableFormat extends AutoCloseable {
   /**
    * A writer for {@code table}, creating the table from {@code sample}'s schema when it is missing
-   * and the route allows it.
+   * and the route allows it. Empty when the table is missing and {@code sample} would not change it
+   * (a delete: there is no row to delete yet), so that no table is created from it.
    *
    * @throws TableNotFoundException if the table is missing and auto-create is off
    * @throws RecordConversionException if {@code sample} cannot define a missing table (the caller
    *     reports it like any record that does not fit)
    */
-  TableWriter openWriter(TableId table, RouteSettings route, SinkRecord sample, FileBudget budget)
-      throws RecordConversionException;
+  java.util.Optional<TableWriter> openWriter(TableId table, RouteSettings route, SinkRecord sample,
+      FileBudget budget) throws RecordConversionException;
 
   /** The watermarks in the table's latest snapshot written by this connector. */
   Watermarks watermarks(TableId table);

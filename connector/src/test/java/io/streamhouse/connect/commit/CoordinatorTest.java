@@ -236,7 +236,8 @@ class CoordinatorTest {
     }
 
     @Override
-    public TableWriter openWriter(TableId table, RouteSettings route, SinkRecord sample, FileBudget budget) {
+    public java.util.Optional<TableWriter> openWriter(TableId table, RouteSettings route, SinkRecord sample,
+        FileBudget budget) {
       throw new UnsupportedOperationException();
     }
 

@@ -51,10 +51,14 @@ public final class IcebergFormat implements TableFormat {
   }
 
   @Override
-  public TableWriter openWriter(TableId id, RouteSettings route, SinkRecord sample, FileBudget budget) {
+  public java.util.Optional<TableWriter> openWriter(TableId id, RouteSettings route, SinkRecord sample,
+      FileBudget budget) {
+    if (sample.value() == null && !catalog.tableExists(identifier(id))) {
+      return java.util.Optional.empty(); // a tombstone adds nothing to an append table
+    }
     Table table = loadOrCreate(id, route, sample);
     table.refresh();
-    return new IcebergTableWriter(table, taskId, budget);
+    return java.util.Optional.of(new IcebergTableWriter(table, taskId, budget));
   }
 
   private Table loadOrCreate(TableId id, RouteSettings route, SinkRecord sample) {

@@ -79,10 +79,13 @@ public final class PaimonFormat implements TableFormat {
   }
 
   @Override
-  public TableWriter openWriter(TableId id, RouteSettings route, SinkRecord sample, FileBudget budget)
+  public Optional<TableWriter> openWriter(TableId id, RouteSettings route, SinkRecord sample, FileBudget budget)
       throws RecordConversionException {
     Identifier identifier = identifier(id);
     if (!exists(identifier)) {
+      if (sample.value() == null) {
+        return Optional.empty(); // a tombstone for a table that does not exist yet deletes nothing
+      }
       if (!route.autoCreate()) {
         throw new TableNotFoundException("Table " + id.qualifiedName() + " does not exist in catalog "
             + id.catalog() + " and route " + route.name() + " has auto-create off (set route."
@@ -90,7 +93,7 @@ public final class PaimonFormat implements TableFormat {
       }
       PaimonTableCreator.create(catalog, identifier, route, sample);
     }
-    return new PaimonTableWriter(table(id), commitUser, route, ioManager(), memory());
+    return Optional.of(new PaimonTableWriter(table(id), commitUser, route, ioManager(), memory()));
   }
 
   private boolean exists(Identifier identifier) {

@@ -77,7 +77,7 @@ class IcebergFormatTest {
   }
 
   private PreparedFiles write(IcebergFormat format, long from, long to, FileBudget budget) throws Exception {
-    TableWriter writer = format.openWriter(table, config.routes().get(0), record(from, from), budget);
+    TableWriter writer = format.openWriter(table, config.routes().get(0), record(from, from), budget).orElseThrow();
     for (long o = from; o < to; o++) {
       writer.write(record(o, o));
     }
@@ -188,7 +188,8 @@ class IcebergFormatTest {
   @Test
   void badValuesNameTheirField() throws Exception {
     try (IcebergFormat format = format()) {
-      TableWriter writer = format.openWriter(table, config.routes().get(0), record(0, 0), new FileBudget(8));
+      TableWriter writer = format.openWriter(table, config.routes().get(0), record(0, 0), new FileBudget(8))
+          .orElseThrow();
       Map<String, Object> wrong = new HashMap<>(Map.of("id", "not-a-number", "customer", "x",
           "created_at", 0L));
       SinkRecord schemaless = new SinkRecord("orders", 0, null, null, null, wrong, 1);

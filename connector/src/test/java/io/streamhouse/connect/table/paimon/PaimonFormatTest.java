@@ -97,7 +97,7 @@ class PaimonFormatTest {
 
   /** Writes {@code records} with a fresh writer of one "task" and returns its batch for the given ranges. */
   private OfferedBatch batch(PaimonFormat format, RouteSettings route, List<SinkRecord> records) throws Exception {
-    TableWriter writer = format.openWriter(table, route, records.get(0), new FileBudget(8));
+    TableWriter writer = format.openWriter(table, route, records.get(0), new FileBudget(8)).orElseThrow();
     Map<TopicPartition, OffsetRange> ranges = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
     for (SinkRecord r : records) {
       writer.write(r);
@@ -225,10 +225,21 @@ class PaimonFormatTest {
   }
 
   @Test
+  void aTombstoneForATableThatDoesNotExistYetCreatesNothing() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of());
+    try (PaimonFormat format = format(config)) {
+      assertThat(format.openWriter(table, config.routes().get(0), tombstone(0, 0, 1), new FileBudget(4))).isEmpty();
+      assertThat(format.watermarks(table).asMap()).isEmpty();
+      assertThatThrownBy(() -> format.table(table)).hasMessageContaining("does not exist");
+    }
+  }
+
+  @Test
   void badInputNamesTheField() throws Exception {
     StreamhouseSinkConfig config = config(Map.of("route.items.input", "debezium"));
     try (PaimonFormat format = format(config)) {
-      TableWriter writer = format.openWriter(table, config.routes().get(0), cdc(0, "c", null, 1L, "x"), new FileBudget(4));
+      TableWriter writer = format.openWriter(table, config.routes().get(0), cdc(0, "c", null, 1L, "x"), new FileBudget(4))
+          .orElseThrow();
       assertThatThrownBy(() -> writer.write(cdc(1, "x", null, 1L, "x")))
           .isInstanceOf(RecordConversionException.class).hasMessageContaining("unknown Debezium op 'x'")
           .extracting(e -> ((RecordConversionException) e).field()).isEqualTo("op");
