@@ -154,12 +154,12 @@ public class StreamhouseSinkTask extends SinkTask {
         return;
       }
       for (SinkRecord record : records) {
-        consumed.put(new TopicPartition(record.originalTopic(), record.originalKafkaPartition()),
-            record.originalKafkaOffset() + 1);
+        TopicPartition tp = new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
+        consumed.put(tp, record.originalKafkaOffset() + 1);
         try {
           for (TableRouter.Destination to : router.route(record)) {
             try {
-              participant.write(record, to);
+              participant.write(record, tp, to);
             } catch (RecordConversionException e) {
               badRecords.handle(record, to.table().toString(), e);
             }

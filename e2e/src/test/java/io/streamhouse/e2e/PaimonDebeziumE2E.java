@@ -6,8 +6,10 @@ import static org.awaitility.Awaitility.await;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -46,6 +48,13 @@ class PaimonDebeziumE2E {
     config.put("tasks.max", "2");
     ConnectorExample sink = new ConnectorExample("mixed", config);
 
+    try (JsonRecordProducer producer = stack.producer()) { // bad input first: it goes to the DLQ
+      producer.sendRaw(envelopes, 0, SampleCustomers.key(1), JsonText.of(ConnectJson.envelope(
+          ConnectJson.struct("Truncate").field("op", "string", false).field("after", "string", true),
+          Map.of("op", "t"))));
+      producer.sendTombstone(envelopes, 0, null);
+      producer.flush();
+    }
     SampleCustomers envelopeSource = new SampleCustomers(11, KEYS, 0.15);
     PaimonSink.produce(stack, envelopes, envelopeSource, CHANGES, SampleCustomers::debeziumValue);
     SampleCustomers flatSource = new SampleCustomers(12, KEYS, 0.15);
@@ -82,6 +91,13 @@ class PaimonDebeziumE2E {
               sink.name()).values().stream().mapToLong(Long::longValue).sum() == ORDERS);
       IcebergSink.assertExactlyOnce(stack, iceberg, sink.name(), orders, orderIds);
     }
+    List<ConsumerRecord<String, String>> dlq = BadInputE2E.readAll(stack, "dlq-mixed", 2);
+    assertThat(dlq).hasSize(2).extracting(r -> BadInputE2E.header(r, "__connect.errors.exception.message"))
+        .satisfiesExactly(
+            m -> assertThat(m).contains("topic customers-cdc partition 0 offset 0", "table lake:e2e.customers_cdc",
+                "field op", "unknown Debezium op 't'"),
+            m -> assertThat(m).contains("topic customers-cdc partition 0 offset 1", "table lake:e2e.customers_cdc",
+                "without a Kafka key"));
     stack.connect().delete(sink.name());
   }
 }

@@ -77,16 +77,18 @@ public final class Participant {
   }
 
   /**
-   * Writes {@code record} to {@code to.table()}, unless that table already has it.
+   * Writes {@code record} (of {@code tp}, its original topic-partition) to {@code to.table()},
+   * unless that table already has it.
    *
    * @throws RecordConversionException if the value does not fit the table
    */
-  public void write(SinkRecord record, Destination to) throws RecordConversionException {
-    TopicPartition tp = new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
+  public void write(SinkRecord record, TopicPartition tp, Destination to) throws RecordConversionException {
     long offset = record.originalKafkaOffset();
     // Connect applies a requested seek before its next poll: a record delivered after a reset
     // comes from the new position, and Connect's own offsets now reflect it.
-    rewinds.remove(tp);
+    if (!rewinds.isEmpty()) {
+      rewinds.remove(tp);
+    }
     OpenTable table = open.get(to.table());
     long[] range = table == null ? null : table.ranges.get(tp);
     OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);

@@ -19,7 +19,8 @@ public final class TableRouter {
 
   private final List<RouteSettings> routes;
   private final Map<String, List<RouteSettings>> routesByTopic = new HashMap<>();
-  private final Map<String, TableId> staticTables = new HashMap<>();
+  /** Per topic, the destinations when every route taking it names its table statically. */
+  private final Map<String, List<Destination>> staticDestinations = new HashMap<>();
 
   public TableRouter(List<RouteSettings> routes) {
     this.routes = List.copyOf(routes);
@@ -32,6 +33,10 @@ public final class TableRouter {
    *     missing or names a table outside the allow-list
    */
   public List<Destination> route(SinkRecord record) throws RecordConversionException {
+    List<Destination> known = staticDestinations.get(record.topic());
+    if (known != null) {
+      return known;
+    }
     List<RouteSettings> matching = routesByTopic.computeIfAbsent(record.topic(),
         t -> routes.stream().filter(r -> r.takes(t)).toList());
     if (matching.isEmpty()) {
@@ -41,13 +46,15 @@ public final class TableRouter {
     for (RouteSettings route : matching) {
       destinations.add(new Destination(table(route, record), route));
     }
+    if (matching.stream().allMatch(r -> r.tableField().isEmpty())) {
+      staticDestinations.put(record.topic(), List.copyOf(destinations));
+    }
     return destinations;
   }
 
   private TableId table(RouteSettings route, SinkRecord record) throws RecordConversionException {
     if (route.tableField().isEmpty()) {
-      return staticTables.computeIfAbsent(route.name() + "\u0000" + record.topic(),
-          k -> TableNames.resolve(route.catalog(), route.table(), record.topic(), route.namespace()));
+      return TableNames.resolve(route.catalog(), route.table(), record.topic(), route.namespace());
     }
     String field = route.tableField().get();
     Object raw = fieldValue(record.value(), field);

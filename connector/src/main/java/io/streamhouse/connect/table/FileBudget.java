@@ -17,6 +17,8 @@ public final class FileBudget {
   private final int max;
   private final LinkedHashMap<OpenFile, Boolean> open = new LinkedHashMap<>(16, 0.75f, true);
   private long evictions;
+  /** The file touched last: touching it again changes nothing (the common case, one per record). */
+  private OpenFile last;
 
   public FileBudget(int max) {
     this.max = max;
@@ -24,12 +26,19 @@ public final class FileBudget {
 
   /** Marks {@code file} as just written; closes the least recently written file past the limit. */
   public void touch(OpenFile file) {
+    if (file == last) {
+      return;
+    }
+    last = file;
     if (open.put(file, Boolean.TRUE) == null) {
       while (open.size() > max) {
         Iterator<Map.Entry<OpenFile, Boolean>> eldest = open.entrySet().iterator();
         OpenFile victim = eldest.next().getKey();
         eldest.remove();
         evictions++;
+        if (victim == last) {
+          last = null;
+        }
         victim.closeEarly();
       }
     }
@@ -38,6 +47,9 @@ public final class FileBudget {
   /** {@code file} was closed by its owner. */
   public void release(OpenFile file) {
     open.remove(file);
+    if (file == last) {
+      last = null;
+    }
   }
 
   public int openFiles() {

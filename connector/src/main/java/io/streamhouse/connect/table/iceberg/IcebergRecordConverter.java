@@ -32,6 +32,8 @@ import org.apache.kafka.connect.data.Struct;
  */
 final class IcebergRecordConverter {
   private final Schema schema;
+  /** An empty record per struct type: copying it is cheaper than creating one by type. */
+  private final Map<Types.StructType, GenericRecord> templates = new java.util.IdentityHashMap<>();
 
   IcebergRecordConverter(Schema schema) {
     this.schema = schema;
@@ -45,13 +47,14 @@ final class IcebergRecordConverter {
   }
 
   private Record struct(Types.StructType type, Object value, String path) throws RecordConversionException {
-    GenericRecord record = GenericRecord.create(type);
+    GenericRecord record = templates.computeIfAbsent(type, GenericRecord::create).copy();
     List<Types.NestedField> fields = type.fields();
     if (value instanceof Struct struct) {
       org.apache.kafka.connect.data.Schema valueSchema = struct.schema();
       for (int i = 0; i < fields.size(); i++) {
         Types.NestedField field = fields.get(i);
-        Object fieldValue = valueSchema.field(field.name()) == null ? null : struct.get(field.name());
+        org.apache.kafka.connect.data.Field source = valueSchema.field(field.name());
+        Object fieldValue = source == null ? null : struct.get(source);
         record.set(i, field(field, fieldValue, path));
       }
     } else if (value instanceof Map<?, ?> map) {

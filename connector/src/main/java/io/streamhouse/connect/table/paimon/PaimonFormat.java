@@ -83,8 +83,10 @@ public final class PaimonFormat implements TableFormat {
       throws RecordConversionException {
     Identifier identifier = identifier(id);
     if (!exists(identifier)) {
-      if (sample.value() == null) {
-        return Optional.empty(); // a tombstone for a table that does not exist yet deletes nothing
+      // Bad input must not define a table: decode first (an unknown op, a delete without a key).
+      ChangeDecoder.Change change = new ChangeDecoder(route.input(), route.primaryKey()).decode(sample);
+      if (change.keyOnly()) {
+        return Optional.empty(); // a delete for a table that does not exist yet deletes nothing
       }
       if (!route.autoCreate()) {
         throw new TableNotFoundException("Table " + id.qualifiedName() + " does not exist in catalog "

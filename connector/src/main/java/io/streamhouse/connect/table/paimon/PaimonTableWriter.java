@@ -58,10 +58,14 @@ final class PaimonTableWriter implements TableWriter {
 
   @Override
   public void write(SinkRecord record) throws RecordConversionException {
+    if (primaryKey.isEmpty() && record.value() == null) {
+      throw new RecordConversionException("<value>", "table " + table + " is an append table (no primary "
+          + "key): a tombstone cannot be applied");
+    }
     ChangeDecoder.Change change = decoder.decode(record);
     if (primaryKey.isEmpty() && change.kind() != RowKind.INSERT) {
       throw new RecordConversionException("<value>", "table " + table + " is an append table (no primary "
-          + "key): a " + (record.value() == null ? "tombstone" : "delete or update") + " cannot be applied");
+          + "key): a delete or update cannot be applied");
     }
     if (change.keyOnly() && !sequenceFields.isEmpty() && debezium && record.value() == null) {
       return; // Debezium's compaction marker after a delete event, which already carried the row

@@ -186,7 +186,8 @@ class PaimonFormatTest {
 
   @Test
   void differentKeysFromTwoTasksInOneBucketAndTheSameKeyFromOnePartitionFollowKafkaOrder() throws Exception {
-    StreamhouseSinkConfig config = config(Map.of("route.items.buckets", "1"));
+    StreamhouseSinkConfig config = config(Map.of("route.items.buckets", "1",
+        "route.items.table-property.full-compaction.delta-commits", "2"));
     try (PaimonFormat format = format(config)) {
       RouteSettings route = config.routes().get(0);
       // Keys determine partitions (0: even keys, 1: odd keys): each key has one writer per commit.
@@ -209,6 +210,37 @@ class PaimonFormatTest {
       assertThat(moved.decisions()).containsValue(BatchPlan.Decision.APPLY);
       model.put(0L, "moved");
       assertThat(rows(format.table(table))).isEqualTo(model);
+      // The second commit also ran the full compaction (every 2 commits): one file, same rows.
+      FileStoreTable t = format.table(table);
+      assertThat(t.snapshotManager().latestSnapshot().commitKind()).isEqualTo(Snapshot.CommitKind.COMPACT);
+      assertThat(t.newSnapshotReader().read().dataSplits()).singleElement()
+          .satisfies(split -> assertThat(split.dataFiles()).hasSize(1));
+    }
+  }
+
+  @Test
+  void recordsWithoutAKeyGoToAnAppendTableInAJdbcCatalog() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of("catalog.lake.type", "jdbc",
+        "catalog.lake.uri", "jdbc:sqlite:" + dir.resolve("paimon-catalog.db"), "catalog.lake.catalog-key", "test"));
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      List<SinkRecord> records = new ArrayList<>();
+      for (long i = 0; i < 10; i++) {
+        records.add(new SinkRecord("items", 0, null, null, ROW, new Struct(ROW).put("id", i % 3).put("name", "n" + i), i));
+      }
+      format.commit(table, 1000, List.of(batch(format, route, records)), true);
+      FileStoreTable t = format.table(table);
+      assertThat(t.primaryKeys()).isEmpty();
+      ReadBuilder read = t.newReadBuilder();
+      List<String> names = new ArrayList<>();
+      try (RecordReader<InternalRow> reader = read.newRead().createReader(read.newScan().plan().splits())) {
+        reader.forEachRemaining(row -> names.add(row.getString(1).toString()));
+      }
+      assertThat(names).containsExactlyInAnyOrder("n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9");
+      TableWriter writer = format.openWriter(table, route, records.get(0), new FileBudget(4)).orElseThrow();
+      assertThatThrownBy(() -> writer.write(new SinkRecord("items", 0, null, null, null, null, 10)))
+          .isInstanceOf(RecordConversionException.class).hasMessageContaining("append table");
+      writer.close();
     }
   }
 
