@@ -149,28 +149,50 @@ public class StreamhouseSinkTask extends SinkTask {
     counter.add(records);
     participant.lock().lock();
     try {
+      // Connect counts every record of this batch as delivered: a rewind in the middle of it must
+      // also take the partitions this task sees for the first time back to their first record.
+      TopicPartition tp = null;
+      for (SinkRecord record : records) {
+        tp = partitionOf(record, tp);
+        consumed.putIfAbsent(tp, record.originalKafkaOffset());
+      }
       if (participant.resetRequested()) {
         rewind();
         return;
       }
+      tp = null;
       for (SinkRecord record : records) {
-        TopicPartition tp = new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
-        consumed.put(tp, record.originalKafkaOffset() + 1);
+        tp = partitionOf(record, tp);
         try {
           for (TableRouter.Destination to : router.route(record)) {
             try {
               participant.write(record, tp, to);
             } catch (RecordConversionException e) {
               badRecords.handle(record, to.table().toString(), e);
+              participant.skipped(record, tp, to);
             }
           }
         } catch (RecordConversionException e) {
           badRecords.handle(record, "(no table)", e);
         }
+        if (participant.resetRequested()) {
+          rewind(); // a table's schema changed: start over, this record included
+          return;
+        }
+        consumed.put(tp, record.originalKafkaOffset() + 1);
       }
     } finally {
       participant.lock().unlock();
     }
+  }
+
+  /** The record's original topic-partition; {@code last} again when it is the same (batches come by partition). */
+  private static TopicPartition partitionOf(SinkRecord record, TopicPartition last) {
+    if (last != null && last.partition() == record.originalKafkaPartition()
+        && last.topic().equals(record.originalTopic())) {
+      return last;
+    }
+    return new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
   }
 
   private void rewind() {

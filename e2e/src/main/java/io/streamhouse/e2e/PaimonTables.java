@@ -82,6 +82,16 @@ public final class PaimonTables implements AutoCloseable {
       case DOUBLE -> row.getDouble(i);
       case BOOLEAN -> row.getBoolean(i);
       case CHAR, VARCHAR -> row.getString(i).toString();
+      case FLOAT -> row.getFloat(i);
+      case ROW -> {
+        org.apache.paimon.types.RowType type = (org.apache.paimon.types.RowType) field.type();
+        InternalRow nested = row.getRow(i, type.getFieldCount());
+        Map<String, Object> values = new HashMap<>();
+        for (int j = 0; j < type.getFieldCount(); j++) {
+          values.put(type.getFields().get(j).name(), value(nested, j, type.getFields().get(j)));
+        }
+        yield values;
+      }
       default -> String.valueOf(InternalRow.createFieldGetter(field.type(), i).getFieldOrNull(row));
     };
   }

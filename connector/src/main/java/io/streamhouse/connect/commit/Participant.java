@@ -1,6 +1,11 @@
 package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.routing.TableRouter.Destination;
+import io.streamhouse.connect.schema.EvolutionMode;
+import io.streamhouse.connect.schema.EvolutionPlan;
+import io.streamhouse.connect.schema.EvolutionPlanner;
+import io.streamhouse.connect.schema.FieldType;
+import io.streamhouse.connect.schema.RecordSchemas;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.OfferedBatch;
 import io.streamhouse.connect.table.PreparedFiles;
@@ -51,6 +56,8 @@ public final class Participant {
   /** A table with a writer and the offset ranges it holds. */
   private static final class OpenTable {
     final TableWriter writer;
+    /** Per Connect value schema (by identity: converters cache schemas), what the planner said. */
+    final Map<org.apache.kafka.connect.data.Schema, EvolutionPlan> plans = new java.util.IdentityHashMap<>();
     final Map<TopicPartition, long[]> ranges = new LinkedHashMap<>(); // tp -> {from, next}
     long maxTimestamp = -1;
 
@@ -95,11 +102,9 @@ public final class Participant {
     if (position.isPresent() && offset < position.getAsLong()) {
       return; // the table has it already (invariant 2)
     }
-    if (position.isPresent() && offset > position.getAsLong()) {
-      LOG.error("Connector {} task {}: table {} has {} up to offset {} but the next record is at {}: "
-          + "records [{}, {}) are no longer in Kafka and will never reach the table", connector, taskId,
-          to.table(), tp, position.getAsLong(), offset, position.getAsLong(), offset);
-    }
+    // A record past the position is normal: the ones between went to other tables (dynamic
+    // routing), to the dead-letter queue, or were compacted away. Lost data is the lag monitor's
+    // business (log start offset against the committed offset), not a guess from gaps.
     if (table == null) {
       java.util.Optional<TableWriter> writer =
           formats.get(to.table().catalog()).openWriter(to.table(), to.route(), record, budget);
@@ -108,6 +113,9 @@ public final class Participant {
       }
       table = new OpenTable(writer.get());
       open.put(to.table(), table);
+    }
+    if (!followsSchema(record, to, table)) {
+      return; // the table changed: resetRequested, the task rewinds and writes with the new schema
     }
     table.writer.write(record);
     if (range == null) {
@@ -118,6 +126,73 @@ public final class Participant {
     }
     if (record.timestamp() != null) {
       table.maxTimestamp = Math.max(table.maxTimestamp, record.timestamp());
+    }
+  }
+
+  /**
+   * Schema evolution: false when {@code record} needed the table's schema to change and the change
+   * was made (by this task or another). The writer still has the old schema, so the task starts
+   * over from its durable offsets (between two batches) and re-reads the record with a new writer;
+   * files prepared under the old schema still commit.
+   *
+   * @throws RecordConversionException if the planner rejects the record's schema
+   */
+  private boolean followsSchema(SinkRecord record, Destination to, OpenTable table) throws RecordConversionException {
+    EvolutionMode mode = to.route().schemaEvolution();
+    if (mode == EvolutionMode.NONE || record.value() == null) {
+      return true;
+    }
+    org.apache.kafka.connect.data.Schema schema = record.valueSchema();
+    EvolutionPlan plan = schema != null ? table.plans.get(schema) : null;
+    java.util.Optional<FieldType.Struct> row = java.util.Optional.empty();
+    if (plan == null) {
+      row = RecordSchemas.rowOf(record, to.route().input());
+      if (row.isEmpty()) {
+        return true; // not a row: the writer reports what it cannot take
+      }
+      plan = EvolutionPlanner.plan(table.writer.columns(), row.get(), mode);
+      if (schema != null) {
+        table.plans.put(schema, plan);
+      }
+    }
+    if (plan.isRejected()) {
+      throw new RecordConversionException(plan.rejection().get().field(), plan.rejection().get().reason());
+    }
+    if (plan.changes().isEmpty()) {
+      return true;
+    }
+    if (row.isEmpty()) {
+      row = RecordSchemas.rowOf(record, to.route().input());
+    }
+    formats.get(to.table().catalog()).evolve(to.table(), row.orElseThrow(), mode);
+    LOG.info("Connector {} task {}: table {} follows the schema of the record at {}-{} offset {} ({}); "
+        + "the task starts over from its durable offsets with writers of the new schema", connector, taskId,
+        to.table(), record.topic(), record.kafkaPartition(), record.kafkaOffset(), plan.changes());
+    resetRequested = true;
+    return false;
+  }
+
+  /**
+   * {@code record} went to the dead-letter queue instead of {@code to.table()}: the table's range
+   * takes it in, so that once the next batch commits, a re-read skips it instead of reporting it
+   * again. (Until then a re-read, after a rebalance or a restart, reports it again: the DLQ is
+   * at-least-once.)
+   */
+  public void skipped(SinkRecord record, TopicPartition tp, Destination to) {
+    OpenTable table = open.get(to.table());
+    if (table == null) {
+      return; // no writer yet: the table's first range starts at its first written record
+    }
+    long offset = record.originalKafkaOffset();
+    long[] range = table.ranges.get(tp);
+    if (range == null) {
+      OptionalLong position = position(to.table(), tp);
+      if (position.isPresent() && offset < position.getAsLong()) {
+        return;
+      }
+      table.ranges.put(tp, new long[] {position.isPresent() ? position.getAsLong() : offset, offset + 1});
+    } else if (offset >= range[1]) {
+      range[1] = offset + 1;
     }
   }
 

@@ -28,6 +28,7 @@ public final class RouteConfigDef {
   public static final String PRIMARY_KEY = "primary-key";
   public static final String INPUT = "input";
   public static final String BUCKETS = "buckets";
+  public static final String SCHEMA_EVOLUTION = "schema.evolution";
   public static final String TABLE_PROPERTY_PREFIX = "table-property.";
 
   private RouteConfigDef() {}
@@ -85,6 +86,13 @@ public final class RouteConfigDef {
             group, ++order, Width.SHORT, "Input")
         .define(p + BUCKETS, Type.INT, 4, ConfigDef.Range.between(1, 4096), Importance.LOW,
             "Paimon: fixed bucket count of created primary-key tables (it cannot change later "
-                + "without rewriting the table).", group, ++order, Width.SHORT, "Buckets");
+                + "without rewriting the table).", group, ++order, Width.SHORT, "Buckets")
+        .define(p + SCHEMA_EVOLUTION, Type.STRING, "add-and-widen",
+            EnumValidator.of("none", "add-columns", "add-and-widen"), Importance.MEDIUM,
+            "How record schemas may change the route's tables. none: never (fields a table lacks are "
+                + "ignored); add-columns: new fields become optional columns (nested too); add-and-widen: "
+                + "also int8->int16->int32->int64, float->double, decimal precision up, required->optional. "
+                + "Narrowing, other type changes and key or partition column changes are always rejected.",
+            group, ++order, Width.SHORT, "Schema evolution");
   }
 }

@@ -23,7 +23,8 @@ public record RouteSettings(
     Map<String, String> tableProperties,
     List<String> primaryKey,
     String input,
-    int buckets) {
+    int buckets,
+    io.streamhouse.connect.schema.EvolutionMode schemaEvolution) {
 
   /** True if this route takes records of {@code topic}. */
   public boolean takes(String topic) {
@@ -62,6 +63,7 @@ public record RouteSettings(
         tableProperties,
         List.copyOf(primaryKey),
         (String) v.get(p + RouteConfigDef.INPUT),
-        (Integer) v.get(p + RouteConfigDef.BUCKETS));
+        (Integer) v.get(p + RouteConfigDef.BUCKETS),
+        io.streamhouse.connect.schema.EvolutionMode.of((String) v.get(p + RouteConfigDef.SCHEMA_EVOLUTION)));
   }
 }

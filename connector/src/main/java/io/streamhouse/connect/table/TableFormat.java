@@ -22,6 +22,16 @@ public interface TableFormat extends AutoCloseable {
   java.util.Optional<TableWriter> openWriter(TableId table, RouteSettings route, SinkRecord sample,
       FileBudget budget) throws RecordConversionException;
 
+  /**
+   * Changes {@code table} so that it takes rows of {@code row}: plans against the table's current
+   * schema (another task may have changed it already; then nothing is left to do) and applies the
+   * plan, retrying when a concurrent change wins. A rejected plan changes nothing.
+   *
+   * @throws RecordConversionException if the table cannot follow {@code row} (the planner's reason)
+   */
+  void evolve(TableId table, io.streamhouse.connect.schema.FieldType.Struct row,
+      io.streamhouse.connect.schema.EvolutionMode mode) throws RecordConversionException;
+
   /** The watermarks in the table's latest snapshot written by this connector. */
   Watermarks watermarks(TableId table);
 

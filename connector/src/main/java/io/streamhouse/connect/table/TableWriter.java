@@ -12,6 +12,9 @@ public interface TableWriter extends AutoCloseable {
    */
   void write(SinkRecord record) throws RecordConversionException;
 
+  /** The table's columns as this writer writes them (its schema when it was opened). */
+  io.streamhouse.connect.schema.TableColumns columns();
+
   /** Closes the open files and returns them, serialized, without committing anything. */
   PreparedFiles prepare();
 

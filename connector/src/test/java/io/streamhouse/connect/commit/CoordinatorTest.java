@@ -242,6 +242,12 @@ class CoordinatorTest {
     }
 
     @Override
+    public void evolve(TableId table, io.streamhouse.connect.schema.FieldType.Struct row,
+        io.streamhouse.connect.schema.EvolutionMode mode) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public Watermarks watermarks(TableId table) {
       return Watermarks.EMPTY;
     }

@@ -4,7 +4,13 @@ import io.streamhouse.connect.commit.BatchPlan;
 import io.streamhouse.connect.commit.Watermarks;
 import io.streamhouse.connect.config.CatalogSettings;
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.schema.EvolutionMode;
+import io.streamhouse.connect.schema.EvolutionPlan;
+import io.streamhouse.connect.schema.EvolutionPlanner;
+import io.streamhouse.connect.schema.FieldType;
+import io.streamhouse.connect.schema.SchemaChange;
 import io.streamhouse.connect.table.CommitOutcome;
+import io.streamhouse.connect.table.RecordConversionException;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.OfferedBatch;
 import io.streamhouse.connect.table.PreparedFiles;
@@ -22,6 +28,7 @@ import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -79,6 +86,49 @@ public final class IcebergFormat implements TableFormat {
     Table table = tables.computeIfAbsent(id, t -> catalog.loadTable(identifier(t)));
     table.refresh();
     return table;
+  }
+
+  @Override
+  public void evolve(TableId id, FieldType.Struct row, EvolutionMode mode) throws RecordConversionException {
+    for (int attempt = 1; ; attempt++) {
+      Table table = table(id);
+      EvolutionPlan plan = EvolutionPlanner.plan(IcebergColumns.of(table), row, mode);
+      if (plan.isRejected()) {
+        throw new RecordConversionException(plan.rejection().get().field(), plan.rejection().get().reason());
+      }
+      if (plan.changes().isEmpty()) {
+        return; // another task applied it first
+      }
+      UpdateSchema update = table.updateSchema();
+      for (SchemaChange change : plan.changes()) {
+        String column = SchemaChange.dotted(change.path());
+        if (change instanceof SchemaChange.AddColumn add) {
+          List<String> parent = add.path().subList(0, add.path().size() - 1);
+          String name = add.path().get(add.path().size() - 1);
+          if (parent.isEmpty()) {
+            update.addColumn(name, IcebergColumns.iceberg(add.type()));
+          } else {
+            update.addColumn(SchemaChange.dotted(parent), name, IcebergColumns.iceberg(add.type()));
+          }
+        } else if (change instanceof SchemaChange.WidenColumn widen) {
+          update.updateColumn(column, IcebergColumns.iceberg(widen.to()).asPrimitiveType());
+        } else {
+          update.makeColumnOptional(column);
+        }
+      }
+      try {
+        update.commit();
+        LOG.info("Connector {}: evolved the schema of {}: {}", connector, id, plan.changes());
+        return;
+      } catch (RuntimeException concurrent) {
+        if (attempt >= MAX_PLAN_ATTEMPTS) {
+          throw new IllegalStateException("Connector " + connector + ": cannot change the schema of " + id
+              + " after " + attempt + " attempts", concurrent);
+        }
+        LOG.info("Connector {}: a schema change of {} met a concurrent one; planning again ({})", connector, id,
+            concurrent.toString());
+      }
+    }
   }
 
   @Override

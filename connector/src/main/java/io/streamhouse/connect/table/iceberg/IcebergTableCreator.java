@@ -21,7 +21,8 @@ final class IcebergTableCreator {
   static Table create(Catalog catalog, TableIdentifier id, RouteSettings route, SinkRecord sample) {
     Schema schema;
     try {
-      schema = IcebergSchemas.forRecord(sample.valueSchema(), sample.value());
+      schema = IcebergColumns.schemaFor(io.streamhouse.connect.schema.RecordSchemas.rowOf(sample, "upsert")
+          .orElseThrow(() -> new IllegalArgumentException("the record value is neither a struct nor a JSON object")));
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("Cannot create table " + id + " from the record at "
           + sample.topic() + "-" + sample.kafkaPartition() + "@" + sample.kafkaOffset() + ": " + e.getMessage(), e);

@@ -32,6 +32,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
  */
 final class IcebergTableWriter implements TableWriter {
   private final Table table;
+  private final io.streamhouse.connect.schema.TableColumns columns;
   private final FileBudget budget;
   private final IcebergRecordConverter converter;
   private final GenericFileWriterFactory writerFactory;
@@ -47,6 +48,7 @@ final class IcebergTableWriter implements TableWriter {
     this.table = table;
     this.budget = budget;
     this.converter = new IcebergRecordConverter(table.schema());
+    this.columns = IcebergColumns.of(table);
     FileFormat format = FileFormat.fromString(table.properties().getOrDefault(
         TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
         .toUpperCase(Locale.ROOT));
@@ -78,6 +80,11 @@ final class IcebergTableWriter implements TableWriter {
     }
     file.write(row);
     budget.touch(file);
+  }
+
+  @Override
+  public io.streamhouse.connect.schema.TableColumns columns() {
+    return columns;
   }
 
   @Override

@@ -1,12 +1,10 @@
 package io.streamhouse.connect.table.paimon;
 
+import io.streamhouse.connect.convert.Envelopes;
 import io.streamhouse.connect.table.RecordConversionException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.paimon.types.RowKind;
@@ -22,11 +20,6 @@ import org.apache.paimon.types.RowKind;
  * A delete that has only the Kafka key is "key only": its other columns are null.
  */
 final class ChangeDecoder {
-  static final String OP_FIELD = "__op";
-  static final String DELETED_FIELD = "__deleted";
-  /** Fields of a flattened Debezium row that are markers, not columns. */
-  static final Set<String> MARKERS = Set.of(OP_FIELD, DELETED_FIELD);
-
   /** One change: its kind, the row (a struct or a map) and whether it carries only the key. */
   record Change(RowKind kind, Object row, boolean keyOnly) {}
 
@@ -46,8 +39,8 @@ final class ChangeDecoder {
     if (!debezium) {
       return new Change(RowKind.INSERT, value, false);
     }
-    if (isEnvelope(value)) {
-      String op = string(field(value, "op"));
+    if (Envelopes.isEnvelope(value)) {
+      String op = string(Envelopes.field(value, "op"));
       if (op == null) {
         throw new RecordConversionException("op", "the Debezium envelope has no op");
       }
@@ -55,7 +48,7 @@ final class ChangeDecoder {
         case "c", "r" -> new Change(RowKind.INSERT, image(value, "after", op), false);
         case "u" -> new Change(RowKind.UPDATE_AFTER, image(value, "after", op), false);
         case "d" -> {
-          Object before = field(value, "before");
+          Object before = Envelopes.field(value, "before");
           yield before != null ? new Change(RowKind.DELETE, before, false)
               : new Change(RowKind.DELETE, keyRow(record), true);
         }
@@ -63,8 +56,8 @@ final class ChangeDecoder {
             + "' (expected c, r, u or d)");
       };
     }
-    Object deleted = field(value, DELETED_FIELD);
-    String op = string(field(value, OP_FIELD));
+    Object deleted = Envelopes.field(value, Envelopes.DELETED_FIELD);
+    String op = string(Envelopes.field(value, Envelopes.OP_FIELD));
     if (Boolean.TRUE.equals(deleted) || "true".equalsIgnoreCase(string(deleted)) || "d".equals(op)) {
       return new Change(RowKind.DELETE, value, false);
     }
@@ -74,26 +67,11 @@ final class ChangeDecoder {
     if (op.equals("u")) {
       return new Change(RowKind.UPDATE_AFTER, value, false);
     }
-    throw new RecordConversionException(OP_FIELD, "unknown Debezium op '" + op + "' (expected c, r, u or d)");
-  }
-
-  /** True for a Debezium envelope: a struct or map with {@code op} and {@code after} or {@code before}. */
-  static boolean isEnvelope(Object value) {
-    if (value instanceof Struct s) {
-      Schema schema = s.schema();
-      return schema.field("op") != null && (schema.field("after") != null || schema.field("before") != null);
-    }
-    return value instanceof Map<?, ?> m && m.containsKey("op") && (m.containsKey("after") || m.containsKey("before"));
-  }
-
-  /** The row schema and a sample row of a Debezium envelope, for creating a table. */
-  static Optional<Object> envelopeImage(Object value) {
-    Object after = field(value, "after");
-    return Optional.ofNullable(after != null ? after : field(value, "before"));
+    throw new RecordConversionException(Envelopes.OP_FIELD, "unknown Debezium op '" + op + "' (expected c, r, u or d)");
   }
 
   private static Object image(Object envelope, String name, String op) throws RecordConversionException {
-    Object image = field(envelope, name);
+    Object image = Envelopes.field(envelope, name);
     if (image == null) {
       throw new RecordConversionException(name, "a Debezium '" + op + "' event without '" + name + "'");
     }
@@ -118,13 +96,6 @@ final class ChangeDecoder {
     throw new RecordConversionException("<key>", "the Kafka key is a " + key.getClass().getSimpleName()
         + " but the primary key has " + primaryKey.size() + " columns " + primaryKey
         + ": a delete needs a struct or JSON object key");
-  }
-
-  static Object field(Object value, String name) {
-    if (value instanceof Struct s) {
-      return s.schema().field(name) == null ? null : s.get(name);
-    }
-    return value instanceof Map<?, ?> m ? m.get(name) : null;
   }
 
   private static String string(Object v) {

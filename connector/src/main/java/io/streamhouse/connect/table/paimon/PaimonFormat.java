@@ -4,6 +4,11 @@ import io.streamhouse.connect.commit.BatchPlan;
 import io.streamhouse.connect.commit.Watermarks;
 import io.streamhouse.connect.config.CatalogSettings;
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.schema.EvolutionMode;
+import io.streamhouse.connect.schema.EvolutionPlan;
+import io.streamhouse.connect.schema.EvolutionPlanner;
+import io.streamhouse.connect.schema.FieldType;
+import io.streamhouse.connect.schema.SchemaChange;
 import io.streamhouse.connect.table.CommitOutcome;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.OfferedBatch;
@@ -112,6 +117,44 @@ public final class PaimonFormat implements TableFormat {
       return (FileStoreTable) catalog.getTable(identifier(id));
     } catch (Catalog.TableNotExistException e) {
       throw new TableNotFoundException("Paimon table " + id + " does not exist");
+    }
+  }
+
+  @Override
+  public void evolve(TableId id, FieldType.Struct row, EvolutionMode mode) throws RecordConversionException {
+    for (int attempt = 1; ; attempt++) {
+      EvolutionPlan plan = EvolutionPlanner.plan(PaimonColumns.of(table(id)), row, mode);
+      if (plan.isRejected()) {
+        throw new RecordConversionException(plan.rejection().get().field(), plan.rejection().get().reason());
+      }
+      if (plan.changes().isEmpty()) {
+        return; // another task applied it first
+      }
+      List<org.apache.paimon.schema.SchemaChange> changes = new ArrayList<>();
+      for (SchemaChange change : plan.changes()) {
+        String[] path = change.path().toArray(String[]::new);
+        if (change instanceof SchemaChange.AddColumn add) {
+          changes.add(org.apache.paimon.schema.SchemaChange.addColumn(path,
+              PaimonColumns.paimon(add.type(), false).copy(true), null, null));
+        } else if (change instanceof SchemaChange.WidenColumn widen) {
+          changes.add(org.apache.paimon.schema.SchemaChange.updateColumnType(path,
+              PaimonColumns.paimon(widen.to(), false), true));
+        } else {
+          changes.add(org.apache.paimon.schema.SchemaChange.updateColumnNullability(path, true));
+        }
+      }
+      try {
+        catalog.alterTable(identifier(id), changes, false);
+        LOG.info("Connector {}: evolved the schema of {}: {}", connector, id, plan.changes());
+        return;
+      } catch (Exception concurrent) {
+        if (attempt >= MAX_PLAN_ATTEMPTS) {
+          throw new IllegalStateException("Connector " + connector + ": cannot change the schema of " + id
+              + " after " + attempt + " attempts", concurrent);
+        }
+        LOG.info("Connector {}: a schema change of {} met a concurrent one; planning again ({})", connector, id,
+            concurrent.toString());
+      }
     }
   }
 

@@ -2,13 +2,14 @@ package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.config.PartitionTerm;
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.schema.FieldType;
+import io.streamhouse.connect.schema.RecordSchemas;
 import io.streamhouse.connect.table.RecordConversionException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
-import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;
@@ -36,14 +37,13 @@ final class PaimonTableCreator {
 
   static void create(Catalog catalog, Identifier id, RouteSettings route, SinkRecord sample)
       throws RecordConversionException {
-    RowSample row = rowSample(route, sample);
-    RowType rowType;
-    try {
-      rowType = PaimonTypes.rowType(row.schema(), row.value(), ChangeDecoder.MARKERS);
-    } catch (IllegalArgumentException e) {
-      throw new RecordConversionException("<value>", "cannot create table " + id.getFullName()
-          + " from this record: " + e.getMessage(), e);
+    if (sample.value() == null) {
+      throw new RecordConversionException("<value>", "a tombstone cannot define the columns of a new table");
     }
+    FieldType.Struct row = RecordSchemas.rowOf(sample, route.input()).orElseThrow(() -> new RecordConversionException(
+        "<value>", "cannot create table " + id.getFullName() + " from this record: its value is neither a struct "
+            + "nor a JSON object (for Debezium input: an envelope without before and after)"));
+    RowType rowType = (RowType) PaimonColumns.paimon(row, true);
     List<String> primaryKey = primaryKey(route, sample);
     if (primaryKey.isEmpty() && route.input().equals("debezium")) {
       throw new RecordConversionException("<key>", "cannot create table " + id.getFullName()
@@ -52,7 +52,7 @@ final class PaimonTableCreator {
     }
     org.apache.paimon.schema.Schema.Builder schema = org.apache.paimon.schema.Schema.newBuilder();
     for (DataField f : rowType.getFields()) {
-      schema.column(f.name(), f.type());
+      schema.column(f.name(), f.type().copy(true)); // Paimon makes the primary key NOT NULL itself
     }
     List<String> partitionKeys = route.partitionBy().stream().map(t -> PartitionTerm.parse(t).column()).toList();
     for (String column : concat(primaryKey, partitionKeys)) {
@@ -91,25 +91,6 @@ final class PaimonTableCreator {
     } catch (Catalog.TableNotExistException e) {
       return false;
     }
-  }
-
-  private record RowSample(Schema schema, Object value) {}
-
-  private static RowSample rowSample(RouteSettings route, SinkRecord sample) throws RecordConversionException {
-    Object value = sample.value();
-    if (value == null) {
-      throw new RecordConversionException("<value>", "a tombstone cannot define the columns of a new table");
-    }
-    if (route.input().equals("debezium") && ChangeDecoder.isEnvelope(value)) {
-      Object image = ChangeDecoder.envelopeImage(value).orElseThrow(() -> new RecordConversionException(
-          "after", "a Debezium envelope without before and after cannot define the columns of a new table"));
-      if (value instanceof Struct envelope) {
-        String side = envelope.get("after") != null ? "after" : "before";
-        return new RowSample(envelope.schema().field(side).schema(), image);
-      }
-      return new RowSample(null, image);
-    }
-    return new RowSample(sample.valueSchema(), value);
   }
 
   private static List<String> primaryKey(RouteSettings route, SinkRecord sample) {

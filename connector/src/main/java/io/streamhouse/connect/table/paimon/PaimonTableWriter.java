@@ -42,6 +42,7 @@ final class PaimonTableWriter implements TableWriter {
   private final List<String> primaryKey;
   private final List<String> sequenceFields;
   private final boolean debezium;
+  private final io.streamhouse.connect.schema.TableColumns columns;
 
   PaimonTableWriter(FileStoreTable table, String commitUser, RouteSettings route, IOManager ioManager,
       MemoryPoolFactory memory) {
@@ -54,6 +55,7 @@ final class PaimonTableWriter implements TableWriter {
     this.debezium = route.input().equals("debezium");
     this.converter = new PaimonRowConverter(table.rowType());
     this.sequenceFields = new CoreOptions(table.options()).sequenceField();
+    this.columns = PaimonColumns.of(table);
   }
 
   @Override
@@ -81,6 +83,11 @@ final class PaimonTableWriter implements TableWriter {
     } catch (Exception e) {
       throw new IllegalStateException("Cannot write to Paimon table " + table + ": " + e.getMessage(), e);
     }
+  }
+
+  @Override
+  public io.streamhouse.connect.schema.TableColumns columns() {
+    return columns;
   }
 
   @Override

@@ -50,7 +50,7 @@ class IcebergRecordConverterTest {
 
   @Test
   void theTableSchemaFollowsTheConnectSchema() {
-    Schema schema = IcebergSchemas.forRecord(ALL, null);
+    Schema schema = IcebergColumns.schemaFor(io.streamhouse.connect.schema.RecordSchemas.of(ALL));
     assertThat(schema.findType("i8")).isEqualTo(Types.IntegerType.get());
     assertThat(schema.findType("i64")).isEqualTo(Types.LongType.get());
     assertThat(schema.findType("f32")).isEqualTo(Types.FloatType.get());
@@ -79,7 +79,7 @@ class IcebergRecordConverterTest {
         .put("address", new Struct(ADDRESS).put("city", "Oslo"))
         .put("tags", List.of("a", "b"))
         .put("scores", Map.of("x", 7L));
-    Record r = new IcebergRecordConverter(IcebergSchemas.forRecord(ALL, null)).convert(value);
+    Record r = new IcebergRecordConverter(IcebergColumns.schemaFor(io.streamhouse.connect.schema.RecordSchemas.of(ALL))).convert(value);
     assertThat(r.getField("i8")).isEqualTo(1);
     assertThat(r.getField("i16")).isEqualTo(2);
     assertThat(r.getField("i64")).isEqualTo(4L);
@@ -99,7 +99,7 @@ class IcebergRecordConverterTest {
   void schemalessJsonIsInferredAndConverted() throws Exception {
     Map<String, Object> json = Map.of("id", 5, "price", 9.5, "ok", true, "who", Map.of("name", "z"),
         "list", List.of(1, 2), "nothing", "");
-    Schema schema = IcebergSchemas.forRecord(null, json);
+    Schema schema = IcebergColumns.schemaFor(io.streamhouse.connect.schema.RecordSchemas.infer(json));
     assertThat(schema.findType("id")).isEqualTo(Types.LongType.get());
     assertThat(schema.findType("price")).isEqualTo(Types.DoubleType.get());
     assertThat(schema.findType("who.name")).isEqualTo(Types.StringType.get());
