@@ -67,9 +67,9 @@ class BadInputE2E {
     assertThat(header(dlq.get(0), "__connect.errors.stage")).isEqualTo("VALUE_CONVERTER");
     assertThat(header(dlq.get(1), "__connect.errors.exception.message"))
         .contains("Connector bad-dlq task 0", "topic bad-input-dlq partition 0 offset 11",
-            "table local:e2e.bad_input_dlq", "field id", "value String 'not-a-number' does not fit column 'id' of type long");
+            "table local:e2e.bad_input_dlq", "field id", "field 'id' is string but column is int64");
     assertThat(header(dlq.get(2), "__connect.errors.exception.message"))
-        .contains("offset 12", "field id", "required column 'id' is missing or null");
+        .contains("offset 12", "field id", "the record has no field 'id' for required column 'id'");
     stack.connect().delete(sink.name());
   }
 
@@ -94,7 +94,7 @@ class BadInputE2E {
     JsonNode task = stack.connect().status(sink.name()).path("tasks").get(0);
     assertThat(task.path("trace").asText())
         .contains("Connector bad-fail task 0: cannot write the record at topic bad-input-fail partition 0 offset 1"
-            + " to table local:e2e.bad_input_fail: field id: value String 'x-1' does not fit column 'id' of type long");
+            + " to table local:e2e.bad_input_fail: field id: field 'id' is string but column is int64");
     stack.connect().delete(sink.name());
   }
 

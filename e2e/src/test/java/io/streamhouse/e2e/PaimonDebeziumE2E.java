@@ -78,8 +78,8 @@ class PaimonDebeziumE2E {
             .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
             .until(() -> PaimonSink.watermarkSum(paimon, PaimonSink.tableOf(topic), sink.name()) == end);
       }
-      PaimonSink.assertMirrors(stack, paimon, sink.name(), envelopes, envelopeSource.state());
-      PaimonSink.assertMirrors(stack, paimon, sink.name(), flattened, flatSource.state());
+      PaimonSink.awaitMirrors(stack, paimon, sink.name(), envelopes, envelopeSource.state());
+      PaimonSink.awaitMirrors(stack, paimon, sink.name(), flattened, flatSource.state());
       assertThat(paimon.table(PaimonSink.tableOf(envelopes)).rowType().getFieldNames())
           .as("columns of the envelope table: the row image, no envelope fields")
           .containsExactly("id", "name", "tier", "balance", "version");

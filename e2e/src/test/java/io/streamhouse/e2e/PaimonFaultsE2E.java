@@ -76,7 +76,7 @@ class PaimonFaultsE2E {
       await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
           .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, connector))
           .until(() -> PaimonSink.watermarkSum(tables, PaimonSink.tableOf(topic), connector) == end);
-      PaimonSink.assertMirrors(stack, tables, connector, topic, source.state());
+      PaimonSink.awaitMirrors(stack, tables, connector, topic, source.state());
       PaimonSink.assertIdentifiersIncrease(tables, PaimonSink.tableOf(topic), connector);
     }
   }

@@ -30,7 +30,7 @@ class PaimonUpsertE2E {
       await().atMost(Duration.ofMinutes(6)).pollInterval(Duration.ofSeconds(2))
           .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
           .until(() -> PaimonSink.watermarkSum(tables, PaimonSink.tableOf(topic), sink.name()) == end);
-      PaimonSink.assertMirrors(stack, tables, sink.name(), topic, source.state());
+      PaimonSink.awaitMirrors(stack, tables, sink.name(), topic, source.state());
       PaimonSink.assertIdentifiersIncrease(tables, PaimonSink.tableOf(topic), sink.name());
     }
     stack.connect().delete(sink.name());

@@ -39,6 +39,8 @@ final class PaimonCompactor {
   private final Supplier<IOManager> ioManager;
   private final Map<TableId, Set<Bucket>> sinceFull = new ConcurrentHashMap<>();
   private final Map<TableId, Integer> commitsSinceFull = new ConcurrentHashMap<>();
+  /** Buckets whose compaction failed: tried again with the table's next commit. */
+  private final Map<TableId, Set<Bucket>> failed = new ConcurrentHashMap<>();
 
   PaimonCompactor(String connector, String commitUser, Supplier<IOManager> ioManager) {
     this.connector = connector;
@@ -55,6 +57,10 @@ final class PaimonCompactor {
     }
     Set<Bucket> touched = new LinkedHashSet<>();
     applied.forEach(m -> touched.add(new Bucket(m.partition(), m.bucket())));
+    Set<Bucket> retry = failed.remove(id);
+    if (retry != null) {
+      touched.addAll(retry);
+    }
     Integer every = options.fullCompactionDeltaCommits();
     if (every == null && options.changelogProducer() == CoreOptions.ChangelogProducer.FULL_COMPACTION) {
       every = 1;
@@ -87,8 +93,10 @@ final class PaimonCompactor {
       LOG.info("Connector {} compacted {} buckets of {} ({}) in {} ms", connector, messages.size(), id,
           full ? "full" : "by Paimon's trigger", (System.nanoTime() - start) / 1_000_000);
     } catch (Exception e) {
-      LOG.warn("Connector {}: compaction of Paimon table {} failed; it is tried again after the next commit",
-          connector, id, e);
+      failed.computeIfAbsent(id, t -> ConcurrentHashMap.newKeySet()).addAll(touched);
+      LOG.warn("Connector {}: compaction of {} buckets of Paimon table {} failed; they are tried again after "
+          + "the table's next commit (until then, on tables with deletion vectors, their newest rows are not "
+          + "visible to readers)", connector, touched.size(), id, e);
     }
   }
 

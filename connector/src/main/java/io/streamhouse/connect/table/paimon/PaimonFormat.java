@@ -304,7 +304,8 @@ public final class PaimonFormat implements TableFormat {
     return ioManager;
   }
 
-  private synchronized MemoryPoolFactory memory() {
+  /** The write buffer all Paimon writers of this task share. */
+  synchronized MemoryPoolFactory memory() {
     if (memory == null) {
       memory = new MemoryPoolFactory(new HeapMemorySegmentPool(writeBufferBytes, PAGE_SIZE));
     }

@@ -257,6 +257,37 @@ class PaimonFormatTest {
   }
 
   @Test
+  void manyTablesInOneTaskShareOneWriteBufferThatSpillsInsteadOfGrowing() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of("route.items.table", "db.${topic}"));
+    long pool = 8L << 20;
+    try (PaimonFormat format = new PaimonFormat(config.catalog("lake"), config.connectorName(), pool,
+        dir.resolve("spill"))) {
+      RouteSettings route = config.routes().get(0);
+      List<TableWriter> writers = new ArrayList<>();
+      String padding = "x".repeat(200);
+      for (int t = 0; t < 12; t++) {
+        TableId id = new TableId("lake", List.of("db"), "items_" + t);
+        SinkRecord first = upsert(0, 0, 0, padding, null);
+        TableWriter writer = format.openWriter(id, route, first, new FileBudget(4)).orElseThrow();
+        for (long i = 0; i < 4_000; i++) {
+          writer.write(upsert(0, i, i, padding + i, null));
+        }
+        writers.add(writer);
+      }
+      assertThat(format.memory().totalBufferSize()).isLessThanOrEqualTo(pool);
+      assertThat(format.memory().bufferPreemptCount()).as("buffers flushed to make room").isPositive();
+      for (int t = 0; t < 12; t++) {
+        TableId id = new TableId("lake", List.of("db"), "items_" + t);
+        PreparedFiles files = writers.get(t).prepare();
+        writers.get(t).close();
+        Map<TopicPartition, OffsetRange> ranges = Map.of(new TopicPartition("items", 0), new OffsetRange(0, 4_000));
+        format.commit(id, 1000, List.of(new OfferedBatch("b" + t, ranges, files, -1)), true);
+        assertThat(rows(format.table(id))).hasSize(4_000).containsEntry(3_999L, padding + 3_999);
+      }
+    }
+  }
+
+  @Test
   void aTombstoneForATableThatDoesNotExistYetCreatesNothing() throws Exception {
     StreamhouseSinkConfig config = config(Map.of());
     try (PaimonFormat format = format(config)) {
