@@ -9,6 +9,8 @@ import io.streamhouse.connect.commit.KafkaControlChannel;
 import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.BadRecordHandler;
+import io.streamhouse.connect.monitor.LagMetrics;
+import io.streamhouse.connect.monitor.LagMonitor;
 import io.streamhouse.connect.routing.TableRouter;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.RecordConversionException;
@@ -50,6 +52,8 @@ public class StreamhouseSinkTask extends SinkTask {
   private Admin admin;
   private Thread controlThread;
   private Thread coordinatorThread;
+  private LagMonitor lagMonitor;
+  private Thread lagMonitorThread;
   private volatile boolean running;
   private volatile Throwable controlFailure;
   private final Map<TopicPartition, Long> consumed = new HashMap<>();
@@ -87,8 +91,28 @@ public class StreamhouseSinkTask extends SinkTask {
       coordinatorThread = new Thread(coordinator, "streamhouse-coordinator-" + config.connectorName());
       coordinatorThread.setDaemon(true);
       coordinatorThread.start();
+      lagMonitor = new LagMonitor(config.connectorName(), admin, config.kafkaClientProps(),
+          new ConsumedPartitions(admin, config.topics(), config.topicsRegex()), new LagMetrics(pluginMetrics()),
+          config.lagCheckIntervalMs(), Clock.systemUTC(), config.failOnDataLoss());
+      lagMonitorThread = new Thread(lagMonitor, "streamhouse-lag-monitor-" + config.connectorName());
+      lagMonitorThread.setDaemon(true);
+      lagMonitorThread.start();
     }
     LOG.info("Task {} started (plugin version {})", taskName, Version.get());
+  }
+
+  /**
+   * Connect's plugin metrics (KIP-877, Kafka 4.1+); null on an older worker, which is said once
+   * in the log: the connector runs the same, without its metrics.
+   */
+  private org.apache.kafka.common.metrics.PluginMetrics pluginMetrics() {
+    try {
+      return context.pluginMetrics();
+    } catch (LinkageError olderWorker) {
+      LOG.warn("Task {}: this Connect worker has no plugin metrics (Kafka 4.1+ has them): the lag and table "
+          + "metrics are not published; lag checks and data-loss errors still run", taskName);
+      return null;
+    }
   }
 
   /** Answers the coordinator on its own thread, so that an idle task never delays a commit. */
@@ -140,6 +164,9 @@ public class StreamhouseSinkTask extends SinkTask {
     if (coordinator != null && coordinator.failure() != null) {
       throw new ConnectException("Connector " + config.connectorName() + ": the commit coordinator failed: "
           + coordinator.failure(), coordinator.failure());
+    }
+    if (lagMonitor != null && lagMonitor.failure() != null) {
+      throw lagMonitor.failure();
     }
     if (controlFailure != null) {
       throw new ConnectException("Connector " + config.connectorName() + " task " + config.taskId()
@@ -239,6 +266,11 @@ public class StreamhouseSinkTask extends SinkTask {
   @Override
   public void stop() {
     running = false;
+    if (lagMonitor != null) {
+      lagMonitor.close();
+      join(lagMonitorThread);
+      lagMonitor.closeClients();
+    }
     if (coordinator != null) {
       coordinator.close();
       join(coordinatorThread);

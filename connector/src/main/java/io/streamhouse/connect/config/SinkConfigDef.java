@@ -11,6 +11,7 @@ public final class SinkConfigDef {
   public static final String TABLES_GROUP = "Tables";
   public static final String COMMIT_GROUP = "Commit";
   public static final String KAFKA_GROUP = "Kafka clients";
+  public static final String MONITOR_GROUP = "Monitoring";
 
   /** Prefix of the Kafka client settings of the control topic (and the lag monitor). */
   public static final String KAFKA_PREFIX = "kafka.";
@@ -67,6 +68,19 @@ public final class SinkConfigDef {
   static final String COMMIT_PARALLELISM_DOC =
       "How many tables the coordinator commits at the same time in a round.";
   static final int COMMIT_PARALLELISM_DEFAULT = 4;
+
+  public static final String LAG_CHECK_INTERVAL_MS_CONFIG = "lag.check.interval.ms";
+  static final String LAG_CHECK_INTERVAL_MS_DOC =
+      "How often task 0 compares, per topic-partition, the connector's committed offset with the log "
+          + "start and end offsets and the topic's retention, and publishes the lag metrics.";
+  static final long LAG_CHECK_INTERVAL_MS_DEFAULT = 30_000L;
+
+  public static final String LAG_ON_DATA_LOSS_CONFIG = "lag.on-data-loss";
+  static final String LAG_ON_DATA_LOSS_DOC =
+      "What happens when Kafka deleted records before the sink read them (the log start passed the "
+          + "committed offset): warn (count them in data-loss-records-total, log an ERROR naming the "
+          + "partition and offsets, go on) or fail (the same, then fail the task so the connector stops "
+          + "with that message).";
 
   public static final String CONTROL_TOPIC_CONFIG = "control.topic";
   static final String CONTROL_TOPIC_DOC =
@@ -148,6 +162,10 @@ public final class SinkConfigDef {
         .define(CONTROL_TOPIC_CONFIG, Type.STRING, CONTROL_TOPIC_DEFAULT,
             TopicNameValidator.INSTANCE, Importance.MEDIUM, CONTROL_TOPIC_DOC,
             COMMIT_GROUP, ++order, Width.MEDIUM, "Control topic")
+        .define(LAG_CHECK_INTERVAL_MS_CONFIG, Type.LONG, LAG_CHECK_INTERVAL_MS_DEFAULT, Range.atLeast(500L),
+            Importance.LOW, LAG_CHECK_INTERVAL_MS_DOC, MONITOR_GROUP, 1, Width.SHORT, "Lag check interval (ms)")
+        .define(LAG_ON_DATA_LOSS_CONFIG, Type.STRING, "warn", EnumValidator.of("warn", "fail"), Importance.MEDIUM,
+            LAG_ON_DATA_LOSS_DOC, MONITOR_GROUP, 2, Width.SHORT, "On data loss")
         .defineInternal(TASK_ID_CONFIG, Type.INT, 0, Range.atLeast(0), Importance.LOW,
             "Index of the task, set by the connector; task 0 runs the coordinator.")
         .defineInternal(HALT_AT_CONFIG, Type.STRING, "", null, Importance.LOW,

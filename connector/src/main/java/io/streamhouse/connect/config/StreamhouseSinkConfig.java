@@ -57,6 +57,14 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
     return base.resolve("streamhouse-" + connectorName() + "-" + taskId());
   }
 
+  public long lagCheckIntervalMs() {
+    return getLong(SinkConfigDef.LAG_CHECK_INTERVAL_MS_CONFIG);
+  }
+
+  public boolean failOnDataLoss() {
+    return getString(SinkConfigDef.LAG_ON_DATA_LOSS_CONFIG).equals("fail");
+  }
+
   public long commitIntervalMs() {
     return getLong(SinkConfigDef.COMMIT_INTERVAL_MS_CONFIG);
   }
