@@ -11,6 +11,8 @@ import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.BadRecordHandler;
 import io.streamhouse.connect.monitor.LagMetrics;
 import io.streamhouse.connect.monitor.LagMonitor;
+import io.streamhouse.connect.monitor.TableMetrics;
+import io.streamhouse.connect.monitor.TaskMetrics;
 import io.streamhouse.connect.routing.TableRouter;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.RecordConversionException;
@@ -53,6 +55,7 @@ public class StreamhouseSinkTask extends SinkTask {
   private Thread controlThread;
   private Thread coordinatorThread;
   private LagMonitor lagMonitor;
+  private TaskMetrics taskMetrics;
   private Thread lagMonitorThread;
   private volatile boolean running;
   private volatile Throwable controlFailure;
@@ -70,6 +73,8 @@ public class StreamhouseSinkTask extends SinkTask {
     FaultInjection faults = FaultInjection.parse(config.haltAt());
     formats = TableFormats.open(config, config.taskId());
     router = new TableRouter(config.routes());
+    org.apache.kafka.common.metrics.PluginMetrics metrics = pluginMetrics();
+    taskMetrics = new TaskMetrics(metrics);
     badRecords = new BadRecordHandler(config.connectorName(), config.taskId(), config.toleratesErrors(), context);
     admin = Admin.create(config.kafkaClientProps());
     KafkaControlChannel.ensureTopic(admin, config.controlTopic());
@@ -87,12 +92,13 @@ public class StreamhouseSinkTask extends SinkTask {
           taskName + "-coordinator", config.kafkaClientProps());
       coordinator = new Coordinator(config.connectorName(), coordinatorFormats, coordinatorChannel,
           new ConsumedPartitions(admin, config.topics(), config.topicsRegex()), config.commitIntervalMs(),
-          config.commitTimeoutMs(), config.commitParallelism(), Clock.systemUTC(), faults);
+          config.commitTimeoutMs(), config.commitParallelism(), Clock.systemUTC(), faults,
+          new TableMetrics(metrics, Clock.systemUTC()));
       coordinatorThread = new Thread(coordinator, "streamhouse-coordinator-" + config.connectorName());
       coordinatorThread.setDaemon(true);
       coordinatorThread.start();
       lagMonitor = new LagMonitor(config.connectorName(), admin, config.kafkaClientProps(),
-          new ConsumedPartitions(admin, config.topics(), config.topicsRegex()), new LagMetrics(pluginMetrics()),
+          new ConsumedPartitions(admin, config.topics(), config.topicsRegex()), new LagMetrics(metrics),
           config.lagCheckIntervalMs(), Clock.systemUTC(), config.failOnDataLoss());
       lagMonitorThread = new Thread(lagMonitor, "streamhouse-lag-monitor-" + config.connectorName());
       lagMonitorThread.setDaemon(true);
@@ -193,13 +199,17 @@ public class StreamhouseSinkTask extends SinkTask {
         try {
           for (TableRouter.Destination to : router.route(record)) {
             try {
-              participant.write(record, tp, to);
+              if (participant.write(record, tp, to)) {
+                taskMetrics.written();
+              }
             } catch (RecordConversionException e) {
+              taskMetrics.deadLettered();
               badRecords.handle(record, to.table().toString(), e);
               participant.skipped(record, tp, to);
             }
           }
         } catch (RecordConversionException e) {
+          taskMetrics.deadLettered();
           badRecords.handle(record, "(no table)", e);
         }
         if (participant.resetRequested()) {

@@ -101,12 +101,8 @@ public final class Quickstart {
 
   private static void runExample(LocalStack stack, ConnectorExample example, int records, Path warehouse) {
     String topic = example.config().get("topics").split(",")[0].trim();
-    stack.createTopic(topic, PARTITIONS, Map.of());
     ConnectRestClient rest = stack.connect();
-    rest.putConfig(example.name(), example.config());
-    int tasks = Integer.parseInt(example.config().getOrDefault("tasks.max", "1"));
-    Wait.until("connector " + example.name() + " RUNNING", Duration.ofSeconds(60),
-        Duration.ofMillis(250), () -> rest.requireNotFailed(example.name()), () -> rest.isRunning(example.name(), tasks));
+    int tasks = start(stack, example, topic);
     OUT.printf("Connector %s is RUNNING with %d task(s) (plugin %s)%n", example.name(), tasks,
         pluginVersion(rest));
 
@@ -149,12 +145,8 @@ public final class Quickstart {
   /** Debezium changes of a customers table into a Paimon primary-key table, shown next to the source. */
   private static void runCdcExample(LocalStack stack, ConnectorExample example, int changes, Path warehouse) {
     String topic = example.config().get("topics").split(",")[0].trim();
-    stack.createTopic(topic, PARTITIONS, Map.of());
     ConnectRestClient rest = stack.connect();
-    rest.putConfig(example.name(), example.config());
-    int tasks = Integer.parseInt(example.config().getOrDefault("tasks.max", "1"));
-    Wait.until("connector " + example.name() + " RUNNING", Duration.ofSeconds(60),
-        Duration.ofMillis(250), () -> rest.requireNotFailed(example.name()), () -> rest.isRunning(example.name(), tasks));
+    start(stack, example, topic);
     SampleCustomers source = new SampleCustomers(1, Math.max(1, changes / 5), 0.1);
     try (JsonRecordProducer producer = stack.producer()) {
       for (int i = 0; i < changes; i++) {
@@ -193,6 +185,17 @@ public final class Quickstart {
         s.properties().forEach((k, v) -> OUT.printf("  %s = %s%n", k, v));
       });
     }
+  }
+
+  /** Creates the example's topic, PUTs its config and waits until it runs; returns its task count. */
+  private static int start(LocalStack stack, ConnectorExample example, String topic) {
+    stack.createTopic(topic, PARTITIONS, Map.of());
+    ConnectRestClient rest = stack.connect();
+    rest.putConfig(example.name(), example.config());
+    int tasks = Integer.parseInt(example.config().getOrDefault("tasks.max", "1"));
+    Wait.until("connector " + example.name() + " RUNNING", Duration.ofSeconds(60),
+        Duration.ofMillis(250), () -> rest.requireNotFailed(example.name()), () -> rest.isRunning(example.name(), tasks));
+    return tasks;
   }
 
   private static String pluginVersion(ConnectRestClient rest) {

@@ -36,6 +36,15 @@ class LagMonitorE2E {
       await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
           assertThat(jmx.values(mbeans, "partition", "lag-records")).containsOnlyKeys("0", "1")
               .allSatisfy((p, lag) -> assertThat(lag).isZero()));
+      // Table and task metrics of the same run.
+      String table = "kafka.connect:type=plugins,connector=lagmon,task=0,table=*";
+      assertThat(jmx.values(table, "table", "table-records-committed-total"))
+          .containsExactly(Map.entry("\"local:e2e.lagging\"", 200.0));
+      assertThat(jmx.values(table, "table", "table-commits-total").values()).allSatisfy(n -> assertThat(n).isPositive());
+      assertThat(jmx.values(table, "table", "table-last-commit-age-seconds").values())
+          .allSatisfy(age -> assertThat(age).isBetween(0.0, 60.0));
+      assertThat(jmx.values("kafka.connect:type=plugins,connector=lagmon,task=0", "task", "task-records-written-total"))
+          .containsEntry("0", 200.0);
 
       stack.connect().pause(sink.name());
       await().atMost(Duration.ofSeconds(30)).until(() -> stack.connect().status(sink.name())

@@ -42,6 +42,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final long timeoutMs;
   private final Clock clock;
   private final FaultInjection faults;
+  private final CommitObserver observer;
   private final ExecutorService committers;
   private final BatchAssembler assembler = new BatchAssembler();
   private final Map<TableId, Map<String, OfferedBatch>> offered = new TreeMap<>();
@@ -61,7 +62,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
 
   public Coordinator(String connector, Map<String, TableFormat> formats, ControlChannel channel,
       Supplier<Set<TopicPartition>> consumedPartitions, long intervalMs, long timeoutMs, int commitParallelism,
-      Clock clock, FaultInjection faults) {
+      Clock clock, FaultInjection faults, CommitObserver observer) {
     this.connector = connector;
     this.formats = formats;
     this.channel = channel;
@@ -70,6 +71,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     this.timeoutMs = timeoutMs;
     this.clock = clock;
     this.faults = faults;
+    this.observer = observer;
     AtomicInteger threadNumber = new AtomicInteger();
     this.committers = Executors.newFixedThreadPool(commitParallelism, r -> {
       Thread t = new Thread(r, "streamhouse-committer-" + connector + "-" + threadNumber.incrementAndGet());
@@ -161,6 +163,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
         offered.get(table).keySet().removeAll(outcome.decisions().keySet());
         results.add(new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
       } catch (ExecutionException failed) {
+        observer.failed(table);
         LOG.error("Connector {} commit {} of {} failed; its {} batches stay offered for the next round",
             connector, commitId, table, toCommit.get(table).size(), failed.getCause());
       } catch (InterruptedException interrupted) {
@@ -182,12 +185,16 @@ public final class Coordinator implements Runnable, AutoCloseable {
     long start = System.nanoTime();
     CommitOutcome outcome = format.commit(table, commitId, batches, full);
     faults.at(FaultInjection.Point.AFTER_TABLE_COMMIT);
+    long durationMs = (System.nanoTime() - start) / 1_000_000;
     LOG.info("Connector {} commit {} of {}: {} batches, {} records in {} files, {} ms, watermarks {}",
-        connector, commitId, table, batches.size(), outcome.records(), outcome.files(),
-        (System.nanoTime() - start) / 1_000_000, outcome.watermarks());
+        connector, commitId, table, batches.size(), outcome.records(), outcome.files(), durationMs,
+        outcome.watermarks());
     List<PreparedFiles> rejected = batches.stream()
         .filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.REJECT)
         .map(OfferedBatch::files).toList();
+    long bytes = batches.stream().filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.APPLY)
+        .mapToLong(b -> b.files().bytes()).sum();
+    observer.committed(table, outcome, bytes, durationMs, rejected.size());
     if (!rejected.isEmpty()) {
       format.discard(table, rejected);
     }

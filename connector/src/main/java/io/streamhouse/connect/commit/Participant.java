@@ -85,11 +85,11 @@ public final class Participant {
 
   /**
    * Writes {@code record} (of {@code tp}, its original topic-partition) to {@code to.table()},
-   * unless that table already has it.
+   * unless that table already has it. Returns whether it was written.
    *
    * @throws RecordConversionException if the value does not fit the table
    */
-  public void write(SinkRecord record, TopicPartition tp, Destination to) throws RecordConversionException {
+  public boolean write(SinkRecord record, TopicPartition tp, Destination to) throws RecordConversionException {
     long offset = record.originalKafkaOffset();
     // Connect applies a requested seek before its next poll: a record delivered after a reset
     // comes from the new position, and Connect's own offsets now reflect it.
@@ -100,7 +100,7 @@ public final class Participant {
     long[] range = table == null ? null : table.ranges.get(tp);
     OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
     if (position.isPresent() && offset < position.getAsLong()) {
-      return; // the table has it already (invariant 2)
+      return false; // the table has it already (invariant 2)
     }
     // A record past the position is normal: the ones between went to other tables (dynamic
     // routing), to the dead-letter queue, or were compacted away. Lost data is the lag monitor's
@@ -109,13 +109,13 @@ public final class Participant {
       java.util.Optional<TableWriter> writer =
           formats.get(to.table().catalog()).openWriter(to.table(), to.route(), record, budget);
       if (writer.isEmpty()) {
-        return; // nothing to write: the record changes nothing in a table that does not exist yet
+        return false; // nothing to write: the record changes nothing in a table that does not exist yet
       }
       table = new OpenTable(writer.get());
       open.put(to.table(), table);
     }
     if (!followsSchema(record, to, table)) {
-      return; // the table changed: resetRequested, the task rewinds and writes with the new schema
+      return false; // the table changed: resetRequested, the task rewinds and writes with the new schema
     }
     table.writer.write(record);
     if (range == null) {
@@ -127,6 +127,7 @@ public final class Participant {
     if (record.timestamp() != null) {
       table.maxTimestamp = Math.max(table.maxTimestamp, record.timestamp());
     }
+    return true;
   }
 
   /**

@@ -34,7 +34,7 @@ class CoordinatorTest {
   private final FakeChannel channel = new FakeChannel();
   private final RecordingFormat format = new RecordingFormat();
   private final Coordinator coordinator = new Coordinator("conn", Map.of("c", format), channel,
-      () -> Set.of(P0, P1), 1_000, 10_000, 2, clock, FaultInjection.parse(""));
+      () -> Set.of(P0, P1), 1_000, 10_000, 2, clock, FaultInjection.parse(""), CommitObserver.NONE);
 
   @Test
   void aRoundStartsAfterTheIntervalAndCommitsAsSoonAsEveryPartitionReported() {

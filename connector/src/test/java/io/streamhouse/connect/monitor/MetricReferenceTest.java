@@ -26,6 +26,8 @@ class MetricReferenceTest {
     }
     List<String> published = new ArrayList<>(LagMetrics.PARTITION_METRICS);
     published.addAll(LagMetrics.TOPIC_METRICS);
+    published.addAll(TableMetrics.NAMES);
+    published.addAll(TaskMetrics.NAMES);
     assertThat(documented).containsExactlyInAnyOrderElementsOf(published);
   }
 }

@@ -5,15 +5,14 @@ import io.streamhouse.connect.commit.Watermarks;
 import io.streamhouse.connect.config.CatalogSettings;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.schema.EvolutionMode;
-import io.streamhouse.connect.schema.EvolutionPlan;
-import io.streamhouse.connect.schema.EvolutionPlanner;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.SchemaChange;
 import io.streamhouse.connect.table.CommitOutcome;
-import io.streamhouse.connect.table.RecordConversionException;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.OfferedBatch;
 import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.table.SchemaEvolutionLoop;
 import io.streamhouse.connect.table.SnapshotKeys;
 import io.streamhouse.connect.table.TableFormat;
 import io.streamhouse.connect.table.TableId;
@@ -90,17 +89,9 @@ public final class IcebergFormat implements TableFormat {
 
   @Override
   public void evolve(TableId id, FieldType.Struct row, EvolutionMode mode) throws RecordConversionException {
-    for (int attempt = 1; ; attempt++) {
-      Table table = table(id);
-      EvolutionPlan plan = EvolutionPlanner.plan(IcebergColumns.of(table), row, mode);
-      if (plan.isRejected()) {
-        throw new RecordConversionException(plan.rejection().get().field(), plan.rejection().get().reason());
-      }
-      if (plan.changes().isEmpty()) {
-        return; // another task applied it first
-      }
-      UpdateSchema update = table.updateSchema();
-      for (SchemaChange change : plan.changes()) {
+    SchemaEvolutionLoop.run(connector, id, () -> IcebergColumns.of(table(id)), row, mode, changes -> {
+      UpdateSchema update = table(id).updateSchema();
+      for (SchemaChange change : changes) {
         String column = SchemaChange.dotted(change.path());
         if (change instanceof SchemaChange.AddColumn add) {
           List<String> parent = add.path().subList(0, add.path().size() - 1);
@@ -116,19 +107,8 @@ public final class IcebergFormat implements TableFormat {
           update.makeColumnOptional(column);
         }
       }
-      try {
-        update.commit();
-        LOG.info("Connector {}: evolved the schema of {}: {}", connector, id, plan.changes());
-        return;
-      } catch (RuntimeException concurrent) {
-        if (attempt >= MAX_PLAN_ATTEMPTS) {
-          throw new IllegalStateException("Connector " + connector + ": cannot change the schema of " + id
-              + " after " + attempt + " attempts", concurrent);
-        }
-        LOG.info("Connector {}: a schema change of {} met a concurrent one; planning again ({})", connector, id,
-            concurrent.toString());
-      }
-    }
+      update.commit();
+    });
   }
 
   @Override

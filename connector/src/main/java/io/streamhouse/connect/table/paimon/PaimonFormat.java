@@ -5,8 +5,6 @@ import io.streamhouse.connect.commit.Watermarks;
 import io.streamhouse.connect.config.CatalogSettings;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.schema.EvolutionMode;
-import io.streamhouse.connect.schema.EvolutionPlan;
-import io.streamhouse.connect.schema.EvolutionPlanner;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.SchemaChange;
 import io.streamhouse.connect.table.CommitOutcome;
@@ -14,6 +12,7 @@ import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.OfferedBatch;
 import io.streamhouse.connect.table.PreparedFiles;
 import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.table.SchemaEvolutionLoop;
 import io.streamhouse.connect.table.SnapshotKeys;
 import io.streamhouse.connect.table.TableFormat;
 import io.streamhouse.connect.table.TableId;
@@ -122,16 +121,9 @@ public final class PaimonFormat implements TableFormat {
 
   @Override
   public void evolve(TableId id, FieldType.Struct row, EvolutionMode mode) throws RecordConversionException {
-    for (int attempt = 1; ; attempt++) {
-      EvolutionPlan plan = EvolutionPlanner.plan(PaimonColumns.of(table(id)), row, mode);
-      if (plan.isRejected()) {
-        throw new RecordConversionException(plan.rejection().get().field(), plan.rejection().get().reason());
-      }
-      if (plan.changes().isEmpty()) {
-        return; // another task applied it first
-      }
+    SchemaEvolutionLoop.run(connector, id, () -> PaimonColumns.of(table(id)), row, mode, planned -> {
       List<org.apache.paimon.schema.SchemaChange> changes = new ArrayList<>();
-      for (SchemaChange change : plan.changes()) {
+      for (SchemaChange change : planned) {
         String[] path = change.path().toArray(String[]::new);
         if (change instanceof SchemaChange.AddColumn add) {
           changes.add(org.apache.paimon.schema.SchemaChange.addColumn(path,
@@ -143,19 +135,8 @@ public final class PaimonFormat implements TableFormat {
           changes.add(org.apache.paimon.schema.SchemaChange.updateColumnNullability(path, true));
         }
       }
-      try {
-        catalog.alterTable(identifier(id), changes, false);
-        LOG.info("Connector {}: evolved the schema of {}: {}", connector, id, plan.changes());
-        return;
-      } catch (Exception concurrent) {
-        if (attempt >= MAX_PLAN_ATTEMPTS) {
-          throw new IllegalStateException("Connector " + connector + ": cannot change the schema of " + id
-              + " after " + attempt + " attempts", concurrent);
-        }
-        LOG.info("Connector {}: a schema change of {} met a concurrent one; planning again ({})", connector, id,
-            concurrent.toString());
-      }
-    }
+      catalog.alterTable(identifier(id), changes, false);
+    });
   }
 
   @Override

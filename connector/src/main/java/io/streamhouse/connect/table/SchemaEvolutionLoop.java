@@ -1,0 +1,56 @@
+package io.streamhouse.connect.table;
+
+import io.streamhouse.connect.schema.EvolutionMode;
+import io.streamhouse.connect.schema.EvolutionPlan;
+import io.streamhouse.connect.schema.EvolutionPlanner;
+import io.streamhouse.connect.schema.FieldType;
+import io.streamhouse.connect.schema.SchemaChange;
+import io.streamhouse.connect.schema.TableColumns;
+import java.util.List;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a format applies schema evolution to a table that other tasks may change at the same time:
+ * plan against the table's current columns, apply, and when a concurrent change wins, plan again
+ * (usually finding nothing left to do). The format supplies its columns and its way to apply.
+ */
+public final class SchemaEvolutionLoop {
+  private static final Logger LOG = LoggerFactory.getLogger(SchemaEvolutionLoop.class);
+  private static final int MAX_ATTEMPTS = 10;
+
+  /** Applies planned changes to the table in one schema update. */
+  @FunctionalInterface
+  public interface Applier {
+    void apply(List<SchemaChange> changes) throws Exception;
+  }
+
+  private SchemaEvolutionLoop() {}
+
+  /** @throws RecordConversionException if the table cannot follow {@code row} */
+  public static void run(String connector, TableId id, Supplier<TableColumns> current, FieldType.Struct row,
+      EvolutionMode mode, Applier applier) throws RecordConversionException {
+    for (int attempt = 1; ; attempt++) {
+      EvolutionPlan plan = EvolutionPlanner.plan(current.get(), row, mode);
+      if (plan.isRejected()) {
+        throw new RecordConversionException(plan.rejection().get().field(), plan.rejection().get().reason());
+      }
+      if (plan.changes().isEmpty()) {
+        return; // another task applied it first
+      }
+      try {
+        applier.apply(plan.changes());
+        LOG.info("Connector {}: evolved the schema of {}: {}", connector, id, plan.changes());
+        return;
+      } catch (Exception concurrent) {
+        if (attempt >= MAX_ATTEMPTS) {
+          throw new IllegalStateException("Connector " + connector + ": cannot change the schema of " + id
+              + " after " + attempt + " attempts", concurrent);
+        }
+        LOG.info("Connector {}: a schema change of {} met a concurrent one; planning again ({})", connector, id,
+            concurrent.toString());
+      }
+    }
+  }
+}
