@@ -39,6 +39,9 @@ import org.slf4j.LoggerFactory;
  */
 public class StreamhouseSinkTask extends SinkTask {
   private static final Logger LOG = LoggerFactory.getLogger(StreamhouseSinkTask.class);
+  /** The missing plugin metrics of an older worker are reported once per worker, not per task. */
+  private static final java.util.concurrent.atomic.AtomicBoolean NO_METRICS_REPORTED =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   private StreamhouseSinkConfig config;
   private String taskName;
@@ -90,16 +93,15 @@ public class StreamhouseSinkTask extends SinkTask {
       coordinatorFormats = TableFormats.open(config, config.taskId());
       coordinatorChannel = new KafkaControlChannel(config.controlTopic(), config.connectorName(),
           taskName + "-coordinator", config.kafkaClientProps());
-      coordinator = new Coordinator(config.connectorName(), coordinatorFormats, coordinatorChannel,
-          new ConsumedPartitions(admin, config.topics(), config.topicsRegex()), config.commitIntervalMs(),
-          config.commitTimeoutMs(), config.commitParallelism(), Clock.systemUTC(), faults,
+      ConsumedPartitions consumedPartitions = new ConsumedPartitions(admin, config.topics(), config.topicsRegex());
+      coordinator = new Coordinator(config.connectorName(), coordinatorFormats, coordinatorChannel, consumedPartitions,
+          config.commitIntervalMs(), config.commitTimeoutMs(), config.commitParallelism(), Clock.systemUTC(), faults,
           new TableMetrics(metrics, Clock.systemUTC()));
       coordinatorThread = new Thread(coordinator, "streamhouse-coordinator-" + config.connectorName());
       coordinatorThread.setDaemon(true);
       coordinatorThread.start();
-      lagMonitor = new LagMonitor(config.connectorName(), admin, config.kafkaClientProps(),
-          new ConsumedPartitions(admin, config.topics(), config.topicsRegex()), new LagMetrics(metrics),
-          config.lagCheckIntervalMs(), Clock.systemUTC(), config.failOnDataLoss());
+      lagMonitor = new LagMonitor(config.connectorName(), admin, config.kafkaClientProps(), consumedPartitions,
+          new LagMetrics(metrics), config.lagCheckIntervalMs(), Clock.systemUTC(), config.failOnDataLoss());
       lagMonitorThread = new Thread(lagMonitor, "streamhouse-lag-monitor-" + config.connectorName());
       lagMonitorThread.setDaemon(true);
       lagMonitorThread.start();
@@ -109,12 +111,15 @@ public class StreamhouseSinkTask extends SinkTask {
 
   /**
    * Connect's plugin metrics (KIP-877, Kafka 4.1+); null on an older worker, which is said once
-   * in the log: the connector runs the same, without its metrics.
+   * per worker in the log: the connector runs the same, without its metrics.
    */
   private org.apache.kafka.common.metrics.PluginMetrics pluginMetrics() {
     try {
       return context.pluginMetrics();
     } catch (LinkageError olderWorker) {
+      if (NO_METRICS_REPORTED.getAndSet(true)) {
+        return null;
+      }
       LOG.warn("Task {}: this Connect worker has no plugin metrics (Kafka 4.1+ has them): the lag and table "
           + "metrics are not published; lag checks and data-loss errors still run", taskName);
       return null;

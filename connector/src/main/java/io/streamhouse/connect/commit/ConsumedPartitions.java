@@ -18,7 +18,8 @@ public final class ConsumedPartitions implements Supplier<Set<TopicPartition>> {
   private final Admin admin;
   private final List<String> topics;
   private final Pattern regex;
-  private Set<TopicPartition> last = Set.of();
+  /** Read by the coordinator's and the lag monitor's threads. */
+  private volatile Set<TopicPartition> last = Set.of();
 
   public ConsumedPartitions(Admin admin, List<String> topics, String regex) {
     this.admin = admin;
