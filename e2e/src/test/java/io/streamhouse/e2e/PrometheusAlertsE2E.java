@@ -1,0 +1,124 @@
+package io.streamhouse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The shipped alert rules (docker/prometheus/alerts.yml) in a real Prometheus (Debian's package,
+ * installed by .ci/run) scraping a worker through the JMX exporter: a topic with 20 s retention,
+ * the connector paused while records keep coming. The half-retention alert fires before Kafka
+ * deletes anything unread, then the data-loss alert fires, and after a resume the lag recovers.
+ */
+class PrometheusAlertsE2E {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @Test
+  void warnBeforeLossThenLossThenRecovery() throws Exception {
+    Path prometheusBinary = Path.of(System.getProperty("streamhouse.prometheus", "/usr/bin/prometheus"));
+    assertThat(prometheusBinary).as("Prometheus (apt-get install prometheus; bash .ci/run installs it)").isExecutable();
+    int agentPort = FreePorts.next();
+    try (LocalStack stack = E2eSettings.stack("PrometheusAlertsE2E", E2eSettings.kafkaVersion())
+        .brokerConfig("log.retention.check.interval.ms", "1000")
+        .workerJvmFlags(JmxExporterAgent.workerFlags(agentPort)).start()) {
+      String topic = "expiring";
+      stack.createTopic(topic, 1, Map.of("retention.ms", "20000", "segment.ms", "1000"));
+      ConnectorExample sink = IcebergSink.config(stack, "alerting", topic,
+          Map.of("tasks.max", "1", "lag.check.interval.ms", "1000"));
+      stack.connect().putConfig(sink.name(), sink.config());
+      IcebergFaultsE2E.produce(stack, topic, 0, 20, new HashSet<>());
+
+      int promPort = FreePorts.next();
+      Path dir = Files.createDirectories(stack.runDir().resolve("prometheus"));
+      Files.writeString(dir.resolve("prometheus.yml"), String.join("\n",
+          "global: {scrape_interval: 1s, evaluation_interval: 1s}",
+          "rule_files: ['" + E2eSettings.repoRoot().resolve("docker/prometheus/alerts.yml") + "']",
+          "scrape_configs:",
+          "  - job_name: connect",
+          "    static_configs: [{targets: ['127.0.0.1:" + agentPort + "']}]", ""));
+      Process prometheus = new ProcessBuilder(prometheusBinary.toString(),
+          "--config.file=" + dir.resolve("prometheus.yml"), "--storage.tsdb.path=" + dir.resolve("data"),
+          "--web.listen-address=127.0.0.1:" + promPort).redirectErrorStream(true)
+          .redirectOutput(dir.resolve("prometheus.log").toFile()).start();
+      ScheduledExecutorService producing = Executors.newSingleThreadScheduledExecutor();
+      try {
+        String api = "http://127.0.0.1:" + promPort + "/api/v1/";
+        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+            assertThat(value(api, "sum(streamhouse_topic_lag_records{topic=\"" + topic + "\"})")).isEqualTo(0.0));
+
+        stack.connect().pause(sink.name());
+        await().atMost(Duration.ofSeconds(30)).until(() -> stack.connect().status(sink.name())
+            .path("connector").path("state").asText().equals("PAUSED"));
+        AtomicLong next = new AtomicLong(20);
+        // A record a second: segments roll (segment.ms=1000), so old ones can be deleted.
+        producing.scheduleAtFixedRate(() -> IcebergFaultsE2E.produce(stack, topic, next.getAndIncrement(), 1,
+            new HashSet<>()), 0, 1, TimeUnit.SECONDS);
+
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+            .until(() -> firing(api).contains("StreamhouseLagHalfRetention"));
+        assertThat(value(api, "sum(streamhouse_data_loss_records_total{topic=\"" + topic + "\"})"))
+            .as("nothing is lost yet when the half-retention alert fires").isEqualTo(0.0);
+
+        // 80 % of the retention: the critical alert, seconds before Kafka deletes the oldest records
+        // (once they are gone, the oldest unread record is young again and it resolves).
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250))
+            .until(() -> firing(api).contains("StreamhouseLagNearRetention"));
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+            .until(() -> firing(api).contains("StreamhouseDataLoss"));
+        assertThat(value(api, "sum(streamhouse_data_loss_records_total{topic=\"" + topic + "\"})")).isPositive();
+
+        producing.shutdownNow();
+        stack.connect().resume(sink.name());
+        await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
+            assertThat(value(api, "sum(streamhouse_topic_lag_records{topic=\"" + topic + "\"})")).isEqualTo(0.0));
+      } finally {
+        producing.shutdownNow();
+        prometheus.destroy();
+        prometheus.waitFor(30, TimeUnit.SECONDS);
+      }
+      stack.connect().delete(sink.name());
+    }
+  }
+
+  private JsonNode get(String url) throws Exception {
+    return JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(url)).build(),
+        HttpResponse.BodyHandlers.ofString()).body());
+  }
+
+  /** The single value of an instant query; NaN while it returns nothing. */
+  private double value(String api, String query) throws Exception {
+    JsonNode result = get(api + "query?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8)).path("data").path("result");
+    return result.isEmpty() ? Double.NaN : result.get(0).path("value").get(1).asDouble();
+  }
+
+  /** Names of the alerts firing now. */
+  private List<String> firing(String api) throws Exception {
+    List<String> names = new java.util.ArrayList<>();
+    for (JsonNode alert : get(api + "alerts").path("data").path("alerts")) {
+      if (alert.path("state").asText().equals("firing")) {
+        names.add(alert.path("labels").path("alertname").asText());
+      }
+    }
+    return names;
+  }
+}
