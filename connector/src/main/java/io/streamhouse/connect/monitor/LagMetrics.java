@@ -46,7 +46,7 @@ public final class LagMetrics {
       gauge("retention-size-used-ratio", "Bytes behind as a share of retention.bytes", tags, PartitionLag::sizeRatio, tp);
       gauge("seconds-to-data-loss", "Time until Kafka may delete a record not yet in the tables", tags,
           l -> Double.isInfinite(l.secondsToLoss()) ? -1 : l.secondsToLoss(), tp);
-      metrics.addMetric(metrics.metricName("data-loss-records-total",
+      PluginGauges.register(metrics, metrics.metricName("data-loss-records-total",
           "Records Kafka deleted before the sink read them (a counter)", tags),
           (Gauge<Long>) (config, now) -> lost.getOrDefault(tp, 0L));
     }
@@ -76,14 +76,14 @@ public final class LagMetrics {
   private void gauge(String name, String doc, LinkedHashMap<String, String> tags, ToDoubleFunction<PartitionLag> value,
       TopicPartition tp) {
     MetricName metric = metrics.metricName(name, doc, tags);
-    metrics.addMetric(metric, (Gauge<Double>) (config, now) -> value.applyAsDouble(partitions.get(tp)));
+    PluginGauges.register(metrics, metric, (Gauge<Double>) (config, now) -> value.applyAsDouble(partitions.get(tp)));
   }
 
   /** A per-topic aggregate: the sum (or max) over its partitions, or the min for {@code sum == false}. */
   private void topicGauge(String name, String doc, LinkedHashMap<String, String> tags, String topic, boolean sumOrMax,
       ToDoubleFunction<PartitionLag> value) {
     boolean sum = name.endsWith("-records");
-    metrics.addMetric(metrics.metricName(name, doc, tags), (Gauge<Double>) (config, now) -> {
+    PluginGauges.register(metrics, metrics.metricName(name, doc, tags), (Gauge<Double>) (config, now) -> {
       double result = sumOrMax ? 0 : -1;
       for (Map.Entry<TopicPartition, PartitionLag> e : partitions.entrySet()) {
         if (!e.getKey().topic().equals(topic)) {

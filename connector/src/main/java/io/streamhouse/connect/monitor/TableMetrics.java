@@ -92,6 +92,6 @@ public final class TableMetrics implements CommitObserver {
 
   private void gauge(String name, String doc, LinkedHashMap<String, String> tags, ToDoubleFunction<Counters> value,
       Counters c) {
-    metrics.addMetric(metrics.metricName(name, doc, tags), (Gauge<Double>) (config, now) -> value.applyAsDouble(c));
+    PluginGauges.register(metrics, metrics.metricName(name, doc, tags), (Gauge<Double>) (config, now) -> value.applyAsDouble(c));
   }
 }

@@ -17,10 +17,10 @@ public final class TaskMetrics {
   public TaskMetrics(PluginMetrics metrics) {
     if (metrics != null) {
       LinkedHashMap<String, String> tags = new LinkedHashMap<>();
-      metrics.addMetric(metrics.metricName("task-records-written-total",
+      PluginGauges.register(metrics, metrics.metricName("task-records-written-total",
           "Record writes into table writers (a record routed to two tables counts twice; a counter)", tags),
           (Gauge<Long>) (config, now) -> written.get());
-      metrics.addMetric(metrics.metricName("task-records-dead-lettered-total",
+      PluginGauges.register(metrics, metrics.metricName("task-records-dead-lettered-total",
           "Records that could not be written: sent to the dead-letter queue, or the one that failed the task "
               + "(a counter)", tags),
           (Gauge<Long>) (config, now) -> deadLettered.get());

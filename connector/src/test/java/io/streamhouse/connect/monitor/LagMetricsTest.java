@@ -28,7 +28,9 @@ class LagMetricsTest {
 
     @Override
     public void addMetric(MetricName name, MetricValueProvider<?> provider) {
-      metrics.put(name, provider);
+      if (metrics.putIfAbsent(name, provider) != null) { // as Kafka's Metrics does
+        throw new IllegalArgumentException("A metric named '" + name + "' already exists");
+      }
     }
 
     @Override
@@ -77,6 +79,24 @@ class LagMetricsTest {
     assertThat(registry.value("topic-lag-seconds", topic)).isEqualTo(8.0);
     assertThat(registry.value("topic-retention-used-ratio", topic)).isEqualTo(0.6);
     assertThat(registry.value("topic-seconds-to-data-loss", topic)).isEqualTo(12.0);
+  }
+
+  @Test
+  void aTaskRestartedBeforeItsPreviousInstanceLetGoOfItsMetricsStartsAndReportsItsOwnFigures() {
+    RecordingPluginMetrics registry = new RecordingPluginMetrics();
+    TaskMetrics stale = new TaskMetrics(registry);
+    stale.written();
+    TaskMetrics live = new TaskMetrics(registry);
+    live.written();
+    live.written();
+    assertThat(registry.value("task-records-written-total", Map.of())).isEqualTo(2L);
+    TableMetrics first = new TableMetrics(registry, java.time.Clock.systemUTC());
+    TableMetrics second = new TableMetrics(registry, java.time.Clock.systemUTC());
+    io.streamhouse.connect.table.TableId table = new io.streamhouse.connect.table.TableId("c", List.of("db"), "t");
+    first.failed(table);
+    second.failed(table);
+    second.failed(table);
+    assertThat(registry.value("table-commit-failures-total", Map.of("table", "c:db.t"))).isEqualTo(2.0);
   }
 
   @Test
