@@ -55,6 +55,14 @@ public final class IcebergTables implements AutoCloseable {
     return new IcebergTables(CatalogUtil.buildIcebergCatalog("reader", props, new Configuration()));
   }
 
+  /** A REST catalog whose files live in an S3-compatible store: read through S3FileIO with these properties. */
+  public static IcebergTables rest(String uri, Map<String, String> fileIoProperties) {
+    Map<String, String> props = new HashMap<>(fileIoProperties);
+    props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, "rest");
+    props.put("uri", uri);
+    return new IcebergTables(CatalogUtil.buildIcebergCatalog("reader", props, new Configuration()));
+  }
+
   public boolean exists(String table) {
     return catalog.tableExists(TableIdentifier.parse(table));
   }

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * installed by .ci/run) scraping a worker through the JMX exporter: a topic with 20 s retention,
  * the connector paused while records keep coming. The half-retention alert fires before Kafka
  * deletes anything unread, then the data-loss alert fires, and after a resume the lag recovers.
+ * While the connector lags, every query of the Grafana dashboard returns data from this Prometheus.
  */
 class PrometheusAlertsE2E {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -78,6 +82,8 @@ class PrometheusAlertsE2E {
             .until(() -> firing(api).contains("StreamhouseLagHalfRetention"));
         assertThat(value(api, "sum(streamhouse_data_loss_records_total{topic=\"" + topic + "\"})"))
             .as("nothing is lost yet when the half-retention alert fires").isEqualTo(0.0);
+        // Lag, commits, a counter at 0, a firing alert: every panel of the dashboard has something to show.
+        assertEveryDashboardQueryReturnsData(api, sink.name());
 
         // 80 % of the retention: the critical alert, seconds before Kafka deletes the oldest records
         // (once they are gone, the oldest unread record is young again and it resolves).
@@ -100,6 +106,38 @@ class PrometheusAlertsE2E {
     }
   }
 
+  /**
+   * Runs every query of docker/grafana/dashboards/streamhouse-sink.json as Grafana would, with the
+   * connector variable at its "All" value: each returns data, and the variable lists {@code connector}.
+   */
+  private void assertEveryDashboardQueryReturnsData(String api, String connector) throws Exception {
+    JsonNode dashboard = JSON.readTree(E2eSettings.repoRoot().resolve("docker/grafana/dashboards/streamhouse-sink.json").toFile());
+    JsonNode variable = dashboard.path("templating").path("list").get(0);
+    Matcher labelValues = Pattern.compile("label_values\\((\\w+), (\\w+)\\)")
+        .matcher(variable.path("definition").asText());
+    assertThat(labelValues.matches()).as("variable query %s", variable.path("definition")).isTrue();
+    JsonNode values = get(api + "label/" + labelValues.group(2) + "/values?match[]="
+        + URLEncoder.encode(labelValues.group(1), StandardCharsets.UTF_8)).path("data");
+    assertThat(values).extracting(JsonNode::asText).contains(connector);
+
+    int queries = 0;
+    for (JsonNode panel : dashboard.path("panels")) {
+      for (JsonNode target : panel.path("targets")) {
+        String expr = target.path("expr").asText()
+            .replace("$connector", variable.path("allValue").asText())
+            .replace("$__rate_interval", "1m")
+            .replace("$__range", "1h");
+        JsonNode result = get(api + "query?query=" + URLEncoder.encode(expr, StandardCharsets.UTF_8)).path("data").path("result");
+        assertThat(result).as("panel '%s' query %s", panel.path("title").asText(), expr).isNotEmpty();
+        List<String> connectors = new ArrayList<>();
+        result.forEach(series -> connectors.add(series.path("metric").path("connector").asText(connector)));
+        assertThat(connectors).as("panel '%s' query %s", panel.path("title").asText(), expr).contains(connector);
+        queries++;
+      }
+    }
+    assertThat(queries).isGreaterThanOrEqualTo(15);
+  }
+
   private JsonNode get(String url) throws Exception {
     return JSON.readTree(http.send(HttpRequest.newBuilder(URI.create(url)).build(),
         HttpResponse.BodyHandlers.ofString()).body());
@@ -113,7 +151,7 @@ class PrometheusAlertsE2E {
 
   /** Names of the alerts firing now. */
   private List<String> firing(String api) throws Exception {
-    List<String> names = new java.util.ArrayList<>();
+    List<String> names = new ArrayList<>();
     for (JsonNode alert : get(api + "alerts").path("data").path("alerts")) {
       if (alert.path("state").asText().equals("firing")) {
         names.add(alert.path("labels").path("alertname").asText());
