@@ -10,6 +10,7 @@ import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.BadRecordHandler;
 import io.streamhouse.connect.monitor.LagMetrics;
+import io.streamhouse.connect.monitor.PluginGauges;
 import io.streamhouse.connect.monitor.LagMonitor;
 import io.streamhouse.connect.monitor.TableMetrics;
 import io.streamhouse.connect.monitor.TaskMetrics;
@@ -59,6 +60,7 @@ public class StreamhouseSinkTask extends SinkTask {
   private Thread coordinatorThread;
   private LagMonitor lagMonitor;
   private TaskMetrics taskMetrics;
+  private PluginGauges gauges;
   private Thread lagMonitorThread;
   private volatile boolean running;
   private volatile Throwable controlFailure;
@@ -76,8 +78,8 @@ public class StreamhouseSinkTask extends SinkTask {
     FaultInjection faults = FaultInjection.parse(config.haltAt());
     formats = TableFormats.open(config, config.taskId());
     router = new TableRouter(config.routes());
-    org.apache.kafka.common.metrics.PluginMetrics metrics = pluginMetrics();
-    taskMetrics = new TaskMetrics(metrics);
+    gauges = new PluginGauges(pluginMetrics(), taskName);
+    taskMetrics = new TaskMetrics(gauges);
     badRecords = new BadRecordHandler(config.connectorName(), config.taskId(), config.toleratesErrors(), context);
     admin = Admin.create(config.kafkaClientProps());
     KafkaControlChannel.ensureTopic(admin, config.controlTopic());
@@ -96,12 +98,12 @@ public class StreamhouseSinkTask extends SinkTask {
       ConsumedPartitions consumedPartitions = new ConsumedPartitions(admin, config.topics(), config.topicsRegex());
       coordinator = new Coordinator(config.connectorName(), coordinatorFormats, coordinatorChannel, consumedPartitions,
           config.commitIntervalMs(), config.commitTimeoutMs(), config.commitParallelism(), Clock.systemUTC(), faults,
-          new TableMetrics(metrics, Clock.systemUTC()));
+          new TableMetrics(gauges, Clock.systemUTC()));
       coordinatorThread = new Thread(coordinator, "streamhouse-coordinator-" + config.connectorName());
       coordinatorThread.setDaemon(true);
       coordinatorThread.start();
       lagMonitor = new LagMonitor(config.connectorName(), admin, config.kafkaClientProps(), consumedPartitions,
-          new LagMetrics(metrics), config.lagCheckIntervalMs(), Clock.systemUTC(), config.failOnDataLoss());
+          new LagMetrics(gauges), config.lagCheckIntervalMs(), Clock.systemUTC(), config.failOnDataLoss());
       lagMonitorThread = new Thread(lagMonitor, "streamhouse-lag-monitor-" + config.connectorName());
       lagMonitorThread.setDaemon(true);
       lagMonitorThread.start();
@@ -172,6 +174,7 @@ public class StreamhouseSinkTask extends SinkTask {
 
   @Override
   public void put(Collection<SinkRecord> records) {
+    gauges.retryPending();
     if (coordinator != null && coordinator.failure() != null) {
       throw new ConnectException("Connector " + config.connectorName() + ": the commit coordinator failed: "
           + coordinator.failure(), coordinator.failure());

@@ -5,10 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToDoubleFunction;
-import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Gauge;
-import org.apache.kafka.common.metrics.PluginMetrics;
 
 /**
  * The lag monitor's figures as Connect plugin metrics (KIP-877), one gauge per figure and
@@ -24,19 +22,19 @@ public final class LagMetrics {
   public static final List<String> TOPIC_METRICS = List.of("topic-lag-records", "topic-lag-seconds",
       "topic-retention-used-ratio", "topic-seconds-to-data-loss");
 
-  private final PluginMetrics metrics;
+  private final PluginGauges gauges;
   private final Map<TopicPartition, PartitionLag> partitions = new ConcurrentHashMap<>();
   private final Map<TopicPartition, Long> lost = new ConcurrentHashMap<>();
   private final Map<String, Boolean> topics = new ConcurrentHashMap<>();
 
-  /** {@code metrics} may be null: a worker without plugin metrics (before Kafka 4.1) gets none. */
-  public LagMetrics(PluginMetrics metrics) {
-    this.metrics = metrics;
+  /** A worker without plugin metrics (before Kafka 4.1) gets {@link PluginGauges#none()}. */
+  public LagMetrics(PluginGauges gauges) {
+    this.gauges = gauges;
   }
 
   /** The latest figures of {@code tp}; registers its gauges the first time. */
   public void update(TopicPartition tp, PartitionLag lag) {
-    if (partitions.put(tp, lag) == null && metrics != null) {
+    if (partitions.put(tp, lag) == null && gauges.enabled()) {
       LinkedHashMap<String, String> tags = new LinkedHashMap<>();
       tags.put("topic", tp.topic());
       tags.put("partition", Integer.toString(tp.partition()));
@@ -46,11 +44,10 @@ public final class LagMetrics {
       gauge("retention-size-used-ratio", "Bytes behind as a share of retention.bytes", tags, PartitionLag::sizeRatio, tp);
       gauge("seconds-to-data-loss", "Time until Kafka may delete a record not yet in the tables", tags,
           l -> Double.isInfinite(l.secondsToLoss()) ? -1 : l.secondsToLoss(), tp);
-      PluginGauges.register(metrics, metrics.metricName("data-loss-records-total",
-          "Records Kafka deleted before the sink read them (a counter)", tags),
+      gauges.register("data-loss-records-total", "Records Kafka deleted before the sink read them (a counter)", tags,
           (Gauge<Long>) (config, now) -> lost.getOrDefault(tp, 0L));
     }
-    if (topics.putIfAbsent(tp.topic(), Boolean.TRUE) == null && metrics != null) {
+    if (topics.putIfAbsent(tp.topic(), Boolean.TRUE) == null && gauges.enabled()) {
       LinkedHashMap<String, String> tags = new LinkedHashMap<>();
       tags.put("topic", tp.topic());
       topicGauge("topic-lag-records", "Records of the topic not yet in the tables", tags, tp.topic(), true,
@@ -75,15 +72,14 @@ public final class LagMetrics {
 
   private void gauge(String name, String doc, LinkedHashMap<String, String> tags, ToDoubleFunction<PartitionLag> value,
       TopicPartition tp) {
-    MetricName metric = metrics.metricName(name, doc, tags);
-    PluginGauges.register(metrics, metric, (Gauge<Double>) (config, now) -> value.applyAsDouble(partitions.get(tp)));
+    gauges.register(name, doc, tags, (Gauge<Double>) (config, now) -> value.applyAsDouble(partitions.get(tp)));
   }
 
   /** A per-topic aggregate: the sum (or max) over its partitions, or the min for {@code sum == false}. */
   private void topicGauge(String name, String doc, LinkedHashMap<String, String> tags, String topic, boolean sumOrMax,
       ToDoubleFunction<PartitionLag> value) {
     boolean sum = name.endsWith("-records");
-    PluginGauges.register(metrics, metrics.metricName(name, doc, tags), (Gauge<Double>) (config, now) -> {
+    gauges.register(name, doc, tags, (Gauge<Double>) (config, now) -> {
       double result = sumOrMax ? 0 : -1;
       for (Map.Entry<TopicPartition, PartitionLag> e : partitions.entrySet()) {
         if (!e.getKey().topic().equals(topic)) {

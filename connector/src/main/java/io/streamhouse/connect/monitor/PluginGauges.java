@@ -1,24 +1,80 @@
 package io.streamhouse.connect.monitor;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.PluginMetrics;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** Registers gauges in Connect's plugin metrics. */
-final class PluginGauges {
-  private PluginGauges() {}
+/**
+ * The gauges one task registers in Connect's plugin metrics (KIP-877). A task restarted on the same
+ * worker while its previous instance still holds metrics of the same names (its stop timed out, or
+ * it is frozen) must start anyway: such a name waits and is registered by {@link #retryPending()}
+ * once the previous instance let go (Connect removes a task's metrics when it closes it). Metrics
+ * registered by another instance cannot be taken over: Connect only lets an instance remove its own.
+ */
+public final class PluginGauges {
+  private static final Logger LOG = LoggerFactory.getLogger(PluginGauges.class);
 
-  /**
-   * Adds {@code gauge} under {@code name}, replacing a metric of the same name: a task restarted on
-   * the same worker while its previous instance has not let go of its metrics (a stop that timed
-   * out) must start, and its figures are the live ones.
-   */
-  static void register(PluginMetrics metrics, MetricName name, Gauge<?> gauge) {
+  private final PluginMetrics metrics;
+  private final String task;
+  private final Map<MetricName, Gauge<?>> pending = new ConcurrentHashMap<>();
+  private final AtomicBoolean warned = new AtomicBoolean();
+
+  /** {@code metrics} null: a worker without plugin metrics; nothing is registered. */
+  public PluginGauges(PluginMetrics metrics, String task) {
+    this.metrics = metrics;
+    this.task = task;
+  }
+
+  public static PluginGauges none() {
+    return new PluginGauges(null, "none");
+  }
+
+  public boolean enabled() {
+    return metrics != null;
+  }
+
+  /** Registers {@code gauge} as {@code name} with {@code tags} (Connect adds connector and task). */
+  void register(String name, String doc, LinkedHashMap<String, String> tags, Gauge<?> gauge) {
+    if (metrics == null) {
+      return;
+    }
+    MetricName metric = metrics.metricName(name, doc, tags);
+    if (!tryAdd(metric, gauge)) {
+      pending.put(metric, gauge);
+      if (warned.compareAndSet(false, true)) {
+        LOG.warn("Task {}: metric {} {} is still held by a previous instance of this task on this worker; "
+            + "this task's metrics are published once it has stopped", task, name, tags);
+      }
+    }
+  }
+
+  /** Registers the gauges that waited for a previous instance of the task; cheap when none wait. */
+  public void retryPending() {
+    if (pending.isEmpty()) {
+      return;
+    }
+    pending.entrySet().removeIf(e -> tryAdd(e.getKey(), e.getValue()));
+    if (pending.isEmpty()) {
+      LOG.info("Task {}: every metric is published", task);
+    }
+  }
+
+  int pendingCount() {
+    return pending.size();
+  }
+
+  private boolean tryAdd(MetricName metric, Gauge<?> gauge) {
     try {
-      metrics.addMetric(name, gauge);
-    } catch (IllegalArgumentException alreadyThere) {
-      metrics.removeMetric(name);
-      metrics.addMetric(name, gauge);
+      metrics.addMetric(metric, gauge);
+      return true;
+    } catch (IllegalArgumentException heldElsewhere) {
+      return false;
     }
   }
 }

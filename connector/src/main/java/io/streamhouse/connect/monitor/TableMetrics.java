@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.ToDoubleFunction;
 import org.apache.kafka.common.metrics.Gauge;
-import org.apache.kafka.common.metrics.PluginMetrics;
 
 /**
  * Per-table commit metrics of the coordinator (task 0), tag {@code table}: freshness, what was
@@ -34,13 +33,13 @@ public final class TableMetrics implements CommitObserver {
     volatile long failures;
   }
 
-  private final PluginMetrics metrics;
+  private final PluginGauges gauges;
   private final Clock clock;
   private final Map<TableId, Counters> tables = new ConcurrentHashMap<>();
 
-  /** {@code metrics} may be null (a worker without plugin metrics): the counters are kept anyway. */
-  public TableMetrics(PluginMetrics metrics, Clock clock) {
-    this.metrics = metrics;
+  /** With {@link PluginGauges#none()} (a worker without plugin metrics) the counters are kept anyway. */
+  public TableMetrics(PluginGauges gauges, Clock clock) {
+    this.gauges = gauges;
     this.clock = clock;
   }
 
@@ -69,7 +68,7 @@ public final class TableMetrics implements CommitObserver {
   private Counters counters(TableId table) {
     return tables.computeIfAbsent(table, t -> {
       Counters c = new Counters();
-      if (metrics != null) {
+      if (gauges.enabled()) {
         LinkedHashMap<String, String> tags = new LinkedHashMap<>();
         tags.put("table", t.toString());
         gauge("table-last-commit-age-seconds", "Seconds since the coordinator last committed the table "
@@ -92,6 +91,6 @@ public final class TableMetrics implements CommitObserver {
 
   private void gauge(String name, String doc, LinkedHashMap<String, String> tags, ToDoubleFunction<Counters> value,
       Counters c) {
-    PluginGauges.register(metrics, metrics.metricName(name, doc, tags), (Gauge<Double>) (config, now) -> value.applyAsDouble(c));
+    gauges.register(name, doc, tags, (Gauge<Double>) (config, now) -> value.applyAsDouble(c));
   }
 }

@@ -4,7 +4,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.metrics.Gauge;
-import org.apache.kafka.common.metrics.PluginMetrics;
 
 /** Per-task counters (Connect adds the connector and task tags): what the task wrote and what it could not. */
 public final class TaskMetrics {
@@ -13,18 +12,15 @@ public final class TaskMetrics {
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
 
-  /** {@code metrics} may be null (a worker without plugin metrics). */
-  public TaskMetrics(PluginMetrics metrics) {
-    if (metrics != null) {
-      LinkedHashMap<String, String> tags = new LinkedHashMap<>();
-      PluginGauges.register(metrics, metrics.metricName("task-records-written-total",
-          "Record writes into table writers (a record routed to two tables counts twice; a counter)", tags),
-          (Gauge<Long>) (config, now) -> written.get());
-      PluginGauges.register(metrics, metrics.metricName("task-records-dead-lettered-total",
-          "Records that could not be written: sent to the dead-letter queue, or the one that failed the task "
-              + "(a counter)", tags),
-          (Gauge<Long>) (config, now) -> deadLettered.get());
-    }
+  public TaskMetrics(PluginGauges gauges) {
+    LinkedHashMap<String, String> tags = new LinkedHashMap<>();
+    gauges.register("task-records-written-total",
+        "Record writes into table writers (a record routed to two tables counts twice; a counter)", tags,
+        (Gauge<Long>) (config, now) -> written.get());
+    gauges.register("task-records-dead-lettered-total",
+        "Records that could not be written: sent to the dead-letter queue, or the one that failed the task "
+            + "(a counter)", tags,
+        (Gauge<Long>) (config, now) -> deadLettered.get());
   }
 
   public void written() {

@@ -10,52 +10,42 @@ import java.util.Map;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Gauge;
-import org.apache.kafka.common.metrics.MetricValueProvider;
-import org.apache.kafka.common.metrics.PluginMetrics;
-import org.apache.kafka.common.metrics.Sensor;
+import org.apache.kafka.common.metrics.Metrics;
+import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 import org.junit.jupiter.api.Test;
 
 /** The gauges the monitor registers: their names (the documented ones) and values. */
 class LagMetricsTest {
   /** Records what a worker's plugin metrics would hold. */
-  static final class RecordingPluginMetrics implements PluginMetrics {
-    final Map<MetricName, MetricValueProvider<?>> metrics = new HashMap<>();
+  /**
+   * Connect's own plugin metrics over one worker-wide registry: each task instance gets its own
+   * {@link PluginMetricsImpl} (tags connector and task), as the worker does.
+   */
+  static final class WorkerRegistry {
+    final Metrics metrics = new Metrics();
 
-    @Override
-    public MetricName metricName(String name, String description, LinkedHashMap<String, String> tags) {
-      return new MetricName(name, "plugins", description, tags);
+    PluginMetricsImpl taskInstance() {
+      return new PluginMetricsImpl(metrics, Map.of("connector", "c", "task", "0"));
     }
 
-    @Override
-    public void addMetric(MetricName name, MetricValueProvider<?> provider) {
-      if (metrics.putIfAbsent(name, provider) != null) { // as Kafka's Metrics does
-        throw new IllegalArgumentException("A metric named '" + name + "' already exists");
-      }
+    List<MetricName> names() {
+      return metrics.metrics().keySet().stream().filter(n -> n.group().equals("plugins")).toList();
     }
-
-    @Override
-    public void removeMetric(MetricName name) {
-      metrics.remove(name);
-    }
-
-    @Override
-    public Sensor addSensor(String name) {
-      throw new UnsupportedOperationException("the lag metrics use gauges only");
-    }
-
-    @Override
-    public void removeSensor(String name) {}
 
     Object value(String name, Map<String, String> tags) {
-      return metrics.entrySet().stream().filter(e -> e.getKey().name().equals(name) && e.getKey().tags().equals(tags))
-          .map(e -> ((Gauge<?>) e.getValue()).value(null, 0)).findFirst().orElseThrow();
+      Map<String, String> full = new HashMap<>(tags);
+      full.put("connector", "c");
+      full.put("task", "0");
+      return metrics.metrics().entrySet().stream()
+          .filter(e -> e.getKey().group().equals("plugins") && e.getKey().name().equals(name) && e.getKey().tags().equals(full))
+          .map(e -> e.getValue().metricValue()).findFirst().orElseThrow();
     }
   }
 
   @Test
   void everyDocumentedMetricIsRegisteredOnceAndReadsTheLatestCheck() {
-    RecordingPluginMetrics registry = new RecordingPluginMetrics();
-    LagMetrics metrics = new LagMetrics(registry);
+    WorkerRegistry registry = new WorkerRegistry();
+    LagMetrics metrics = new LagMetrics(new PluginGauges(registry.taskInstance(), "c-0"));
     TopicPartition p0 = new TopicPartition("orders", 0);
     TopicPartition p1 = new TopicPartition("orders", 1);
     metrics.update(p0, new PartitionLag(10, 5, 0.25, 0, 15, 0));
@@ -64,7 +54,7 @@ class LagMetricsTest {
     metrics.lost(p1, 7);
 
     List<String> names = new ArrayList<>();
-    registry.metrics.keySet().stream().filter(n -> "0".equals(n.tags().get("partition")) || !n.tags().containsKey("partition"))
+    registry.names().stream().filter(n -> "0".equals(n.tags().get("partition")) || !n.tags().containsKey("partition"))
         .forEach(n -> names.add(n.name()));
     List<String> documented = new ArrayList<>(LagMetrics.PARTITION_METRICS);
     documented.addAll(LagMetrics.TOPIC_METRICS);
@@ -82,26 +72,37 @@ class LagMetricsTest {
   }
 
   @Test
-  void aTaskRestartedBeforeItsPreviousInstanceLetGoOfItsMetricsStartsAndReportsItsOwnFigures() {
-    RecordingPluginMetrics registry = new RecordingPluginMetrics();
-    TaskMetrics stale = new TaskMetrics(registry);
+  void aTaskRestartedBeforeItsPreviousInstanceLetGoOfItsMetricsStartsAndPublishesThemOnceItHas() throws Exception {
+    WorkerRegistry registry = new WorkerRegistry();
+    PluginMetricsImpl staleInstance = registry.taskInstance();
+    TaskMetrics stale = new TaskMetrics(new PluginGauges(staleInstance, "c-0"));
+    new TableMetrics(new PluginGauges(staleInstance, "c-0"), java.time.Clock.systemUTC())
+        .failed(new io.streamhouse.connect.table.TableId("c", List.of("db"), "t"));
     stale.written();
-    TaskMetrics live = new TaskMetrics(registry);
-    live.written();
-    live.written();
-    assertThat(registry.value("task-records-written-total", Map.of())).isEqualTo(2L);
-    TableMetrics first = new TableMetrics(registry, java.time.Clock.systemUTC());
-    TableMetrics second = new TableMetrics(registry, java.time.Clock.systemUTC());
+
+    PluginGauges liveGauges = new PluginGauges(registry.taskInstance(), "c-0");
+    TaskMetrics live = new TaskMetrics(liveGauges);
+    TableMetrics liveTables = new TableMetrics(liveGauges, java.time.Clock.systemUTC());
     io.streamhouse.connect.table.TableId table = new io.streamhouse.connect.table.TableId("c", List.of("db"), "t");
-    first.failed(table);
-    second.failed(table);
-    second.failed(table);
+    liveTables.failed(table);
+    liveTables.failed(table);
+    live.written();
+    live.written();
+    assertThat(liveGauges.pendingCount()).isEqualTo(TaskMetrics.NAMES.size() + TableMetrics.NAMES.size());
+    liveGauges.retryPending();
+    assertThat(registry.value("task-records-written-total", Map.of())).as("the old instance's figure until it closes")
+        .isEqualTo(1L);
+
+    staleInstance.close(); // what the worker does when the old task finally stops
+    liveGauges.retryPending();
+    assertThat(liveGauges.pendingCount()).isZero();
+    assertThat(registry.value("task-records-written-total", Map.of())).isEqualTo(2L);
     assertThat(registry.value("table-commit-failures-total", Map.of("table", "c:db.t"))).isEqualTo(2.0);
   }
 
   @Test
   void aWorkerWithoutPluginMetricsStillTracksLoss() {
-    LagMetrics metrics = new LagMetrics(null);
+    LagMetrics metrics = new LagMetrics(PluginGauges.none());
     TopicPartition p0 = new TopicPartition("orders", 0);
     metrics.update(p0, new PartitionLag(1, 1, 0, 0, 1, 3));
     metrics.lost(p0, 3);
