@@ -230,8 +230,9 @@ final class IcebergRecordConverter {
     } else {
       throw mismatch(path, "timestamp", value);
     }
-    OffsetDateTime utc = instant.atOffset(ZoneOffset.UTC);
-    return type.shouldAdjustToUTC() ? utc : utc.toLocalDateTime();
+    // Not Instant.atOffset: it looks up the offset's ZoneRules, a new object per call (JFR: ~4 % of a task thread).
+    LocalDateTime local = LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(), ZoneOffset.UTC);
+    return type.shouldAdjustToUTC() ? OffsetDateTime.of(local, ZoneOffset.UTC) : local;
   }
 
   private static Instant parseInstant(String s) {

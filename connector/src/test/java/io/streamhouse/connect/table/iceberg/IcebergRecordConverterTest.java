@@ -109,6 +109,23 @@ class IcebergRecordConverterTest {
   }
 
   @Test
+  void timestampsWithAndWithoutZoneTakeEpochMillisDatesAndStrings() throws Exception {
+    Schema schema = new Schema(
+        Types.NestedField.optional(1, "tz", Types.TimestampType.withZone()),
+        Types.NestedField.optional(2, "local", Types.TimestampType.withoutZone()));
+    IcebergRecordConverter converter = new IcebergRecordConverter(schema);
+    OffsetDateTime expected = OffsetDateTime.of(2026, 1, 1, 0, 0, 0, 123_000_000, ZoneOffset.UTC);
+    for (Object value : List.of(1_767_225_600_123L, new java.util.Date(1_767_225_600_123L),
+        "2026-01-01T01:00:00.123+01:00", "2026-01-01 00:00:00.123")) {
+      Record r = converter.convert(Map.of("tz", value, "local", value));
+      assertThat(r.getField("tz")).as("%s", value).isEqualTo(expected);
+      assertThat(r.getField("local")).as("%s", value).isEqualTo(expected.toLocalDateTime());
+    }
+    assertThat(converter.convert(Map.of("tz", -1L)).getField("tz"))
+        .isEqualTo(OffsetDateTime.of(1969, 12, 31, 23, 59, 59, 999_000_000, ZoneOffset.UTC));
+  }
+
+  @Test
   void lossyOrMismatchedValuesAreRejectedWithTheirPath() {
     Schema schema = new Schema(
         Types.NestedField.required(1, "n", Types.IntegerType.get()),
