@@ -98,7 +98,7 @@ public class StreamhouseSinkTask extends SinkTask {
       ConsumedPartitions consumedPartitions = new ConsumedPartitions(admin, config.topics(), config.topicsRegex());
       coordinator = new Coordinator(config.connectorName(), coordinatorFormats, coordinatorChannel, consumedPartitions,
           config.commitIntervalMs(), config.commitTimeoutMs(), config.commitParallelism(), Clock.systemUTC(), faults,
-          new TableMetrics(gauges, Clock.systemUTC()));
+          new TableMetrics(gauges, Clock.systemUTC(), config.commitIntervalMs()));
       coordinatorThread = new Thread(coordinator, "streamhouse-coordinator-" + config.connectorName());
       coordinatorThread.setDaemon(true);
       coordinatorThread.start();

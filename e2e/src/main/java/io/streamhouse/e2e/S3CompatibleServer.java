@@ -1,10 +1,7 @@
 package io.streamhouse.e2e;
 
-import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -55,18 +52,8 @@ public final class S3CompatibleServer implements AutoCloseable {
   }
 
   private boolean answers(String bucket) {
-    try {
-      HttpResponse<Void> response = HttpClient.newHttpClient().send(
-          HttpRequest.newBuilder(URI.create(endpoint() + "/" + bucket)).method("HEAD", HttpRequest.BodyPublishers.noBody())
-              .timeout(Duration.ofSeconds(2)).build(),
-          HttpResponse.BodyHandlers.discarding());
-      return response.statusCode() == 200;
-    } catch (IOException e) {
-      return false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
+    return HttpProbe.answersOk(HttpRequest.newBuilder(URI.create(endpoint() + "/" + bucket))
+        .method("HEAD", HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(2)).build());
   }
 
   @Override

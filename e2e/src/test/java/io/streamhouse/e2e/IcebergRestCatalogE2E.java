@@ -50,19 +50,25 @@ class IcebergRestCatalogE2E {
 
     String table = "raw.events_clicks";
     try (IcebergTables tables = IcebergTables.rest(server.uri())) {
-      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
-          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, example.name()))
-          .untilAsserted(() -> {
-            assertThat(tables.exists(table)).isTrue();
-            assertThat(tables.watermarks(table, example.name()).values().stream().mapToLong(Long::longValue).sum())
-                .isEqualTo(produced.size());
-          });
-      assertThat(tables.rows(table)).extracting(r -> (Long) r.get("id")).doesNotHaveDuplicates()
-          .containsExactlyInAnyOrderElementsOf(produced);
+      awaitEveryRecordOnce(stack, tables, example.name(), table, produced);
       assertThat(tables.table(table).spec().fields()).extracting(f -> f.transform().toString())
           .containsExactly("hour", "bucket[16]");
       assertThat(tables.table(table).properties()).containsEntry("write.parquet.compression-codec", "zstd");
     }
     stack.connect().delete(example.name());
+  }
+
+  /** Waits until the watermarks of {@code table} cover {@code produced}; then each id is in it once. */
+  static void awaitEveryRecordOnce(LocalStack stack, IcebergTables tables, String connector, String table,
+      Set<Long> produced) {
+    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
+        .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, connector))
+        .untilAsserted(() -> {
+          assertThat(tables.exists(table)).isTrue();
+          assertThat(tables.watermarks(table, connector).values().stream().mapToLong(Long::longValue).sum())
+              .isEqualTo(produced.size());
+        });
+    assertThat(tables.rows(table)).extracting(r -> (Long) r.get("id")).doesNotHaveDuplicates()
+        .containsExactlyInAnyOrderElementsOf(produced);
   }
 }

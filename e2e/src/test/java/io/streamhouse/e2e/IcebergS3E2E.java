@@ -1,9 +1,7 @@
 package io.streamhouse.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -50,15 +48,7 @@ class IcebergS3E2E {
           "s3.endpoint", s3.endpoint(), "s3.path-style-access", "true", "client.region", S3CompatibleServer.REGION,
           "s3.access-key-id", S3CompatibleServer.ACCESS_KEY_ID, "s3.secret-access-key", S3CompatibleServer.SECRET_ACCESS_KEY);
       try (IcebergTables tables = IcebergTables.rest(catalog.uri(), fileIo)) {
-        await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
-            .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, example.name()))
-            .untilAsserted(() -> {
-              assertThat(tables.exists(table)).isTrue();
-              assertThat(tables.watermarks(table, example.name()).values().stream().mapToLong(Long::longValue).sum())
-                  .isEqualTo(produced.size());
-            });
-        assertThat(tables.rows(table)).extracting(r -> (Long) r.get("id")).doesNotHaveDuplicates()
-            .containsExactlyInAnyOrderElementsOf(produced);
+        IcebergRestCatalogE2E.awaitEveryRecordOnce(stack, tables, example.name(), table, produced);
         try (CloseableIterable<FileScanTask> files = tables.table(table).newScan().planFiles()) {
           assertThat(files).extracting(FileScanTask::file).extracting(DataFile::location)
               .isNotEmpty().allSatisfy(location -> assertThat(location).startsWith("s3://" + BUCKET + "/warehouse/"));

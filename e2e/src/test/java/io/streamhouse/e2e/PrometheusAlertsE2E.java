@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * installed by .ci/run) scraping a worker through the JMX exporter: a topic with 20 s retention,
  * the connector paused while records keep coming. The half-retention alert fires before Kafka
  * deletes anything unread, then the data-loss alert fires, and after a resume the lag recovers.
- * While the connector lags, every query of the Grafana dashboard returns data from this Prometheus.
+ * The stale-table alert fires while paused, and a second connector with a failed task fires the
+ * failed-task alert. While the connector lags, every query of the Grafana dashboard returns data.
  */
 class PrometheusAlertsE2E {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -51,6 +52,15 @@ class PrometheusAlertsE2E {
           Map.of("tasks.max", "1", "lag.check.interval.ms", "1000"));
       stack.connect().putConfig(sink.name(), sink.config());
       IcebergFaultsE2E.produce(stack, topic, 0, 20, new HashSet<>());
+      // A second connector whose task fails on a malformed record: the failed-task alert.
+      stack.createTopic("poison", 1, Map.of());
+      ConnectorExample failing = IcebergSink.config(stack, "failing", "poison",
+          Map.of("tasks.max", "1", "errors.tolerance", "none"));
+      stack.connect().putConfig(failing.name(), failing.config());
+      try (JsonRecordProducer producer = stack.producer()) {
+        producer.sendRaw("poison", 0, "malformed", "{\"schema\": {\"type\": \"struct\", \"fields\": [");
+        producer.flush();
+      }
 
       int promPort = FreePorts.next();
       Path dir = Files.createDirectories(stack.runDir().resolve("prometheus"));
@@ -82,6 +92,10 @@ class PrometheusAlertsE2E {
             .until(() -> firing(api).contains("StreamhouseLagHalfRetention"));
         assertThat(value(api, "sum(streamhouse_data_loss_records_total{topic=\"" + topic + "\"})"))
             .as("nothing is lost yet when the half-retention alert fires").isEqualTo(0.0);
+        // 3 commit intervals (2 s here) without a commit while records wait.
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+            .until(() -> firing(api).contains("StreamhouseTableStale"));
+        assertThat(firingFor(api, "StreamhouseTaskFailed")).containsExactly(failing.name());
         // Lag, commits, a counter at 0, a firing alert: every panel of the dashboard has something to show.
         assertEveryDashboardQueryReturnsData(api, sink.name());
 
@@ -97,12 +111,15 @@ class PrometheusAlertsE2E {
         stack.connect().resume(sink.name());
         await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() ->
             assertThat(value(api, "sum(streamhouse_topic_lag_records{topic=\"" + topic + "\"})")).isEqualTo(0.0));
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+            .until(() -> !firing(api).contains("StreamhouseTableStale"));
       } finally {
         producing.shutdownNow();
         prometheus.destroy();
         prometheus.waitFor(30, TimeUnit.SECONDS);
       }
       stack.connect().delete(sink.name());
+      stack.connect().delete(failing.name());
     }
   }
 
@@ -147,6 +164,17 @@ class PrometheusAlertsE2E {
   private double value(String api, String query) throws Exception {
     JsonNode result = get(api + "query?query=" + URLEncoder.encode(query, StandardCharsets.UTF_8)).path("data").path("result");
     return result.isEmpty() ? Double.NaN : result.get(0).path("value").get(1).asDouble();
+  }
+
+  /** The connectors for which {@code alert} fires now. */
+  private List<String> firingFor(String api, String alert) throws Exception {
+    List<String> connectors = new ArrayList<>();
+    for (JsonNode a : get(api + "alerts").path("data").path("alerts")) {
+      if (a.path("state").asText().equals("firing") && a.path("labels").path("alertname").asText().equals(alert)) {
+        connectors.add(a.path("labels").path("connector").asText());
+      }
+    }
+    return connectors;
   }
 
   /** Names of the alerts firing now. */

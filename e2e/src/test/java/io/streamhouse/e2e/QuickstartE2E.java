@@ -89,7 +89,8 @@ class QuickstartE2E {
     reader.setDaemon(true);
     reader.start();
     await().atMost(Duration.ofMinutes(3))
-        .failFast("the quickstart exited early", () -> !process.isAlive())
+        .failFast(() -> assertThat(process.isAlive())
+            .as("the quickstart is running; its output so far:%n%s", String.join("\n", output)).isTrue())
         .untilAsserted(() -> {
       assertThat(output).anySatisfy(l -> assertThat(l).startsWith(io.streamhouse.e2e.Quickstart.READY_LINE));
     });

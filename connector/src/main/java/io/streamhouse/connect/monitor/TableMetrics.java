@@ -19,7 +19,8 @@ import org.apache.kafka.common.metrics.Gauge;
 public final class TableMetrics implements CommitObserver {
   public static final List<String> NAMES = List.of("table-last-commit-age-seconds", "table-commits-total",
       "table-records-committed-total", "table-files-committed-total", "table-bytes-committed-total",
-      "table-commit-duration-ms", "table-rejected-batches-total", "table-commit-failures-total");
+      "table-commit-duration-ms", "table-rejected-batches-total", "table-commit-failures-total",
+      "table-commit-interval-seconds");
 
   /** What the coordinator did to one table; fields are read by gauges on other threads. */
   private static final class Counters {
@@ -35,11 +36,16 @@ public final class TableMetrics implements CommitObserver {
 
   private final PluginGauges gauges;
   private final Clock clock;
+  private final double commitIntervalSeconds;
   private final Map<TableId, Counters> tables = new ConcurrentHashMap<>();
 
-  /** With {@link PluginGauges#none()} (a worker without plugin metrics) the counters are kept anyway. */
-  public TableMetrics(PluginGauges gauges, Clock clock) {
+  /**
+   * With {@link PluginGauges#none()} (a worker without plugin metrics) the counters are kept anyway.
+   * {@code commitIntervalMs} is published per table so that an alert can say "3 commit intervals".
+   */
+  public TableMetrics(PluginGauges gauges, Clock clock, long commitIntervalMs) {
     this.gauges = gauges;
+    this.commitIntervalSeconds = commitIntervalMs / 1000.0;
     this.clock = clock;
   }
 
@@ -84,6 +90,8 @@ public final class TableMetrics implements CommitObserver {
             x -> x.rejected, c);
         gauge("table-commit-failures-total", "Commits that failed and were retried next round (a counter)", tags,
             x -> x.failures, c);
+        gauge("table-commit-interval-seconds", "The connector's commit.interval.ms in seconds (for staleness alerts)",
+            tags, x -> commitIntervalSeconds, c);
       }
       return c;
     });

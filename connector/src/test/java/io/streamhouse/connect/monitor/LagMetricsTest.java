@@ -76,13 +76,13 @@ class LagMetricsTest {
     WorkerRegistry registry = new WorkerRegistry();
     PluginMetricsImpl staleInstance = registry.taskInstance();
     TaskMetrics stale = new TaskMetrics(new PluginGauges(staleInstance, "c-0"));
-    new TableMetrics(new PluginGauges(staleInstance, "c-0"), java.time.Clock.systemUTC())
+    new TableMetrics(new PluginGauges(staleInstance, "c-0"), java.time.Clock.systemUTC(), 60_000)
         .failed(new io.streamhouse.connect.table.TableId("c", List.of("db"), "t"));
     stale.written();
 
     PluginGauges liveGauges = new PluginGauges(registry.taskInstance(), "c-0");
     TaskMetrics live = new TaskMetrics(liveGauges);
-    TableMetrics liveTables = new TableMetrics(liveGauges, java.time.Clock.systemUTC());
+    TableMetrics liveTables = new TableMetrics(liveGauges, java.time.Clock.systemUTC(), 60_000);
     io.streamhouse.connect.table.TableId table = new io.streamhouse.connect.table.TableId("c", List.of("db"), "t");
     liveTables.failed(table);
     liveTables.failed(table);
@@ -98,6 +98,7 @@ class LagMetricsTest {
     assertThat(liveGauges.pendingCount()).isZero();
     assertThat(registry.value("task-records-written-total", Map.of())).isEqualTo(2L);
     assertThat(registry.value("table-commit-failures-total", Map.of("table", "c:db.t"))).isEqualTo(2.0);
+    assertThat(registry.value("table-commit-interval-seconds", Map.of("table", "c:db.t"))).isEqualTo(60.0);
   }
 
   @Test
