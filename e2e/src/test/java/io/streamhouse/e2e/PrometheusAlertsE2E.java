@@ -70,6 +70,16 @@ class PrometheusAlertsE2E {
           "scrape_configs:",
           "  - job_name: connect",
           "    static_configs: [{targets: ['127.0.0.1:" + agentPort + "']}]", ""));
+      // The Docker stack's scrape config (its rule file at this checkout's path) passes promtool.
+      Path stackConfig = dir.resolve("stack-prometheus.yml");
+      Files.writeString(stackConfig, Files.readString(E2eSettings.repoRoot().resolve("docker/prometheus/prometheus.yml"))
+          .replace("/etc/prometheus/alerts.yml", E2eSettings.repoRoot().resolve("docker/prometheus/alerts.yml").toString()));
+      Process check = new ProcessBuilder(prometheusBinary.resolveSibling("promtool").toString(), "check", "config",
+          stackConfig.toString()).redirectErrorStream(true).start();
+      String checked = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(check.waitFor()).as(checked).isZero();
+      assertThat(checked).contains("SUCCESS: 5 rules found");
+
       Process prometheus = new ProcessBuilder(prometheusBinary.toString(),
           "--config.file=" + dir.resolve("prometheus.yml"), "--storage.tsdb.path=" + dir.resolve("data"),
           "--web.listen-address=127.0.0.1:" + promPort).redirectErrorStream(true)
