@@ -35,6 +35,13 @@ public final class PaimonTables implements AutoCloseable {
     return new PaimonTables(CatalogFactory.createCatalog(CatalogContext.create(options)));
   }
 
+  /** A filesystem catalog with these catalog options (a warehouse on S3 with its s3.* options). */
+  public static PaimonTables withOptions(Map<String, String> catalogOptions) {
+    Options options = new Options(new HashMap<>(catalogOptions));
+    options.set("cache-enabled", "false");
+    return new PaimonTables(CatalogFactory.createCatalog(CatalogContext.create(options)));
+  }
+
   public boolean exists(String table) {
     try {
       catalog.getTable(Identifier.fromString(table));

@@ -24,6 +24,7 @@ public final class CatalogConfigDef {
   public static final String JDBC_USER = "jdbc.user";
   public static final String JDBC_PASSWORD = "jdbc.password";
   public static final String S3_SECRET_ACCESS_KEY = "s3.secret-access-key";
+  public static final String S3_SECRET_KEY = "s3.secret-key";
 
   private CatalogConfigDef() {}
 
@@ -58,7 +59,10 @@ public final class CatalogConfigDef {
         .define(p + JDBC_PASSWORD, Type.PASSWORD, null, Importance.LOW,
             "Password of a JDBC catalog database.", group, ++order, Width.SHORT, "JDBC password")
         .define(p + S3_SECRET_ACCESS_KEY, Type.PASSWORD, null, Importance.LOW,
-            "S3 secret access key of the warehouse (with s3.access-key-id).", group, ++order,
+            "S3 secret access key of an Iceberg warehouse (with s3.access-key-id; Iceberg's S3FileIO).",
+            group, ++order, Width.MEDIUM, "S3 secret access key")
+        .define(p + S3_SECRET_KEY, Type.PASSWORD, null, Importance.LOW,
+            "S3 secret key of a Paimon warehouse (with s3.access-key; Paimon's S3 file IO).", group, ++order,
             Width.MEDIUM, "S3 secret key");
   }
 }
