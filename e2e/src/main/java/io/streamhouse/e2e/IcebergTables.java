@@ -51,8 +51,7 @@ public final class IcebergTables implements AutoCloseable {
 
   /** A REST catalog. */
   public static IcebergTables rest(String uri) {
-    Map<String, String> props = Map.of(CatalogUtil.ICEBERG_CATALOG_TYPE, "rest", "uri", uri);
-    return new IcebergTables(CatalogUtil.buildIcebergCatalog("reader", props, new Configuration()));
+    return rest(uri, Map.of());
   }
 
   /** A REST catalog whose files live in an S3-compatible store: read through S3FileIO with these properties. */
