@@ -133,15 +133,15 @@ public class StreamhouseSinkTask extends SinkTask {
     try {
       while (running) {
         for (ControlEvent event : channel.poll(Duration.ofMillis(200))) {
-          participant.lock().lock();
-          try {
-            if (event instanceof ControlEvent.StartCommit start) {
-              participant.onStartCommit(start.commitId());
-            } else if (event instanceof ControlEvent.TableCommitted committed) {
+          if (event instanceof ControlEvent.StartCommit start) {
+            participant.onStartCommit(start.commitId()); // takes the lock itself, not while closing files
+          } else if (event instanceof ControlEvent.TableCommitted committed) {
+            participant.lock().lock();
+            try {
               participant.onTableCommitted(committed);
+            } finally {
+              participant.lock().unlock();
             }
-          } finally {
-            participant.lock().unlock();
           }
         }
       }

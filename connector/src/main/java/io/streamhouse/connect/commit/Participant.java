@@ -6,6 +6,7 @@ import io.streamhouse.connect.schema.EvolutionPlan;
 import io.streamhouse.connect.schema.EvolutionPlanner;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.RecordSchemas;
+import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.OfferedBatch;
 import io.streamhouse.connect.table.PreparedFiles;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * The task side of the commit protocol: writes records into per-table writers (skipping what a
  * table already has, invariant 2), offers prepared batches when the coordinator asks, keeps them
  * until the coordinator says what became of them, and knows, per topic-partition, the oldest
- * offset not yet durable in every table (invariant 3). All methods are called under {@link #lock()}.
+ * offset not yet durable in every table (invariant 3). All methods but {@link #onStartCommit} are
+ * called under {@link #lock()}.
  */
 public final class Participant {
   private static final Logger LOG = LoggerFactory.getLogger(Participant.class);
@@ -48,6 +50,9 @@ public final class Participant {
   private final Map<TableId, OpenTable> open = new LinkedHashMap<>();
   private final Map<TableId, Map<TopicPartition, Long>> positions = new HashMap<>();
   private final Map<String, Pending> pending = new LinkedHashMap<>();
+  private final Map<String, Preparing> preparing = new LinkedHashMap<>();
+  /** Counts resets: batches prepared across one are void. */
+  private long generation;
   private final Set<TopicPartition> assigned = new HashSet<>();
   private final Map<TopicPartition, Long> rewinds = new HashMap<>();
   private volatile boolean resetRequested;
@@ -68,6 +73,10 @@ public final class Participant {
 
   /** A batch sent to the coordinator and not yet acknowledged. */
   private record Pending(TableId table, OfferedBatch batch) {}
+
+  /** A batch whose files are being closed, to be offered next. */
+  private record Preparing(TableId table, String batchId, Map<TopicPartition, OffsetRange> ranges,
+      long maxTimestamp, DetachedFiles files) {}
 
   public Participant(String connector, int taskId, Map<String, TableFormat> formats, ControlChannel channel,
       FileBudget budget, FaultInjection faults) {
@@ -209,19 +218,70 @@ public final class Participant {
    * StartCommit: prepare every open table, offer new and unacknowledged batches, then report done
    * with the current assignment. A repeated request for the same commit is answered again (the
    * coordinator repeats it while partitions are missing, for example after a rebalance).
+   *
+   * <p>Unlike the other methods, called without {@link #lock()}: it takes the files out of the
+   * writers under the lock, closes them without it (the task goes on writing new files meanwhile),
+   * and offers them under the lock again. Until then their offsets count as in flight; a reset in
+   * between (rebalance, rejection, schema change) makes them void, and they are deleted unoffered.
    */
   public void onStartCommit(long commitId) {
-    if (commitId < lastAnsweredCommit) {
-      return;
+    List<Preparing> batches;
+    long startedIn;
+    lock.lock();
+    try {
+      if (commitId < lastAnsweredCommit) {
+        return;
+      }
+      lastAnsweredCommit = commitId;
+      faults.at(FaultInjection.Point.BEFORE_PREPARE);
+      batches = detachAll();
+      startedIn = generation;
+    } finally {
+      lock.unlock();
     }
-    lastAnsweredCommit = commitId;
-    faults.at(FaultInjection.Point.BEFORE_PREPARE);
+    Map<Preparing, PreparedFiles> closed = new LinkedHashMap<>();
+    RuntimeException failure = null;
+    for (Preparing p : batches) {
+      try {
+        closed.put(p, p.files().close());
+      } catch (RuntimeException e) {
+        failure = failure == null ? e : failure;
+      }
+    }
+    lock.lock();
+    try {
+      batches.forEach(p -> preparing.remove(p.batchId()));
+      if (failure != null || startedIn != generation) {
+        // Void (a reset happened) or incomplete: nothing of it is offered, the task re-reads it.
+        closed.forEach((p, files) -> formats.get(p.table().catalog()).discard(p.table(), List.of(files)));
+        if (failure != null) {
+          resetRequested = true;
+          throw failure;
+        }
+      } else {
+        closed.forEach((p, files) -> pending.put(p.batchId(),
+            new Pending(p.table(), new OfferedBatch(p.batchId(), p.ranges(), files, p.maxTimestamp()))));
+      }
+      List<ControlEvent> events = new ArrayList<>();
+      for (Pending p : pending.values()) {
+        events.addAll(BatchAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
+      }
+      events.add(new ControlEvent.TaskDone(connector, commitId, taskId, List.copyOf(assigned)));
+      channel.send(events);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Takes the written files and offset ranges out of every open table; the writers go on after them. */
+  private List<Preparing> detachAll() {
+    List<Preparing> batches = new ArrayList<>();
     for (Map.Entry<TableId, OpenTable> e : open.entrySet()) {
       OpenTable table = e.getValue();
-      PreparedFiles files = table.writer.prepare();
       if (table.ranges.isEmpty()) {
-        continue;
+        continue; // nothing written or skipped since the last commit
       }
+      DetachedFiles files = table.writer.detach();
       Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
       Map<TopicPartition, Long> known = positions.computeIfAbsent(e.getKey(), t -> new HashMap<>());
       table.ranges.forEach((tp, r) -> {
@@ -229,16 +289,13 @@ public final class Participant {
         known.put(tp, r[1]);
       });
       table.ranges.clear();
-      String batchId = connector + "-" + taskId + "-" + UUID.randomUUID();
-      pending.put(batchId, new Pending(e.getKey(), new OfferedBatch(batchId, ranges, files, table.maxTimestamp)));
+      Preparing p = new Preparing(e.getKey(), connector + "-" + taskId + "-" + UUID.randomUUID(), ranges,
+          table.maxTimestamp, files);
       table.maxTimestamp = -1;
+      preparing.put(p.batchId(), p);
+      batches.add(p);
     }
-    List<ControlEvent> events = new ArrayList<>();
-    for (Pending p : pending.values()) {
-      events.addAll(BatchAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
-    }
-    events.add(new ControlEvent.TaskDone(connector, commitId, taskId, List.copyOf(assigned)));
-    channel.send(events);
+    return batches;
   }
 
   /** TableCommitted: forget acknowledged batches; a rejected one makes the task start over. */
@@ -276,6 +333,9 @@ public final class Participant {
     for (Pending p : pending.values()) {
       p.batch().ranges().forEach((tp, r) -> safe.merge(tp, r.from(), Math::min));
     }
+    for (Preparing p : preparing.values()) {
+      p.ranges().forEach((tp, r) -> safe.merge(tp, r.from(), Math::min));
+    }
     rewinds.forEach((tp, offset) -> safe.merge(tp, offset, Math::min));
     safe.keySet().retainAll(consumed.keySet());
     return safe;
@@ -297,6 +357,8 @@ public final class Participant {
     }
     open.clear();
     pending.clear();
+    preparing.clear();
+    generation++;
     positions.clear();
     rewindTo.keySet().retainAll(assigned);
     rewinds.clear();

@@ -18,6 +18,15 @@ public interface TableWriter extends AutoCloseable {
   /** Closes the open files and returns them, serialized, without committing anything. */
   PreparedFiles prepare();
 
+  /**
+   * Takes the files written so far out of this writer, which goes on with new files; the returned
+   * files are closed by whoever calls {@link DetachedFiles#close()}, on any thread. By default
+   * they are prepared here, on the writer's thread.
+   */
+  default DetachedFiles detach() {
+    return DetachedFiles.of(prepare());
+  }
+
   /** Drops everything written since the last {@link #prepare()} and deletes its files. */
   void abort();
 

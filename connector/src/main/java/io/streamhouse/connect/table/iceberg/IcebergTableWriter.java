@@ -1,5 +1,6 @@
 package io.streamhouse.connect.table.iceberg;
 
+import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.PreparedFiles;
 import io.streamhouse.connect.table.RecordConversionException;
@@ -89,14 +90,29 @@ final class IcebergTableWriter implements TableWriter {
 
   @Override
   public PreparedFiles prepare() {
-    for (PartitionFile file : List.copyOf(open.values())) {
-      file.close();
-    }
-    List<DataFile> files = List.copyOf(finished);
+    return detach().close();
+  }
+
+  /**
+   * Takes the open and finished files out of this writer, under the caller's lock; the task goes on
+   * writing new files while another thread closes these (closing writes the buffered pages).
+   */
+  @Override
+  public DetachedFiles detach() {
+    List<PartitionFile> files = List.copyOf(open.values());
+    open.clear();
+    files.forEach(budget::release);
+    List<DataFile> done = List.copyOf(finished);
     finished.clear();
-    long records = files.stream().mapToLong(DataFile::recordCount).sum();
-    long bytes = files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
-    return new PreparedFiles(DataFilesCodec.VERSION, DataFilesCodec.encode(files), files.size(), records, bytes);
+    return () -> {
+      List<DataFile> all = new ArrayList<>(done);
+      for (PartitionFile file : files) {
+        all.addAll(file.closeFile());
+      }
+      long records = all.stream().mapToLong(DataFile::recordCount).sum();
+      long bytes = all.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+      return new PreparedFiles(DataFilesCodec.VERSION, DataFilesCodec.encode(all), all.size(), records, bytes);
+    };
   }
 
   @Override
@@ -143,12 +159,16 @@ final class IcebergTableWriter implements TableWriter {
       if (open.remove(key) != this) {
         return;
       }
+      finished.addAll(closeFile());
+    }
+
+    List<DataFile> closeFile() {
       try {
         writer.close();
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot close a data file of table " + table.name(), e);
       }
-      finished.addAll(writer.result().dataFiles());
+      return writer.result().dataFiles();
     }
   }
 }

@@ -1,0 +1,227 @@
+package io.streamhouse.connect.commit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.routing.TableRouter.Destination;
+import io.streamhouse.connect.schema.EvolutionMode;
+import io.streamhouse.connect.table.CommitOutcome;
+import io.streamhouse.connect.table.DetachedFiles;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.OfferedBatch;
+import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.table.TableWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The task side of a commit round: files are closed outside the task's lock, so the task goes on
+ * writing while a batch is prepared, and a reset in between voids the batch.
+ */
+class ParticipantTest {
+  private static final TopicPartition P0 = new TopicPartition("t", 0);
+  private static final TableId TABLE = new TableId("c", List.of("ns"), "t");
+  private static final Destination TO = new Destination(TABLE, new RouteSettings("r", List.of("t"),
+      Optional.empty(), "c", "ns.t", Optional.empty(), Optional.empty(), "ns", true, List.of(), "parquet",
+      1L << 20, Map.of(), List.of(), "upsert", 1, EvolutionMode.NONE));
+
+  private final SlowClosingFormat format = new SlowClosingFormat();
+  private final RecordingChannel channel = new RecordingChannel();
+  private final Participant participant = new Participant("conn", 0, Map.of("c", format), channel,
+      new FileBudget(10), FaultInjection.parse(""));
+
+  @AfterEach
+  void openTheGate() {
+    format.closing.countDown();
+  }
+
+  @Test
+  void theTaskWritesOnWhileItsBatchIsClosedAndTheNextBatchFollowsIt() throws Exception {
+    write(0, 10);
+    CompletableFuture<Void> round = CompletableFuture.runAsync(() -> participant.onStartCommit(1));
+    await().atMost(Duration.ofSeconds(10)).until(() -> format.detached.size() == 1);
+
+    // The files of [0, 10) are being closed: the task's lock is free, and the offsets stay in flight.
+    assertThat(participant.lock().tryLock(5, TimeUnit.SECONDS)).isTrue();
+    try {
+      assertThat(participant.safeOffsets(Map.of(P0, 10L))).containsEntry(P0, 0L);
+      write(10, 15);
+    } finally {
+      participant.lock().unlock();
+    }
+    assertThat(channel.batches()).isEmpty();
+
+    format.closing.countDown();
+    round.get(10, TimeUnit.SECONDS);
+    assertThat(channel.batches()).singleElement()
+        .satisfies(b -> assertThat(b.ranges()).containsEntry(P0, new OffsetRange(0, 10)));
+    assertThat(channel.done()).isEqualTo(1);
+
+    participant.onStartCommit(2);
+    assertThat(channel.batches()).extracting(ControlEvent.BatchChunk::ranges)
+        .containsExactly(Map.of(P0, new OffsetRange(0, 10)), Map.of(P0, new OffsetRange(0, 10)),
+            Map.of(P0, new OffsetRange(10, 15)));
+  }
+
+  @Test
+  void aResetWhileTheBatchIsClosedVoidsItAndDeletesItsFiles() throws Exception {
+    write(0, 10);
+    CompletableFuture<Void> round = CompletableFuture.runAsync(() -> participant.onStartCommit(1));
+    await().atMost(Duration.ofSeconds(10)).until(() -> format.detached.size() == 1);
+
+    participant.lock().lock();
+    try {
+      assertThat(participant.reset(Map.of(P0, 10L))).containsEntry(P0, 0L);
+    } finally {
+      participant.lock().unlock();
+    }
+    format.closing.countDown();
+    round.get(10, TimeUnit.SECONDS);
+
+    assertThat(channel.batches()).isEmpty();
+    assertThat(channel.done()).isEqualTo(1);
+    assertThat(format.discarded).hasSize(1);
+  }
+
+  private void write(long from, long to) throws Exception {
+    participant.lock().lock();
+    try {
+      participant.assigned(List.of(P0));
+      for (long offset = from; offset < to; offset++) {
+        assertThat(participant.write(new SinkRecord("t", 0, null, null, null, "v" + offset, offset), P0, TO))
+            .isTrue();
+      }
+    } finally {
+      participant.lock().unlock();
+    }
+  }
+
+  /** Writers whose detached files close only once the test opens the gate. */
+  private static final class SlowClosingFormat implements TableFormat {
+    final CountDownLatch closing = new CountDownLatch(1);
+    final List<DetachedFiles> detached = Collections.synchronizedList(new ArrayList<>());
+    final List<PreparedFiles> discarded = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public Optional<TableWriter> openWriter(TableId table, RouteSettings route, SinkRecord sample,
+        FileBudget budget) {
+      return Optional.of(new TableWriter() {
+        private long records;
+
+        @Override
+        public void write(SinkRecord record) {
+          records++;
+        }
+
+        @Override
+        public io.streamhouse.connect.schema.TableColumns columns() {
+          throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public PreparedFiles prepare() {
+          return detach().close();
+        }
+
+        @Override
+        public DetachedFiles detach() {
+          long count = records;
+          records = 0;
+          DetachedFiles files = () -> {
+            try {
+              closing.await();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            return new PreparedFiles(1, new byte[] {1}, 1, count, count * 10);
+          };
+          detached.add(files);
+          return files;
+        }
+
+        @Override
+        public void abort() {
+          records = 0;
+        }
+
+        @Override
+        public void close() {
+        }
+      });
+    }
+
+    @Override
+    public void evolve(TableId table, io.streamhouse.connect.schema.FieldType.Struct row, EvolutionMode mode) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Watermarks watermarks(TableId table) {
+      return Watermarks.EMPTY;
+    }
+
+    @Override
+    public CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void discard(TableId table, List<PreparedFiles> files) {
+      discarded.addAll(files);
+    }
+
+    @Override
+    public void close() {
+    }
+  }
+
+  /** Records what the participant sends. */
+  private static final class RecordingChannel implements ControlChannel {
+    final List<ControlEvent> sent = Collections.synchronizedList(new ArrayList<>());
+
+    List<ControlEvent.BatchChunk> batches() {
+      synchronized (sent) {
+        return sent.stream().filter(e -> e instanceof ControlEvent.BatchChunk)
+            .map(e -> (ControlEvent.BatchChunk) e).toList();
+      }
+    }
+
+    long done() {
+      synchronized (sent) {
+        return sent.stream().filter(e -> e instanceof ControlEvent.TaskDone).count();
+      }
+    }
+
+    @Override
+    public void send(List<? extends ControlEvent> events) {
+      sent.addAll(events);
+    }
+
+    @Override
+    public List<ControlEvent> poll(Duration timeout) {
+      return List.of();
+    }
+
+    @Override
+    public void wakeup() {
+    }
+
+    @Override
+    public void close() {
+    }
+  }
+}
