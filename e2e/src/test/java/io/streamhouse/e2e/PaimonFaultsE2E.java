@@ -70,7 +70,7 @@ class PaimonFaultsE2E {
     stack.connect().delete(sink.name());
   }
 
-  private static void awaitAllAndCheck(LocalStack stack, String connector, String topic, SampleCustomers source) {
+  static void awaitAllAndCheck(LocalStack stack, String connector, String topic, SampleCustomers source) {
     long end = PaimonSink.endOffsets(stack, topic).values().stream().mapToLong(Long::longValue).sum();
     try (PaimonTables tables = PaimonSink.tables(stack)) {
       await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))

@@ -250,15 +250,18 @@ public final class Participant {
     }
     lock.lock();
     try {
-      batches.forEach(p -> preparing.remove(p.batchId()));
-      if (failure != null || startedIn != generation) {
-        // Void (a reset happened) or incomplete: nothing of it is offered, the task re-reads it.
-        closed.forEach((p, files) -> formats.get(p.table().catalog()).discard(p.table(), List.of(files)));
-        if (failure != null) {
-          resetRequested = true;
-          throw failure;
-        }
+      if (startedIn != generation) {
+        // A reset voided the batches (and rewound to their first offsets): nothing of them is offered.
+        closed.forEach(this::discard);
+      } else if (failure != null) {
+        // The batches stay in preparing, holding their offsets back until the reset rewinds to them.
+        closed.forEach(this::discard);
+        resetRequested = true;
+        throw new IllegalStateException("Connector " + connector + " task " + taskId + ": could not close the "
+            + "data files of tables " + batches.stream().map(p -> p.table().toString()).distinct().toList()
+            + " for commit " + commitId + ": " + failure, failure);
       } else {
+        batches.forEach(p -> preparing.remove(p.batchId()));
         closed.forEach((p, files) -> pending.put(p.batchId(),
             new Pending(p.table(), new OfferedBatch(p.batchId(), p.ranges(), files, p.maxTimestamp()))));
       }
@@ -270,6 +273,16 @@ public final class Participant {
       channel.send(events);
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Deletes the files of a batch that is never offered (best effort: they are not in any snapshot). */
+  private void discard(Preparing batch, PreparedFiles files) {
+    try {
+      formats.get(batch.table().catalog()).discard(batch.table(), List.of(files));
+    } catch (RuntimeException e) {
+      LOG.warn("Connector {} task {}: could not delete the uncommitted files of batch {} of table {}: {}",
+          connector, taskId, batch.batchId(), batch.table(), e.toString());
     }
   }
 

@@ -1,6 +1,7 @@
 package io.streamhouse.connect.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.streamhouse.connect.config.RouteSettings;
@@ -97,6 +98,27 @@ class ParticipantTest {
     assertThat(format.discarded).hasSize(1);
   }
 
+  @Test
+  void aBatchWhoseFilesCannotBeClosedKeepsItsOffsetsBackUntilTheTaskRewindsToThem() throws Exception {
+    format.failClosing = true;
+    format.closing.countDown();
+    write(0, 10);
+    assertThatThrownBy(() -> participant.onStartCommit(1))
+        .hasMessageContaining("Connector conn task 0: could not close the data files of tables [c:ns.t]")
+        .hasRootCauseMessage("disk full");
+    write(10, 15); // the task goes on until its next put or preCommit sees the reset request
+
+    participant.lock().lock();
+    try {
+      assertThat(participant.resetRequested()).isTrue();
+      assertThat(participant.safeOffsets(Map.of(P0, 15L))).containsEntry(P0, 0L);
+      assertThat(participant.reset(Map.of(P0, 15L))).containsEntry(P0, 0L);
+    } finally {
+      participant.lock().unlock();
+    }
+    assertThat(channel.batches()).isEmpty();
+  }
+
   private void write(long from, long to) throws Exception {
     participant.lock().lock();
     try {
@@ -113,6 +135,7 @@ class ParticipantTest {
   /** Writers whose detached files close only once the test opens the gate. */
   private static final class SlowClosingFormat implements TableFormat {
     final CountDownLatch closing = new CountDownLatch(1);
+    volatile boolean failClosing;
     final List<DetachedFiles> detached = Collections.synchronizedList(new ArrayList<>());
     final List<PreparedFiles> discarded = Collections.synchronizedList(new ArrayList<>());
 
@@ -146,6 +169,9 @@ class ParticipantTest {
               closing.await();
             } catch (InterruptedException e) {
               Thread.currentThread().interrupt();
+            }
+            if (failClosing) {
+              throw new java.io.UncheckedIOException(new java.io.IOException("disk full"));
             }
             return new PreparedFiles(1, new byte[] {1}, 1, count, count * 10);
           };

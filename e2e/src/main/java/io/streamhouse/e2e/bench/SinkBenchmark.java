@@ -53,6 +53,7 @@ public final class SinkBenchmark {
   private final String commitIntervalMs;
   private final List<Map<String, String>> results = new ArrayList<>();
   private long payloadBytes;
+  private String lastConnector;
 
   private SinkBenchmark(Path root, Path runDir, int records, int partitions, String mavenCmd,
       String commitIntervalMs) {
@@ -95,6 +96,8 @@ public final class SinkBenchmark {
       }
       drain(stack, "streamhouse", "iceberg", 1, streamhouseConfig(stack, 1));
       drain(stack, "streamhouse", "iceberg", 2, streamhouseConfig(stack, 2));
+      stack.worker().close();
+      keepProfile(stack.worker());
     }
     if (withApache) {
       Path plugins43 = runDir.resolve("plugins-4.3");
@@ -105,6 +108,8 @@ public final class SinkBenchmark {
         drain(stack, "do-nothing sink (4.3 worker)", "discard", 2, discardConfig(2));
         drain(stack, "Apache Iceberg sink 1.12.0", "apache", 1, apacheConfig(stack, 1));
         drain(stack, "Apache Iceberg sink 1.12.0", "apache", 2, apacheConfig(stack, 2));
+        stack.worker().close();
+        keepProfile(stack.worker());
       }
     }
     printTable(results);
@@ -121,7 +126,10 @@ public final class SinkBenchmark {
         .start();
   }
 
-  /** With STREAMHOUSE_BENCH_JFR set, each worker JVM records a JFR profile into its run folder. */
+  /**
+   * With STREAMHOUSE_BENCH_JFR set, each worker JVM records a JFR profile into its run folder, kept
+   * as {@code worker-<connector>.jfr} once the JVM has exited (see {@link #keepProfile}).
+   */
   private static List<String> workerFlags() {
     List<String> flags = new ArrayList<>(List.of("-Xmx2g", "-XX:+UseG1GC"));
     if (System.getenv("STREAMHOUSE_BENCH_JFR") != null) {
@@ -164,8 +172,10 @@ public final class SinkBenchmark {
       throws Exception {
     ConnectWorker worker = stack.worker();
     worker.close();
+    keepProfile(worker);
     worker.restart(Duration.ofMinutes(2)); // a fresh JVM: its peak memory is this run's alone
     String name = kind + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
+    lastConnector = name;
     LongSupplier done = switch (kind) {
       case "discard" -> () -> committed(stack, name);
       case "iceberg" -> () -> watermarkSum(config.get("catalog.bench.warehouse"), "bench", "bench." + name.replace('-', '_'), name);
@@ -218,6 +228,15 @@ public final class SinkBenchmark {
     row.put("commit latency ms (avg/max)", commitLatency(worker.logFile(), name));
     results.add(row);
     System.out.println(row);
+  }
+
+  /** Names the exited worker JVM's profile after the connector it ran, so that the next run keeps its own. */
+  private void keepProfile(ConnectWorker worker) throws java.io.IOException {
+    Path profile = worker.logFile().resolveSibling("worker.jfr");
+    if (lastConnector != null && Files.exists(profile)) {
+      Files.move(profile, profile.resolveSibling("worker-" + lastConnector + ".jfr"),
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    }
   }
 
   private Map<String, String> discardConfig(int tasks) {

@@ -106,13 +106,30 @@ final class IcebergTableWriter implements TableWriter {
     finished.clear();
     return () -> {
       List<DataFile> all = new ArrayList<>(done);
+      RuntimeException failure = null;
       for (PartitionFile file : files) {
-        all.addAll(file.closeFile());
+        try {
+          all.addAll(file.closeFile());
+        } catch (RuntimeException e) {
+          failure = failure == null ? e : failure;
+        }
+      }
+      if (failure != null) {
+        all.forEach(f -> deleteQuietly(f.location())); // never offered: no snapshot can hold them
+        throw failure;
       }
       long records = all.stream().mapToLong(DataFile::recordCount).sum();
       long bytes = all.stream().mapToLong(DataFile::fileSizeInBytes).sum();
       return new PreparedFiles(DataFilesCodec.VERSION, DataFilesCodec.encode(all), all.size(), records, bytes);
     };
+  }
+
+  private void deleteQuietly(String location) {
+    try {
+      table.io().deleteFile(location);
+    } catch (RuntimeException e) {
+      // best effort: an orphan file, not in any snapshot
+    }
   }
 
   @Override
