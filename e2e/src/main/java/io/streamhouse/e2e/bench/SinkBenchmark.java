@@ -52,6 +52,7 @@ public final class SinkBenchmark {
   private final String mavenCmd;
   private final String commitIntervalMs;
   private final List<Map<String, String>> results = new ArrayList<>();
+  private final List<CostOverCeiling.Run> runs = new ArrayList<>();
   private long payloadBytes;
   private String lastConnector;
 
@@ -105,14 +106,22 @@ public final class SinkBenchmark {
       BenchPlugins.apacheIcebergSink(plugins43, root.resolve("e2e/target/e2e-work/kafka-dists"), mavenCmd);
       try (LocalStack stack = stack("4.3.1", plugins43)) {
         produce(stack);
-        drain(stack, "do-nothing sink (4.3 worker)", "discard", 2, discardConfig(2));
+        if (withCeiling) {
+          drain(stack, "do-nothing sink (4.3 worker)", "discard", 1, discardConfig(1));
+          drain(stack, "do-nothing sink (4.3 worker)", "discard", 2, discardConfig(2));
+        }
         drain(stack, "Apache Iceberg sink 1.12.0", "apache", 1, apacheConfig(stack, 1));
         drain(stack, "Apache Iceberg sink 1.12.0", "apache", 2, apacheConfig(stack, 2));
         stack.worker().close();
         keepProfile(stack.worker());
       }
     }
+    for (int i = 0; i < results.size(); i++) {
+      results.get(i).putAll(CostOverCeiling.columns(runs.get(i), runs));
+    }
     printTable(results);
+    System.out.println();
+    CostOverCeiling.comparison("streamhouse", runs).forEach(System.out::println);
   }
 
   private LocalStack stack(String version, Path plugins) {
@@ -219,14 +228,15 @@ public final class SinkBenchmark {
     row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
     // After the first quarter is durable the JVM is warm: the rate of the rest is the steady rate.
     double steadySeconds = (end - quarterNanos) / 1e9;
-    row.put("steady records/s", quarterRecords < records && steadySeconds > 0
-        ? String.format("%,.0f", (records - quarterRecords) / steadySeconds) : "n/a");
+    double steadyRate = quarterRecords < records && steadySeconds > 0 ? (records - quarterRecords) / steadySeconds : -1;
+    row.put("steady records/s", steadyRate > 0 ? String.format("%,.0f", steadyRate) : "n/a");
     row.put("peak worker RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
     stack.connect().delete(name);
     // The coordinator logs a commit after the snapshot is visible: read the log once the tasks stopped.
     Thread.sleep(2000);
     row.put("commit latency ms (avg/max)", commitLatency(worker.logFile(), name));
     results.add(row);
+    runs.add(new CostOverCeiling.Run(sink, stack.kafkaVersion(), tasks, kind.equals("discard"), seconds, steadyRate));
     System.out.println(row);
   }
 
