@@ -37,7 +37,8 @@ public final class SinkConfigDef {
   public static final String MAX_OPEN_FILES_CONFIG = "max.open.files";
   static final String MAX_OPEN_FILES_DOC =
       "Data files a task keeps open at once over all its tables and partitions. Past it, the least "
-          + "recently written file is closed, so memory stays bounded however many partitions a table has.";
+          + "recently written file is closed, so memory stays bounded however many partitions a table has. "
+          + "While a commit closes the previous files, as many new ones may be open.";
   static final int MAX_OPEN_FILES_DEFAULT = 32;
 
   public static final String PAIMON_WRITE_BUFFER_BYTES_CONFIG = "paimon.write-buffer-bytes";
