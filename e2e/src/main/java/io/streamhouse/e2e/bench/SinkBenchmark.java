@@ -97,8 +97,7 @@ public final class SinkBenchmark {
       }
       drain(stack, "streamhouse", "iceberg", 1, streamhouseConfig(stack, 1));
       drain(stack, "streamhouse", "iceberg", 2, streamhouseConfig(stack, 2));
-      stack.worker().close();
-      keepProfile(stack.worker());
+      stop(stack.worker());
     }
     if (withApache) {
       Path plugins43 = runDir.resolve("plugins-4.3");
@@ -112,8 +111,7 @@ public final class SinkBenchmark {
         }
         drain(stack, "Apache Iceberg sink 1.12.0", "apache", 1, apacheConfig(stack, 1));
         drain(stack, "Apache Iceberg sink 1.12.0", "apache", 2, apacheConfig(stack, 2));
-        stack.worker().close();
-        keepProfile(stack.worker());
+        stop(stack.worker());
       }
     }
     for (int i = 0; i < results.size(); i++) {
@@ -137,7 +135,7 @@ public final class SinkBenchmark {
 
   /**
    * With STREAMHOUSE_BENCH_JFR set, each worker JVM records a JFR profile into its run folder, kept
-   * as {@code worker-<connector>.jfr} once the JVM has exited (see {@link #keepProfile}).
+   * as {@code worker-<connector>.jfr} once the JVM has exited (see {@link #stop}).
    */
   private static List<String> workerFlags() {
     List<String> flags = new ArrayList<>(List.of("-Xmx2g", "-XX:+UseG1GC"));
@@ -180,8 +178,7 @@ public final class SinkBenchmark {
   private void drain(LocalStack stack, String sink, String kind, int tasks, Map<String, String> config)
       throws Exception {
     ConnectWorker worker = stack.worker();
-    worker.close();
-    keepProfile(worker);
+    stop(worker);
     worker.restart(Duration.ofMinutes(2)); // a fresh JVM: its peak memory is this run's alone
     String name = kind + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
     lastConnector = name;
@@ -240,8 +237,12 @@ public final class SinkBenchmark {
     System.out.println(row);
   }
 
-  /** Names the exited worker JVM's profile after the connector it ran, so that the next run keeps its own. */
-  private void keepProfile(ConnectWorker worker) throws java.io.IOException {
+  /**
+   * Stops the worker JVM and names its profile (if any) after the connector it ran, so that the
+   * next run keeps its own.
+   */
+  private void stop(ConnectWorker worker) throws java.io.IOException {
+    worker.close();
     Path profile = worker.logFile().resolveSibling("worker.jfr");
     if (lastConnector != null && Files.exists(profile)) {
       Files.move(profile, profile.resolveSibling("worker-" + lastConnector + ".jfr"),

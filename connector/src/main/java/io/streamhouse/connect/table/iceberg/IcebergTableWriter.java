@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
@@ -99,6 +100,28 @@ final class IcebergTableWriter implements TableWriter {
    */
   @Override
   public DetachedFiles detach() {
+    Supplier<List<DataFile>> taken = takeFiles();
+    return () -> {
+      List<DataFile> files = taken.get();
+      long records = files.stream().mapToLong(DataFile::recordCount).sum();
+      long bytes = files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+      return new PreparedFiles(DataFilesCodec.VERSION, DataFilesCodec.encode(files), files.size(), records, bytes);
+    };
+  }
+
+  @Override
+  public void abort() {
+    for (DataFile file : takeFiles().get()) {
+      table.io().deleteFile(file.location());
+    }
+  }
+
+  /**
+   * Takes the open and finished files out of this writer; the returned supplier closes them (on
+   * any thread) and returns every data file. If one cannot be closed, the others are deleted (none
+   * was offered, so no snapshot holds them) and the failure is thrown.
+   */
+  private Supplier<List<DataFile>> takeFiles() {
     List<PartitionFile> files = List.copyOf(open.values());
     open.clear();
     files.forEach(budget::release);
@@ -115,12 +138,10 @@ final class IcebergTableWriter implements TableWriter {
         }
       }
       if (failure != null) {
-        all.forEach(f -> deleteQuietly(f.location())); // never offered: no snapshot can hold them
+        all.forEach(f -> deleteQuietly(f.location()));
         throw failure;
       }
-      long records = all.stream().mapToLong(DataFile::recordCount).sum();
-      long bytes = all.stream().mapToLong(DataFile::fileSizeInBytes).sum();
-      return new PreparedFiles(DataFilesCodec.VERSION, DataFilesCodec.encode(all), all.size(), records, bytes);
+      return all;
     };
   }
 
@@ -130,17 +151,6 @@ final class IcebergTableWriter implements TableWriter {
     } catch (RuntimeException e) {
       // best effort: an orphan file, not in any snapshot
     }
-  }
-
-  @Override
-  public void abort() {
-    for (PartitionFile file : List.copyOf(open.values())) {
-      file.close();
-    }
-    for (DataFile file : finished) {
-      table.io().deleteFile(file.location());
-    }
-    finished.clear();
   }
 
   @Override
@@ -164,11 +174,6 @@ final class IcebergTableWriter implements TableWriter {
 
     @Override
     public void closeEarly() {
-      closeWriter();
-    }
-
-    void close() {
-      budget.release(this);
       closeWriter();
     }
 
