@@ -93,8 +93,13 @@ public final class IcebergTables implements AutoCloseable {
 
   /** The connector's watermarks in the current snapshot, {@code topic:partition -> next offset}. */
   public Map<String, Long> watermarks(String table, String connector) {
+    return watermarksOf(lastSummary(table), connector);
+  }
+
+  /** The connector's watermarks in a snapshot summary, {@code topic:partition -> next offset}. */
+  public static Map<String, Long> watermarksOf(Map<String, String> summary, String connector) {
     Map<String, Long> result = new HashMap<>();
-    String encoded = lastSummary(table).get("streamhouse." + connector + ".watermarks");
+    String encoded = summary.get("streamhouse." + connector + ".watermarks");
     if (encoded != null && !encoded.isEmpty()) {
       for (String pair : encoded.split(",")) {
         int eq = pair.lastIndexOf('=');

@@ -27,7 +27,10 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
  * (on a 4.3 worker: it does not start on 4.4), each in a fresh worker JVM, and prints records/s,
  * MB/s, peak worker memory and commit latency.
  *
- * <pre>e2e/benchmark.sh [--records 1000000] [--partitions 4] [--commit-interval-ms 2000] [--skip-apache] [--skip-ceiling]</pre>
+ * <pre>e2e/benchmark.sh [--records 1000000] [--partitions 4] [--commit-interval-ms 2000] [--repeat 1] [--skip-apache] [--skip-ceiling]</pre>
+ *
+ * <p>With {@code --repeat N} every configuration drains N times, the sinks taking turns, and the
+ * comparison is made between the medians.
  *
  * <p>A run ends when the last record is durable: in the table for the table sinks (the snapshot
  * watermarks or record count), in the committed consumer offsets for the do-nothing sink. Both
@@ -82,44 +85,68 @@ public final class SinkBenchmark {
         Integer.parseInt(o.getOrDefault("partitions", "4")),
         o.getOrDefault("maven-cmd", root.resolve("mvnw").toString()),
         o.getOrDefault("commit-interval-ms", "2000"));
-    bench.run(!o.containsKey("skip-apache"), !o.containsKey("skip-ceiling"));
+    bench.run(!o.containsKey("skip-apache"), !o.containsKey("skip-ceiling"),
+        Integer.parseInt(o.getOrDefault("repeat", "1")));
   }
 
-  private void run(boolean withApache, boolean withCeiling) throws Exception {
+  private void run(boolean withApache, boolean withCeiling, int repeat) throws Exception {
     Path plugins44 = runDir.resolve("plugins-4.4");
     BenchPlugins.discardSink(plugins44);
     BenchPlugins.streamhouse(plugins44, root.resolve("connector/target/plugin-path/streamhouse-connect"));
-    try (LocalStack stack = stack("4.4.0", plugins44)) {
-      produce(stack);
-      if (withCeiling) {
-        drain(stack, "do-nothing sink", "discard", 1, discardConfig(1));
-        drain(stack, "do-nothing sink", "discard", 2, discardConfig(2));
+    List<LocalStack> stacks = new ArrayList<>();
+    try {
+      LocalStack ours = stack("4.4.0", plugins44);
+      stacks.add(ours);
+      produce(ours);
+      LocalStack apache = null;
+      if (withApache) {
+        Path plugins43 = runDir.resolve("plugins-4.3");
+        BenchPlugins.discardSink(plugins43);
+        BenchPlugins.apacheIcebergSink(plugins43, root.resolve("e2e/target/e2e-work/kafka-dists"), mavenCmd);
+        apache = stack("4.3.1", plugins43);
+        stacks.add(apache);
+        produce(apache);
       }
-      drain(stack, "streamhouse", "iceberg", 1, streamhouseConfig(stack, 1));
-      drain(stack, "streamhouse", "iceberg", 2, streamhouseConfig(stack, 2));
-      stop(stack.worker());
-    }
-    if (withApache) {
-      Path plugins43 = runDir.resolve("plugins-4.3");
-      BenchPlugins.discardSink(plugins43);
-      BenchPlugins.apacheIcebergSink(plugins43, root.resolve("e2e/target/e2e-work/kafka-dists"), mavenCmd);
-      try (LocalStack stack = stack("4.3.1", plugins43)) {
-        produce(stack);
-        if (withCeiling) {
-          drain(stack, "do-nothing sink (4.3 worker)", "discard", 1, discardConfig(1));
-          drain(stack, "do-nothing sink (4.3 worker)", "discard", 2, discardConfig(2));
+      for (LocalStack s : stacks) {
+        stop(s.worker()); // each drain starts a fresh worker JVM and stops it after
+      }
+      // Sinks take turns, so that a slower stretch of the shared machine does not fall on one of them.
+      for (int round = 1; round <= repeat; round++) {
+        for (int tasks = 1; tasks <= 2; tasks++) {
+          if (withCeiling) {
+            drain(ours, "do-nothing sink", "discard", tasks, discardConfig(tasks));
+          }
+          drain(ours, "streamhouse", "iceberg", tasks, streamhouseConfig(ours, tasks));
+          if (apache != null) {
+            if (withCeiling) {
+              drain(apache, "do-nothing sink (4.3 worker)", "discard", tasks, discardConfig(tasks));
+            }
+            drain(apache, "Apache Iceberg sink 1.12.0", "apache", tasks, apacheConfig(apache, tasks));
+          }
         }
-        drain(stack, "Apache Iceberg sink 1.12.0", "apache", 1, apacheConfig(stack, 1));
-        drain(stack, "Apache Iceberg sink 1.12.0", "apache", 2, apacheConfig(stack, 2));
-        stop(stack.worker());
       }
+    } finally {
+      stacks.forEach(LocalStack::close);
     }
+    List<CostOverCeiling.Run> medians = RepeatedRuns.medians(runs);
     for (int i = 0; i < results.size(); i++) {
-      results.get(i).putAll(CostOverCeiling.columns(runs.get(i), runs));
+      results.get(i).putAll(CostOverCeiling.columns(runs.get(i), medians));
     }
     printTable(results);
+    if (repeat > 1) {
+      List<Map<String, String>> summary = new ArrayList<>();
+      for (CostOverCeiling.Run median : medians) {
+        Map<String, String> row = RepeatedRuns.row(median, runs, records);
+        row.putAll(CostOverCeiling.columns(median, medians));
+        summary.add(row);
+      }
+      System.out.println();
+      System.out.println("Medians of " + repeat + " runs each:");
+      printTable(summary);
+    }
     System.out.println();
-    CostOverCeiling.comparison("streamhouse", runs).forEach(System.out::println);
+    RepeatedRuns.throughputRatios("streamhouse", runs).forEach(System.out::println);
+    CostOverCeiling.comparison("streamhouse", medians).forEach(System.out::println);
   }
 
   private LocalStack stack(String version, Path plugins) {
@@ -178,63 +205,72 @@ public final class SinkBenchmark {
   private void drain(LocalStack stack, String sink, String kind, int tasks, Map<String, String> config)
       throws Exception {
     ConnectWorker worker = stack.worker();
-    stop(worker);
     worker.restart(Duration.ofMinutes(2)); // a fresh JVM: its peak memory is this run's alone
     String name = kind + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
     lastConnector = name;
-    LongSupplier done = switch (kind) {
-      case "discard" -> () -> committed(stack, name);
-      case "iceberg" -> () -> watermarkSum(config.get("catalog.bench.warehouse"), "bench", "bench." + name.replace('-', '_'), name);
-      default -> () -> apacheRecords(config.get("iceberg.catalog.warehouse"), config.get("iceberg.tables"));
-    };
-    if (kind.equals("iceberg")) {
-      config.put("route.bench.table", "bench." + name.replace('-', '_'));
-      config.put("control.topic", "ctl-" + name);
-    }
-    if (kind.equals("apache")) {
-      config.put("iceberg.tables", "bench." + name.replace('-', '_'));
-      config.put("iceberg.control.topic", "ctl-" + name);
-      stack.createTopic("ctl-" + name, 1, Map.of());
-    }
-    long start = System.nanoTime();
-    stack.connect().putConfig(name, config);
-    long last = 0;
-    long quarterNanos = -1;
-    long quarterRecords = 0;
-    while (last < records) {
-      stack.connect().requireNotFailed(name);
-      if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
-        throw new IllegalStateException(sink + " did not drain " + records + " records in " + DRAIN_TIMEOUT
-            + " (" + last + " so far); see " + worker.logFile());
+    try (Admin admin = stack.admin()) { // one client polls the do-nothing sink's offsets
+      LongSupplier done = switch (kind) {
+        case "discard" -> () -> committed(admin, name);
+        case "iceberg" -> {
+          HadoopTableProbe table = new HadoopTableProbe(config.get("catalog.bench.warehouse"), "bench." + name.replace('-', '_'));
+          yield () -> watermarkSum(table, name);
+        }
+        default -> {
+          HadoopTableProbe table = new HadoopTableProbe(config.get("iceberg.catalog.warehouse"), "bench." + name.replace('-', '_'));
+          yield () -> apacheRecords(table);
+        }
+      };
+      if (kind.equals("iceberg")) {
+        config.put("route.bench.table", "bench." + name.replace('-', '_'));
+        config.put("control.topic", "ctl-" + name);
       }
-      Thread.sleep(200); // polling interval of a benchmark measurement loop, not synchronization
-      last = done.getAsLong();
-      if (quarterNanos < 0 && last >= records / 4) {
-        quarterNanos = System.nanoTime();
-        quarterRecords = last;
+      if (kind.equals("apache")) {
+        config.put("iceberg.tables", "bench." + name.replace('-', '_'));
+        config.put("iceberg.control.topic", "ctl-" + name);
+        stack.createTopic("ctl-" + name, 1, Map.of());
       }
+      long start = System.nanoTime();
+      stack.connect().putConfig(name, config);
+      long last = 0;
+      long quarterNanos = -1;
+      long quarterRecords = 0;
+      while (last < records) {
+        stack.connect().requireNotFailed(name);
+        if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
+          throw new IllegalStateException(sink + " did not drain " + records + " records in " + DRAIN_TIMEOUT
+              + " (" + last + " so far); see " + worker.logFile());
+        }
+        Thread.sleep(200); // polling interval of a benchmark measurement loop, not synchronization
+        last = done.getAsLong();
+        if (quarterNanos < 0 && last >= records / 4) {
+          quarterNanos = System.nanoTime();
+          quarterRecords = last;
+        }
+      }
+      long end = System.nanoTime();
+      double seconds = (end - start) / 1e9;
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("sink", sink);
+      row.put("worker", stack.kafkaVersion());
+      row.put("tasks", Integer.toString(tasks));
+      row.put("seconds", String.format("%.1f", seconds));
+      row.put("records/s", String.format("%,.0f", records / seconds));
+      row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
+      // After the first quarter is durable the JVM is warm: the rate of the rest is the steady rate.
+      double steadySeconds = (end - quarterNanos) / 1e9;
+      double steadyRate = quarterRecords < records && steadySeconds > 0 ? (records - quarterRecords) / steadySeconds : -1;
+      row.put("steady records/s", steadyRate > 0 ? String.format("%,.0f", steadyRate) : "n/a");
+      row.put("peak worker RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
+      stack.connect().delete(name);
+      // The coordinator logs a commit after the snapshot is visible: read the log once the tasks stopped.
+      Thread.sleep(2000);
+      row.put("commit latency ms (avg/max)", commitLatency(worker.logFile(), name));
+      results.add(row);
+      runs.add(new CostOverCeiling.Run(sink, stack.kafkaVersion(), tasks, kind.equals("discard"), seconds, steadyRate));
+      System.out.println(row);
+    } finally {
+      stop(worker); // an idle worker would take CPU from the next drain
     }
-    long end = System.nanoTime();
-    double seconds = (end - start) / 1e9;
-    Map<String, String> row = new LinkedHashMap<>();
-    row.put("sink", sink);
-    row.put("worker", stack.kafkaVersion());
-    row.put("tasks", Integer.toString(tasks));
-    row.put("seconds", String.format("%.1f", seconds));
-    row.put("records/s", String.format("%,.0f", records / seconds));
-    row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
-    // After the first quarter is durable the JVM is warm: the rate of the rest is the steady rate.
-    double steadySeconds = (end - quarterNanos) / 1e9;
-    double steadyRate = quarterRecords < records && steadySeconds > 0 ? (records - quarterRecords) / steadySeconds : -1;
-    row.put("steady records/s", steadyRate > 0 ? String.format("%,.0f", steadyRate) : "n/a");
-    row.put("peak worker RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
-    stack.connect().delete(name);
-    // The coordinator logs a commit after the snapshot is visible: read the log once the tasks stopped.
-    Thread.sleep(2000);
-    row.put("commit latency ms (avg/max)", commitLatency(worker.logFile(), name));
-    results.add(row);
-    runs.add(new CostOverCeiling.Run(sink, stack.kafkaVersion(), tasks, kind.equals("discard"), seconds, steadyRate));
-    System.out.println(row);
   }
 
   /**
@@ -300,8 +336,8 @@ public final class SinkBenchmark {
     return c;
   }
 
-  private long committed(LocalStack stack, String connector) {
-    try (Admin admin = stack.admin()) {
+  private static long committed(Admin admin, String connector) {
+    try {
       return admin.listConsumerGroupOffsets("connect-" + connector).partitionsToOffsetAndMetadata().get()
           .values().stream().mapToLong(OffsetAndMetadata::offset).sum();
     } catch (Exception e) {
@@ -309,24 +345,13 @@ public final class SinkBenchmark {
     }
   }
 
-  private static long watermarkSum(String warehouse, String catalog, String table, String connector) {
-    return probe(catalog, warehouse, table, tables ->
-        tables.watermarks(table, connector).values().stream().mapToLong(Long::longValue).sum());
+  private static long watermarkSum(HadoopTableProbe table, String connector) {
+    return IcebergTables.watermarksOf(table.currentSummary(), connector).values().stream()
+        .mapToLong(Long::longValue).sum();
   }
 
-  private static long apacheRecords(String warehouse, String table) {
-    return probe("iceberg", warehouse, table, tables ->
-        Long.parseLong(tables.lastSummary(table).getOrDefault("total-records", "0")));
-  }
-
-  /** Reads a figure of a Hadoop-catalog table; 0 while the table does not exist or cannot be read. */
-  private static long probe(String catalog, String warehouse, String table,
-      java.util.function.ToLongFunction<IcebergTables> figure) {
-    try (IcebergTables tables = IcebergTables.hadoop(catalog, warehouse)) {
-      return tables.exists(table) ? figure.applyAsLong(tables) : 0;
-    } catch (RuntimeException e) {
-      return 0;
-    }
+  private static long apacheRecords(HadoopTableProbe table) {
+    return Long.parseLong(table.currentSummary().getOrDefault("total-records", "0"));
   }
 
   static String commitLatency(Path log, String connector) throws Exception {
