@@ -65,6 +65,8 @@ public class StreamhouseSinkTask extends SinkTask {
   private volatile boolean running;
   private volatile Throwable controlFailure;
   private final Map<TopicPartition, Long> consumed = new HashMap<>();
+  /** Partitions whose first records since their assignment or the last rewind have not arrived yet. */
+  private final java.util.Set<TopicPartition> unseen = new java.util.HashSet<>();
 
   @Override
   public String version() {
@@ -161,6 +163,7 @@ public class StreamhouseSinkTask extends SinkTask {
     participant.lock().lock();
     try {
       participant.assigned(partitions);
+      unseen.addAll(partitions);
       if (participant.hasWriters()) {
         // Cooperative rebalancing adds partitions to a running task. A Paimon writer must not be
         // older than the watermarks of a partition it writes (its sequence numbers would rank a
@@ -193,13 +196,26 @@ public class StreamhouseSinkTask extends SinkTask {
       // Connect counts every record of this batch as delivered: a rewind in the middle of it must
       // also take the partitions this task sees for the first time back to their first record.
       TopicPartition tp = null;
+      Map<TopicPartition, SinkRecord> firstSeen = null;
+      Map<TopicPartition, Long> lastSeen = null;
       for (SinkRecord record : records) {
         tp = partitionOf(record, tp);
         consumed.putIfAbsent(tp, record.originalKafkaOffset());
+        if (!unseen.isEmpty() && unseen.contains(tp)) {
+          if (firstSeen == null) {
+            firstSeen = new HashMap<>();
+            lastSeen = new HashMap<>();
+          }
+          firstSeen.putIfAbsent(tp, record);
+          lastSeen.put(tp, record.originalKafkaOffset());
+        }
       }
       if (participant.resetRequested()) {
         rewind();
         return;
+      }
+      if (firstSeen != null) {
+        skipWhatTheTablesHave(firstSeen, lastSeen);
       }
       tp = null;
       for (SinkRecord record : records) {
@@ -245,6 +261,31 @@ public class StreamhouseSinkTask extends SinkTask {
     LOG.warn("Task {} rewinds {}", taskName, to);
     consumed.putAll(to);
     context.offset(to);
+    unseen.addAll(participant.assignedPartitions());
+  }
+
+  /**
+   * The first records of a partition since its assignment or a rewind start where Connect's
+   * committed offset is, which lags the tables' watermarks by up to the worker's offset flush
+   * interval (after a crash, for example). When every table the partition feeds already holds more
+   * than this batch brings, the task seeks to the lowest of their positions instead of reading the
+   * rest again only to skip it. The records of this batch are skipped one by one, as always.
+   */
+  private void skipWhatTheTablesHave(Map<TopicPartition, SinkRecord> firstSeen, Map<TopicPartition, Long> lastSeen) {
+    firstSeen.forEach((tp, first) -> {
+      unseen.remove(tp);
+      java.util.Optional<java.util.List<TableRouter.Destination>> destinations = router.staticDestinations(first.topic());
+      if (destinations.isEmpty()) {
+        return; // a route names tables from record fields: which tables the partition feeds is unknown
+      }
+      java.util.OptionalLong common = participant.commonPosition(tp, destinations.get());
+      if (common.isPresent() && common.getAsLong() > lastSeen.get(tp) + 1) {
+        LOG.info("Task {}: {} already holds {} up to offset {}; skipping ahead from offset {}", taskName,
+            destinations.get().stream().map(d -> d.table().toString()).distinct().toList(), tp,
+            common.getAsLong(), first.originalKafkaOffset());
+        context.offset(tp, common.getAsLong());
+      }
+    });
   }
 
   @Override
@@ -273,9 +314,11 @@ public class StreamhouseSinkTask extends SinkTask {
       participant.revoked(partitions);
       Map<TopicPartition, Long> rewindTo = participant.reset(consumed);
       partitions.forEach(consumed::remove);
+      unseen.removeAll(partitions);
       if (!rewindTo.isEmpty()) {
         context.offset(rewindTo);
       }
+      unseen.addAll(participant.assignedPartitions());
     } finally {
       participant.lock().unlock();
     }

@@ -87,6 +87,11 @@ public final class ConnectRestClient {
     call("PUT", "/connectors/" + encode(name) + "/stop", null, 202, 204);
   }
 
+  /** {@code DELETE /connectors/NAME/offsets} (Connect 3.6+, connector STOPPED): a sink's consumer group offsets go. */
+  public void resetOffsets(String name) {
+    call("DELETE", "/connectors/" + encode(name) + "/offsets", null, 200);
+  }
+
   public void delete(String name) {
     call("DELETE", "/connectors/" + encode(name), null, 204);
   }

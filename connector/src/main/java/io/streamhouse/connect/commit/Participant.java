@@ -206,6 +206,26 @@ public final class Participant {
     }
   }
 
+  /**
+   * Where all of {@code destinations} continue for {@code tp}: the lowest of their positions (after
+   * what this task wrote, else after its batches, else the table's watermark). Empty if one of them
+   * has none: a table that does not exist yet, or never had a record of {@code tp}. Every record of
+   * {@code tp} below it is in every one of these tables already.
+   */
+  public OptionalLong commonPosition(TopicPartition tp, List<Destination> destinations) {
+    long lowest = Long.MAX_VALUE;
+    for (Destination to : destinations) {
+      OpenTable table = open.get(to.table());
+      long[] range = table == null ? null : table.ranges.get(tp);
+      OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
+      if (position.isEmpty()) {
+        return OptionalLong.empty();
+      }
+      lowest = Math.min(lowest, position.getAsLong());
+    }
+    return destinations.isEmpty() ? OptionalLong.empty() : OptionalLong.of(lowest);
+  }
+
   /** Where table {@code id} continues for {@code tp}: after our pending batches, or its watermark. */
   private OptionalLong position(TableId id, TopicPartition tp) {
     Map<TopicPartition, Long> known = positions.computeIfAbsent(id,

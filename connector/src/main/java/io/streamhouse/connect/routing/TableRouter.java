@@ -52,6 +52,33 @@ public final class TableRouter {
     return destinations;
   }
 
+  /**
+   * The destinations of every record of {@code topic}, when they do not depend on the record: every
+   * route taking the topic names its table (or takes it from the topic). Empty when a route takes
+   * the table from a record field, or when no route takes the topic.
+   */
+  public java.util.Optional<List<Destination>> staticDestinations(String topic) {
+    List<Destination> known = staticDestinations.get(topic);
+    if (known != null) {
+      return java.util.Optional.of(known);
+    }
+    List<RouteSettings> matching = routesByTopic.computeIfAbsent(topic,
+        t -> routes.stream().filter(r -> r.takes(t)).toList());
+    if (matching.isEmpty() || matching.stream().anyMatch(r -> r.tableField().isPresent())) {
+      return java.util.Optional.empty();
+    }
+    List<Destination> destinations = new ArrayList<>(matching.size());
+    for (RouteSettings route : matching) {
+      try {
+        destinations.add(new Destination(TableNames.resolve(route.catalog(), route.table(), topic, route.namespace()), route));
+      } catch (IllegalArgumentException invalidName) {
+        return java.util.Optional.empty(); // the records of this topic fail in route(), naming the reason
+      }
+    }
+    staticDestinations.put(topic, List.copyOf(destinations));
+    return java.util.Optional.of(staticDestinations.get(topic));
+  }
+
   private TableId table(RouteSettings route, SinkRecord record) throws RecordConversionException {
     if (route.tableField().isEmpty()) {
       return TableNames.resolve(route.catalog(), route.table(), record.topic(), route.namespace());

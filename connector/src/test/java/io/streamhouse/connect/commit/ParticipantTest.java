@@ -119,6 +119,32 @@ class ParticipantTest {
     assertThat(channel.batches()).isEmpty();
   }
 
+  @Test
+  void theCommonPositionOfAPartitionIsTheLowestOfItsTablesAndNoneIfOneHasNone() throws Exception {
+    TableId other = new TableId("c", List.of("ns"), "other");
+    Destination toOther = new Destination(other, TO.route());
+    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 100L)));
+    format.watermarks.put(other, Watermarks.of(Map.of(P0, 80L)));
+    participant.lock().lock();
+    try {
+      assertThat(participant.commonPosition(P0, List.of(TO, toOther))).hasValue(80L);
+      assertThat(participant.commonPosition(new TopicPartition("t", 1), List.of(TO, toOther)))
+          .as("a partition the tables never had").isEmpty();
+    } finally {
+      participant.lock().unlock();
+    }
+    write(100, 120); // this task's records count before they are committed
+    participant.lock().lock();
+    try {
+      assertThat(participant.commonPosition(P0, List.of(TO))).hasValue(120L);
+      assertThat(participant.commonPosition(P0, List.of(TO, toOther))).hasValue(80L);
+      assertThat(participant.commonPosition(P0, List.of(TO, new Destination(new TableId("c", List.of("ns"), "new"),
+          TO.route())))).as("a table without a watermark").isEmpty();
+    } finally {
+      participant.lock().unlock();
+    }
+  }
+
   private void write(long from, long to) throws Exception {
     participant.lock().lock();
     try {
@@ -138,6 +164,7 @@ class ParticipantTest {
     volatile boolean failClosing;
     final List<DetachedFiles> detached = Collections.synchronizedList(new ArrayList<>());
     final List<PreparedFiles> discarded = Collections.synchronizedList(new ArrayList<>());
+    final Map<TableId, Watermarks> watermarks = new java.util.HashMap<>();
 
     @Override
     public Optional<TableWriter> openWriter(TableId table, RouteSettings route, SinkRecord sample,
@@ -197,7 +224,7 @@ class ParticipantTest {
 
     @Override
     public Watermarks watermarks(TableId table) {
-      return Watermarks.EMPTY;
+      return watermarks.getOrDefault(table, Watermarks.EMPTY);
     }
 
     @Override
