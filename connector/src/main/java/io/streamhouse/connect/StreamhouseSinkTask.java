@@ -23,7 +23,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -66,7 +71,9 @@ public class StreamhouseSinkTask extends SinkTask {
   private volatile Throwable controlFailure;
   private final Map<TopicPartition, Long> consumed = new HashMap<>();
   /** Partitions whose first records since their assignment or the last rewind have not arrived yet. */
-  private final java.util.Set<TopicPartition> unseen = new java.util.HashSet<>();
+  private final Set<TopicPartition> unseen = new HashSet<>();
+  /** Whether the records of a partition go to tables known from its topic (no transforms). */
+  private boolean tablesKnownByTopic;
 
   @Override
   public String version() {
@@ -76,6 +83,7 @@ public class StreamhouseSinkTask extends SinkTask {
   @Override
   public void start(Map<String, String> props) {
     config = new StreamhouseSinkConfig(props);
+    tablesKnownByTopic = !config.transformsRecords();
     taskName = config.connectorName() + "-" + config.taskId();
     FaultInjection faults = FaultInjection.parse(config.haltAt());
     formats = TableFormats.open(config, config.taskId());
@@ -163,7 +171,7 @@ public class StreamhouseSinkTask extends SinkTask {
     participant.lock().lock();
     try {
       participant.assigned(partitions);
-      unseen.addAll(partitions);
+      watchFirstRecords(partitions);
       if (participant.hasWriters()) {
         // Cooperative rebalancing adds partitions to a running task. A Paimon writer must not be
         // older than the watermarks of a partition it writes (its sequence numbers would rank a
@@ -215,7 +223,7 @@ public class StreamhouseSinkTask extends SinkTask {
         return;
       }
       if (firstSeen != null) {
-        skipWhatTheTablesHave(firstSeen, lastSeen);
+        skipWhatTheTablesHold(firstSeen, lastSeen);
       }
       tp = null;
       for (SinkRecord record : records) {
@@ -261,29 +269,37 @@ public class StreamhouseSinkTask extends SinkTask {
     LOG.warn("Task {} rewinds {}", taskName, to);
     consumed.putAll(to);
     context.offset(to);
-    unseen.addAll(participant.assignedPartitions());
+    watchFirstRecords(participant.assignedPartitions());
+  }
+
+  private void watchFirstRecords(Collection<TopicPartition> partitions) {
+    if (tablesKnownByTopic) {
+      unseen.addAll(partitions);
+    }
   }
 
   /**
-   * The first records of a partition since its assignment or a rewind start where Connect's
-   * committed offset is, which lags the tables' watermarks by up to the worker's offset flush
-   * interval (after a crash, for example). When every table the partition feeds already holds more
-   * than this batch brings, the task seeks to the lowest of their positions instead of reading the
-   * rest again only to skip it. The records of this batch are skipped one by one, as always.
+   * The first records of a partition since its assignment or a rewind start at Connect's committed
+   * offset, which lags the tables' watermarks by up to the worker's offset flush interval (after a
+   * crash, for example). When every table the partition feeds holds more than this batch brings,
+   * the task seeks to the last record they hold instead of reading the rest again only to skip it;
+   * reading that one record again moves Connect's position, so that Connect commits it. The
+   * records of this batch are skipped one by one, as always. Not with transforms: one could send
+   * records of the partition to other tables than its topic's.
    */
-  private void skipWhatTheTablesHave(Map<TopicPartition, SinkRecord> firstSeen, Map<TopicPartition, Long> lastSeen) {
+  private void skipWhatTheTablesHold(Map<TopicPartition, SinkRecord> firstSeen, Map<TopicPartition, Long> lastSeen) {
     firstSeen.forEach((tp, first) -> {
       unseen.remove(tp);
-      java.util.Optional<java.util.List<TableRouter.Destination>> destinations = router.staticDestinations(first.topic());
+      Optional<List<TableRouter.Destination>> destinations = router.staticDestinations(first.topic());
       if (destinations.isEmpty()) {
         return; // a route names tables from record fields: which tables the partition feeds is unknown
       }
-      java.util.OptionalLong common = participant.commonPosition(tp, destinations.get());
-      if (common.isPresent() && common.getAsLong() > lastSeen.get(tp) + 1) {
-        LOG.info("Task {}: {} already holds {} up to offset {}; skipping ahead from offset {}", taskName,
+      OptionalLong held = participant.commonPosition(tp, destinations.get());
+      if (held.isPresent() && held.getAsLong() - 1 > lastSeen.get(tp) + 1) {
+        LOG.info("Task {}: {} hold {} below offset {} already; skipping from offset {} to offset {}", taskName,
             destinations.get().stream().map(d -> d.table().toString()).distinct().toList(), tp,
-            common.getAsLong(), first.originalKafkaOffset());
-        context.offset(tp, common.getAsLong());
+            held.getAsLong(), first.originalKafkaOffset(), held.getAsLong() - 1);
+        context.offset(tp, held.getAsLong() - 1);
       }
     });
   }
@@ -318,7 +334,7 @@ public class StreamhouseSinkTask extends SinkTask {
       if (!rewindTo.isEmpty()) {
         context.offset(rewindTo);
       }
-      unseen.addAll(participant.assignedPartitions());
+      watchFirstRecords(participant.assignedPartitions());
     } finally {
       participant.lock().unlock();
     }

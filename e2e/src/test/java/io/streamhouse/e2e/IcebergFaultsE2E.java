@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.streamhouse.connect.commit.FaultInjection;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -53,39 +54,87 @@ class IcebergFaultsE2E {
 
   /**
    * Connect's consumer offsets lag the tables (by up to the offset flush interval after a crash;
-   * here they are reset while the connector is stopped): the tasks seek to what the table holds
-   * instead of reading it again, and records produced meanwhile still arrive exactly once.
+   * here they are deleted while the connector is stopped): the tasks seek to what the table holds
+   * instead of reading it again, records produced meanwhile still arrive exactly once, and Connect
+   * commits the skipped-to positions even when nothing new arrives.
    */
   @Test
   void withItsConsumerOffsetsGoneTheSinkSkipsWhatTheTableHoldsInsteadOfReadingItAgain(LocalStack stack)
       throws Exception {
     String topic = "offsets-reset";
-    stack.createTopic(topic, 4, Map.of());
     ConnectorExample sink = IcebergSink.config(stack, "offsets-reset", topic, Map.of("tasks.max", "2"));
-    Set<Long> produced = new HashSet<>();
-    produce(stack, topic, 0, RECORDS, produced);
-    stack.connect().putConfig(sink.name(), sink.config());
+    Set<Long> produced = drainThenDeleteOffsets(stack, sink, topic);
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      awaitWatermarkSum(stack, tables, sink.name(), topic, RECORDS);
       Map<String, Long> held = tables.watermarks(IcebergSink.tableOf(topic), sink.name());
-
-      stack.connect().stop(sink.name());
-      await().atMost(Duration.ofMinutes(1)).until(() ->
-          "STOPPED".equals(stack.connect().status(sink.name()).path("connector").path("state").asText()));
-      stack.connect().resetOffsets(sink.name());
       produce(stack, topic, RECORDS, 1_000, produced);
       stack.connect().resume(sink.name());
 
       awaitWatermarkSum(stack, tables, sink.name(), topic, RECORDS + 1_000);
       IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, produced);
-      String log = java.nio.file.Files.readString(stack.worker().logFile());
+      String log = Files.readString(stack.worker().logFile());
       for (int p = 0; p < 4; p++) {
         assertThat(log).as("partition %d was skipped up to the table's watermark", p)
-            .contains("already holds " + topic + "-" + p + " up to offset " + held.get(topic + ":" + p)
-                + "; skipping ahead from offset 0");
+            .contains("hold " + topic + "-" + p + " below offset " + held.get(topic + ":" + p)
+                + " already; skipping from offset 0 to offset " + (held.get(topic + ":" + p) - 1));
       }
+
+      // Again, with nothing new to read: Connect still commits the positions the tasks skipped to.
+      stopAndDeleteOffsets(stack, sink.name());
+      stack.connect().resume(sink.name());
+      Map<String, Long> ends = tables.watermarks(IcebergSink.tableOf(topic), sink.name());
+      await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(() -> assertThat(committedOffsets(stack, sink.name())).isEqualTo(ends));
     }
     stack.connect().delete(sink.name());
+  }
+
+  /** With a transform, a record's topic (and so its tables) may differ from its partition's: no skipping. */
+  @Test
+  void withATransformTheSinkReadsAgainWhatTheTableHolds(LocalStack stack) throws Exception {
+    String topic = "offsets-reset-smt";
+    ConnectorExample sink = IcebergSink.config(stack, "offsets-reset-smt", topic, Map.of("tasks.max", "2",
+        "transforms", "mark", "transforms.mark.type", "org.apache.kafka.connect.transforms.InsertHeader",
+        "transforms.mark.header", "via", "transforms.mark.value.literal", "streamhouse"));
+    Set<Long> produced = drainThenDeleteOffsets(stack, sink, topic);
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      produce(stack, topic, RECORDS, 1_000, produced);
+      stack.connect().resume(sink.name());
+      awaitWatermarkSum(stack, tables, sink.name(), topic, RECORDS + 1_000);
+      IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, produced);
+      assertThat(Files.readString(stack.worker().logFile())).doesNotContain("hold " + topic + "-");
+    }
+    stack.connect().delete(sink.name());
+  }
+
+  /** Produces and drains {@link #RECORDS} records, stops the connector and deletes its consumer offsets. */
+  private static Set<Long> drainThenDeleteOffsets(LocalStack stack, ConnectorExample sink, String topic) {
+    stack.createTopic(topic, 4, Map.of());
+    Set<Long> produced = new HashSet<>();
+    produce(stack, topic, 0, RECORDS, produced);
+    stack.connect().putConfig(sink.name(), sink.config());
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      awaitWatermarkSum(stack, tables, sink.name(), topic, RECORDS);
+    }
+    stopAndDeleteOffsets(stack, sink.name());
+    return produced;
+  }
+
+  private static void stopAndDeleteOffsets(LocalStack stack, String connector) {
+    stack.connect().stop(connector);
+    await().atMost(Duration.ofMinutes(1)).until(() ->
+        "STOPPED".equals(stack.connect().status(connector).path("connector").path("state").asText()));
+    stack.connect().resetOffsets(connector);
+    assertThat(committedOffsets(stack, connector)).isEmpty();
+  }
+
+  /** Connect's committed consumer offsets of the connector, {@code topic:partition -> offset}. */
+  private static Map<String, Long> committedOffsets(LocalStack stack, String connector) {
+    Map<String, Long> offsets = new java.util.HashMap<>();
+    for (com.fasterxml.jackson.databind.JsonNode o : stack.connect().offsets(connector).path("offsets")) {
+      offsets.put(o.path("partition").path("kafka_topic").asText() + ":" + o.path("partition").path("kafka_partition").asInt(),
+          o.path("offset").path("kafka_offset").asLong());
+    }
+    return offsets;
   }
 
   private static void awaitWatermarkSum(LocalStack stack, IcebergTables tables, String connector, String topic,

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -52,12 +53,35 @@ public final class KafkaControlChannel implements ControlChannel {
     c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
     this.consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     List<TopicPartition> partitions = new ArrayList<>();
-    for (PartitionInfo info : consumer.partitionsFor(topic, Duration.ofSeconds(30))) {
+    for (PartitionInfo info : partitionsOf(consumer, topic, connector, Duration.ofSeconds(30))) {
       partitions.add(new TopicPartition(topic, info.partition()));
     }
     consumer.assign(partitions);
     consumer.seekToEnd(partitions);
     partitions.forEach(consumer::position); // pin the start now: events sent later are seen
+  }
+
+  /**
+   * The control topic's partitions. Right after the topic was created the client's metadata may not
+   * know it yet and answers with none: ask again until {@code timeout}.
+   */
+  static List<PartitionInfo> partitionsOf(Consumer<?, ?> consumer, String topic, String connector, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    List<PartitionInfo> partitions = consumer.partitionsFor(topic, timeout);
+    while (partitions == null || partitions.isEmpty()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("Connector " + connector + ": control topic " + topic + " has no partitions "
+            + "known to the brokers after " + timeout.toMillis() + " ms");
+      }
+      try {
+        Thread.sleep(100); // metadata backoff
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while waiting for control topic " + topic, e);
+      }
+      partitions = consumer.partitionsFor(topic, timeout);
+    }
+    return partitions;
   }
 
   /** Creates the control topic (1 partition, short retention) if it does not exist. */

@@ -209,8 +209,9 @@ public final class Participant {
   /**
    * Where all of {@code destinations} continue for {@code tp}: the lowest of their positions (after
    * what this task wrote, else after its batches, else the table's watermark). Empty if one of them
-   * has none: a table that does not exist yet, or never had a record of {@code tp}. Every record of
-   * {@code tp} below it is in every one of these tables already.
+   * has none: a table that does not exist yet, or never had a record of {@code tp}. Right after an
+   * assignment or a reset the task has written nothing of {@code tp}: every record below it is then
+   * in every one of these tables.
    */
   public OptionalLong commonPosition(TopicPartition tp, List<Destination> destinations) {
     long lowest = Long.MAX_VALUE;

@@ -20,6 +20,15 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
         .map(n -> RouteSettings.from(n, this, catalogNames)).toList();
   }
 
+  /**
+   * True when the connector applies single message transforms: a transform may change a record's
+   * topic, so the records of one Kafka partition may go to different tables.
+   */
+  public boolean transformsRecords() {
+    Object transforms = originals().get("transforms");
+    return transforms != null && !transforms.toString().isBlank();
+  }
+
   public String connectorName() {
     Object name = originals().get(CONNECTOR_NAME_CONFIG);
     return name == null ? "unnamed" : name.toString();

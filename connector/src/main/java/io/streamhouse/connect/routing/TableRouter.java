@@ -72,7 +72,7 @@ public final class TableRouter {
       try {
         destinations.add(new Destination(TableNames.resolve(route.catalog(), route.table(), topic, route.namespace()), route));
       } catch (IllegalArgumentException invalidName) {
-        return java.util.Optional.empty(); // the records of this topic fail in route(), naming the reason
+        return java.util.Optional.empty(); // route() fails the records of this topic
       }
     }
     staticDestinations.put(topic, List.copyOf(destinations));

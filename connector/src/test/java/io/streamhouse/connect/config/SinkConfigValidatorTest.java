@@ -52,6 +52,14 @@ class SinkConfigValidatorTest {
   }
 
   @Test
+  void withTransformsTheTablesOfARecordMayNotFollowFromItsPartition() {
+    assertThat(new StreamhouseSinkConfig(config()).transformsRecords()).isFalse();
+    assertThat(new StreamhouseSinkConfig(config("transforms", " ")).transformsRecords()).isFalse();
+    assertThat(new StreamhouseSinkConfig(config("transforms", "route",
+        "transforms.route.type", "org.apache.kafka.connect.transforms.RegexRouter")).transformsRecords()).isTrue();
+  }
+
+  @Test
   void theControlTopicMustNotBeSunk() {
     Config listed = new StreamhouseSinkConnector().validate(
         config("topics", "orders, ctl", "control.topic", "ctl"));
