@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -19,8 +20,8 @@ public final class TableRouter {
 
   private final List<RouteSettings> routes;
   private final Map<String, List<RouteSettings>> routesByTopic = new HashMap<>();
-  /** Per topic, the destinations when every route taking it names its table statically. */
-  private final Map<String, List<Destination>> staticDestinations = new HashMap<>();
+  /** Per topic, its destinations when every route taking it names its table statically. */
+  private final Map<String, Optional<List<Destination>>> staticDestinations = new HashMap<>();
 
   public TableRouter(List<RouteSettings> routes) {
     this.routes = List.copyOf(routes);
@@ -33,21 +34,17 @@ public final class TableRouter {
    *     missing or names a table outside the allow-list
    */
   public List<Destination> route(SinkRecord record) throws RecordConversionException {
-    List<Destination> known = staticDestinations.get(record.topic());
-    if (known != null) {
-      return known;
+    Optional<List<Destination>> known = staticDestinations(record.topic());
+    if (known.isPresent()) {
+      return known.get();
     }
-    List<RouteSettings> matching = routesByTopic.computeIfAbsent(record.topic(),
-        t -> routes.stream().filter(r -> r.takes(t)).toList());
+    List<RouteSettings> matching = routesOf(record.topic());
     if (matching.isEmpty()) {
       throw new RecordConversionException("<topic>", "no route takes topic " + record.topic());
     }
     List<Destination> destinations = new ArrayList<>(matching.size());
     for (RouteSettings route : matching) {
       destinations.add(new Destination(table(route, record), route));
-    }
-    if (matching.stream().allMatch(r -> r.tableField().isEmpty())) {
-      staticDestinations.put(record.topic(), List.copyOf(destinations));
     }
     return destinations;
   }
@@ -57,26 +54,26 @@ public final class TableRouter {
    * route taking the topic names its table (or takes it from the topic). Empty when a route takes
    * the table from a record field, or when no route takes the topic.
    */
-  public java.util.Optional<List<Destination>> staticDestinations(String topic) {
-    List<Destination> known = staticDestinations.get(topic);
-    if (known != null) {
-      return java.util.Optional.of(known);
-    }
-    List<RouteSettings> matching = routesByTopic.computeIfAbsent(topic,
-        t -> routes.stream().filter(r -> r.takes(t)).toList());
-    if (matching.isEmpty() || matching.stream().anyMatch(r -> r.tableField().isPresent())) {
-      return java.util.Optional.empty();
-    }
-    List<Destination> destinations = new ArrayList<>(matching.size());
-    for (RouteSettings route : matching) {
-      try {
-        destinations.add(new Destination(TableNames.resolve(route.catalog(), route.table(), topic, route.namespace()), route));
-      } catch (IllegalArgumentException invalidName) {
-        return java.util.Optional.empty(); // route() fails the records of this topic
+  public Optional<List<Destination>> staticDestinations(String topic) {
+    return staticDestinations.computeIfAbsent(topic, t -> {
+      List<RouteSettings> matching = routesOf(t);
+      if (matching.isEmpty() || matching.stream().anyMatch(r -> r.tableField().isPresent())) {
+        return Optional.empty();
       }
-    }
-    staticDestinations.put(topic, List.copyOf(destinations));
-    return java.util.Optional.of(staticDestinations.get(topic));
+      List<Destination> destinations = new ArrayList<>(matching.size());
+      for (RouteSettings route : matching) {
+        try {
+          destinations.add(new Destination(TableNames.resolve(route.catalog(), route.table(), t, route.namespace()), route));
+        } catch (IllegalArgumentException invalidName) {
+          return Optional.empty(); // route() resolves it again and fails the records of this topic
+        }
+      }
+      return Optional.of(List.copyOf(destinations));
+    });
+  }
+
+  private List<RouteSettings> routesOf(String topic) {
+    return routesByTopic.computeIfAbsent(topic, t -> routes.stream().filter(r -> r.takes(t)).toList());
   }
 
   private TableId table(RouteSettings route, SinkRecord record) throws RecordConversionException {
