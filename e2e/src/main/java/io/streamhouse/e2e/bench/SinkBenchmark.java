@@ -208,24 +208,25 @@ public final class SinkBenchmark {
     worker.restart(Duration.ofMinutes(2)); // a fresh JVM: its peak memory is this run's alone
     String name = kind + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
     lastConnector = name;
+    String table = "bench." + name.replace('-', '_');
     try (Admin admin = stack.admin()) { // one client polls the do-nothing sink's offsets
       LongSupplier done = switch (kind) {
         case "discard" -> () -> committed(admin, name);
         case "iceberg" -> {
-          HadoopTableProbe table = new HadoopTableProbe(config.get("catalog.bench.warehouse"), "bench." + name.replace('-', '_'));
-          yield () -> watermarkSum(table, name);
+          HadoopTableProbe probe = new HadoopTableProbe(config.get("catalog.bench.warehouse"), table);
+          yield () -> watermarkSum(probe, name);
         }
         default -> {
-          HadoopTableProbe table = new HadoopTableProbe(config.get("iceberg.catalog.warehouse"), "bench." + name.replace('-', '_'));
-          yield () -> apacheRecords(table);
+          HadoopTableProbe probe = new HadoopTableProbe(config.get("iceberg.catalog.warehouse"), table);
+          yield () -> apacheRecords(probe);
         }
       };
       if (kind.equals("iceberg")) {
-        config.put("route.bench.table", "bench." + name.replace('-', '_'));
+        config.put("route.bench.table", table);
         config.put("control.topic", "ctl-" + name);
       }
       if (kind.equals("apache")) {
-        config.put("iceberg.tables", "bench." + name.replace('-', '_'));
+        config.put("iceberg.tables", table);
         config.put("iceberg.control.topic", "ctl-" + name);
         stack.createTopic("ctl-" + name, 1, Map.of());
       }
