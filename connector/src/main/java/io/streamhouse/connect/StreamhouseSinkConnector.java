@@ -1,5 +1,6 @@
 package io.streamhouse.connect;
 
+import io.streamhouse.connect.commit.ControlEventSigner;
 import io.streamhouse.connect.config.SinkConfigDef;
 import io.streamhouse.connect.config.SinkConfigValidator;
 import java.util.ArrayList;
@@ -23,7 +24,13 @@ public class StreamhouseSinkConnector extends SinkConnector {
   @Override
   public void start(Map<String, String> props) {
     SinkConfigValidator.requireValid(props);
-    this.props = Map.copyOf(props);
+    Map<String, String> withKey = new HashMap<>(props);
+    String key = props.get(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
+    if (key == null || key.isEmpty()) {
+      // Only this connector's tasks learn it, through their configs: events signed under it are theirs.
+      withKey.put(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG, ControlEventSigner.generateKey());
+    }
+    this.props = Map.copyOf(withKey);
   }
 
   @Override

@@ -3,6 +3,9 @@ package io.streamhouse.connect;
 import io.streamhouse.connect.commit.ConsumedPartitions;
 import io.streamhouse.connect.commit.ControlChannel;
 import io.streamhouse.connect.commit.ControlEvent;
+import io.streamhouse.connect.commit.ControlEventCodec;
+import io.streamhouse.connect.commit.ControlEventRejections;
+import io.streamhouse.connect.commit.ControlEventSigner;
 import io.streamhouse.connect.commit.Coordinator;
 import io.streamhouse.connect.commit.FaultInjection;
 import io.streamhouse.connect.commit.KafkaControlChannel;
@@ -89,11 +92,15 @@ public class StreamhouseSinkTask extends SinkTask {
     formats = TableFormats.open(config, config.taskId());
     router = new TableRouter(config.routes());
     gauges = new PluginGauges(pluginMetrics(), taskName);
-    taskMetrics = new TaskMetrics(gauges);
+    ControlEventRejections rejections = new ControlEventRejections(taskName);
+    taskMetrics = new TaskMetrics(gauges, rejections::total);
+    ControlEventCodec codec = new ControlEventCodec(config.connectorName(), new ControlEventSigner(
+        config.controlSigningKey().orElseThrow(() -> new ConnectException("Connector " + config.connectorName()
+            + " task " + config.taskId() + " has no control-event signing key: the connector hands one to its tasks"))));
     badRecords = new BadRecordHandler(config.connectorName(), config.taskId(), config.toleratesErrors(), context);
     admin = Admin.create(config.kafkaClientProps());
     KafkaControlChannel.ensureTopic(admin, config.controlTopic());
-    channel = new KafkaControlChannel(config.controlTopic(), config.connectorName(), taskName,
+    channel = new KafkaControlChannel(config.controlTopic(), config.connectorName(), codec, rejections, taskName,
         config.kafkaClientProps());
     participant = new Participant(config.connectorName(), config.taskId(), formats, channel,
         new FileBudget(config.maxOpenFiles()), faults);
@@ -103,7 +110,8 @@ public class StreamhouseSinkTask extends SinkTask {
     controlThread.start();
     if (config.taskId() == 0) {
       coordinatorFormats = TableFormats.open(config, config.taskId());
-      coordinatorChannel = new KafkaControlChannel(config.controlTopic(), config.connectorName(),
+      coordinatorChannel = new KafkaControlChannel(config.controlTopic(), config.connectorName(), codec,
+          ControlEventRejections.silent(),
           taskName + "-coordinator", config.kafkaClientProps());
       ConsumedPartitions consumedPartitions = new ConsumedPartitions(admin, config.topics(), config.topicsRegex());
       coordinator = new Coordinator(config.connectorName(), coordinatorFormats, coordinatorChannel, consumedPartitions,

@@ -64,6 +64,11 @@ public final class ConnectRestClient {
     return call("GET", "/connectors/" + encode(name) + "/config", null, 200);
   }
 
+  /** {@code GET /connectors/NAME/tasks}: each task's id and configuration. */
+  public JsonNode tasks(String name) {
+    return call("GET", "/connectors/" + encode(name) + "/tasks", null, 200);
+  }
+
   /** {@code GET /connectors/NAME/status}. */
   public JsonNode status(String name) {
     return call("GET", "/connectors/" + encode(name) + "/status", null, 200);

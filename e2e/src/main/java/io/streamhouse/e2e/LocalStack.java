@@ -20,6 +20,8 @@ import org.apache.kafka.clients.admin.NewTopic;
  */
 public final class LocalStack implements AutoCloseable {
   public static final String DEFAULT_KAFKA_VERSION = "4.4.0";
+  /** The worker JVM property that lets a connector config arm the plugin's test-only fault injection. */
+  public static final String FAULT_INJECTION_PROPERTY = "streamhouse.fault-injection";
   private static final Duration BROKER_READY = Duration.ofSeconds(90);
   private static final Duration WORKER_READY = Duration.ofSeconds(120);
 
@@ -45,6 +47,7 @@ public final class LocalStack implements AutoCloseable {
     private final Map<String, String> brokerConfig = new LinkedHashMap<>();
     private final Map<String, String> workerConfig = new LinkedHashMap<>();
     private List<String> workerJvmFlags = ConnectWorker.DEFAULT_JVM_FLAGS;
+    private boolean faultInjection;
 
     public Settings kafkaVersion(String version) {
       this.kafkaVersion = version;
@@ -86,6 +89,15 @@ public final class LocalStack implements AutoCloseable {
 
     public Settings workerJvmFlags(List<String> flags) {
       this.workerJvmFlags = List.copyOf(flags);
+      return this;
+    }
+
+    /**
+     * Starts the workers with {@code -Dstreamhouse.fault-injection=enabled}, without which the plugin
+     * refuses its test-only {@code streamhouse.test.halt-at} key.
+     */
+    public Settings faultInjection(boolean enabled) {
+      this.faultInjection = enabled;
       return this;
     }
 
@@ -133,8 +145,12 @@ public final class LocalStack implements AutoCloseable {
   private ConnectWorker newWorker() {
     int index = workers.size();
     String name = "connect-" + index;
+    List<String> flags = new ArrayList<>(settings.workerJvmFlags);
+    if (settings.faultInjection) {
+      flags.add("-D" + FAULT_INJECTION_PROPERTY + "=enabled");
+    }
     ConnectWorker worker = new ConnectWorker(kafka, settings.runDir.resolve(name), name,
-        broker.bootstrapServers(), settings.pluginPath, settings.workerConfig, settings.workerJvmFlags);
+        broker.bootstrapServers(), settings.pluginPath, settings.workerConfig, flags);
     workers.add(worker);
     return worker;
   }

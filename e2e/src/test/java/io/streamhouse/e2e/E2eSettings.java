@@ -28,13 +28,17 @@ final class E2eSettings {
         repoRoot().resolve("e2e/target/e2e-work").toString())).toAbsolutePath();
   }
 
-  /** Stack settings for one test: its own run folder, the shared distribution cache. */
+  /**
+   * Stack settings for one test: its own run folder, the shared distribution cache, and workers that
+   * allow the plugin's test-only fault injection.
+   */
   static LocalStack.Settings stack(String runName, String kafkaVersion) {
     return LocalStack.settings()
         .kafkaVersion(kafkaVersion)
         .runDir(workDir().resolve(runName + "-" + System.currentTimeMillis()))
         .pluginPath(pluginPath())
         .distributionCache(workDir().resolve("kafka-dists"))
-        .mavenCmd(mavenCmd());
+        .mavenCmd(mavenCmd())
+        .faultInjection(true);
   }
 }

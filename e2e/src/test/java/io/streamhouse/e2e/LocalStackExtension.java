@@ -38,7 +38,8 @@ public final class LocalStackExtension implements BeforeAllCallback, ParameterRe
     }
     return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(testClass,
         c -> new StackResource(E2eSettings.stack(testClass.getSimpleName(), E2eSettings.kafkaVersion())
-            .start()), StackResource.class).stack;
+            .faultInjection(!testClass.isAnnotationPresent(WithoutFaultInjection.class)).start()),
+        StackResource.class).stack;
   }
 
   /** Closes the stack when JUnit discards the class's store. */

@@ -1,6 +1,7 @@
 package io.streamhouse.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The packaged plugin installed into an unmodified Connect worker, configured over REST. */
 @ExtendWith(LocalStackExtension.class)
+@WithoutFaultInjection
 class PluginInstallE2E {
   private static final String CONNECTOR_CLASS = "io.streamhouse.connect.StreamhouseSinkConnector";
 
@@ -65,6 +67,24 @@ class PluginInstallE2E {
         .isEqualTo("route orders: catalog 'lake' is not listed in catalogs [local]");
     assertThat(errors(result, "route.orders.partition-by")).singleElement().asString()
         .contains("bucket takes a width and a column");
+  }
+
+  /**
+   * The test-only fault injection halts the worker JVM. On a worker started as in production (this
+   * class's) a connector config cannot arm it: validation names the key, and the PUT is refused.
+   */
+  @Test
+  void aConnectorConfigCannotArmFaultInjectionOnAProductionWorker(LocalStack stack) {
+    Map<String, String> config = new LinkedHashMap<>(IcebergSink.config(stack, "armed", "orders", Map.of()).config());
+    config.put("name", "armed");
+    config.put("streamhouse.test.halt-at", "BEFORE_PREPARE:/tmp/armed-marker");
+    JsonNode result = stack.connect().validate(config);
+    assertThat(keysWithErrors(result)).containsExactly("streamhouse.test.halt-at");
+    assertThat(errors(result, "streamhouse.test.halt-at")).singleElement().asString()
+        .contains("test-only fault injection").contains("-Dstreamhouse.fault-injection=enabled");
+    assertThatThrownBy(() -> stack.connect().putConfig("armed", config))
+        .hasMessageContaining("answered 400").hasMessageContaining("streamhouse.test.halt-at");
+    assertThatThrownBy(() -> stack.connect().status("armed")).hasMessageContaining("answered 404");
   }
 
   @Test

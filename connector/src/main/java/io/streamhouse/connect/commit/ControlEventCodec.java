@@ -1,151 +1,220 @@
 package io.streamhouse.connect.commit;
 
+import io.streamhouse.connect.commit.InvalidControlEventException.Reason;
 import io.streamhouse.connect.table.TableId;
-import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Binary encoding of control events: a format version, a type tag, then the fields. A reader
- * rejects versions it does not know instead of misreading them.
+ * Binary encoding of one connector's control events: a format version, the connector's name, a
+ * type tag, the fields, then an HMAC-SHA256 of everything before it under the connector's key.
+ *
+ * <p>Decoding treats the bytes as hostile: events of other connectors (a shared control topic) are
+ * passed over unread; for this connector's, the size, the version and the MAC are checked before
+ * any field is read, every count and length is bounded by the bytes that remain, and every value is
+ * range-checked. Whatever is wrong ends in an {@link InvalidControlEventException}.
  */
 public final class ControlEventCodec {
-  static final int VERSION = 1;
+  static final int VERSION = 2;
+  /** No event this plugin sends comes near it: a chunk's payload is at most {@link ControlChannel#CHUNK_BYTES}. */
+  static final int MAX_EVENT_BYTES = 4 * ControlChannel.CHUNK_BYTES;
+  /** Chunks of one batch: 256 x 512 KiB = 128 MiB of file metadata, far above any real batch. */
+  static final int MAX_CHUNKS = 256;
+  private static final int MAX_NAME_BYTES = 1024;
+  private static final int MAX_NAMESPACE_LEVELS = 16;
+  /** Kafka's rule for topic names. */
+  private static final int MAX_TOPIC_CHARS = 249;
+  private static final java.util.regex.Pattern TOPIC_NAME = java.util.regex.Pattern.compile("[a-zA-Z0-9._-]+");
+  private static final int MAX_ENTRIES = 1_000_000;
   private static final byte START = 1;
   private static final byte CHUNK = 2;
   private static final byte DONE = 3;
   private static final byte COMMITTED = 4;
+  private static final BatchPlan.Decision[] DECISIONS = BatchPlan.Decision.values();
 
-  private ControlEventCodec() {}
+  private final String connector;
+  private final byte[] connectorBytes;
+  private final ControlEventSigner signer;
 
-  public static byte[] encode(ControlEvent event) {
+  public ControlEventCodec(String connector, ControlEventSigner signer) {
+    this.connector = connector;
+    this.connectorBytes = connector.getBytes(StandardCharsets.UTF_8);
+    this.signer = signer;
+  }
+
+  /** The signed bytes of {@code event}, which must be this connector's. */
+  public byte[] encode(ControlEvent event) {
+    if (!event.connector().equals(connector)) {
+      throw new IllegalArgumentException("Event of connector " + event.connector() + " given to the codec of "
+          + connector);
+    }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(VERSION);
+      out.writeUTF(connector);
       if (event instanceof ControlEvent.StartCommit e) {
-          out.writeByte(START);
-          header(out, e);
+        out.writeByte(START);
+        out.writeLong(e.commitId());
       } else if (event instanceof ControlEvent.BatchChunk e) {
-          out.writeByte(CHUNK);
-          header(out, e);
-          out.writeInt(e.taskId());
-          out.writeUTF(e.batchId());
-          table(out, e.table());
-          out.writeInt(e.ranges().size());
-          for (Map.Entry<TopicPartition, OffsetRange> r : e.ranges().entrySet()) {
-            tp(out, r.getKey());
-            out.writeLong(r.getValue().from());
-            out.writeLong(r.getValue().to());
-          }
-          out.writeLong(e.maxRecordTimestamp());
-          out.writeInt(e.payloadVersion());
-          out.writeInt(e.files());
-          out.writeLong(e.records());
-          out.writeLong(e.bytes());
-          out.writeInt(e.chunk());
-          out.writeInt(e.chunks());
-          out.writeInt(e.data().length);
-          out.write(e.data());
+        out.writeByte(CHUNK);
+        out.writeLong(e.commitId());
+        writeChunk(out, e);
       } else if (event instanceof ControlEvent.TaskDone e) {
-          out.writeByte(DONE);
-          header(out, e);
-          out.writeInt(e.taskId());
-          out.writeInt(e.assigned().size());
-          for (TopicPartition tp : e.assigned()) {
-            tp(out, tp);
-          }
+        out.writeByte(DONE);
+        out.writeLong(e.commitId());
+        out.writeInt(e.taskId());
+        out.writeInt(e.assigned().size());
+        for (TopicPartition tp : e.assigned()) {
+          writeTopicPartition(out, tp);
+        }
       } else if (event instanceof ControlEvent.TableCommitted e) {
-          out.writeByte(COMMITTED);
-          header(out, e);
-          table(out, e.table());
-          out.writeInt(e.decisions().size());
-          for (Map.Entry<String, BatchPlan.Decision> d : e.decisions().entrySet()) {
-            out.writeUTF(d.getKey());
-            out.writeByte(d.getValue().ordinal());
-          }
+        out.writeByte(COMMITTED);
+        out.writeLong(e.commitId());
+        writeTable(out, e.table());
+        out.writeInt(e.decisions().size());
+        for (Map.Entry<String, BatchPlan.Decision> d : e.decisions().entrySet()) {
+          out.writeUTF(d.getKey());
+          out.writeByte(d.getValue().ordinal());
+        }
       }
+      out.flush();
+      out.write(signer.sign(bytes.toByteArray(), bytes.size()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
     return bytes.toByteArray();
   }
 
-  /** Decodes an event; throws {@link IllegalArgumentException} for an unknown version or type. */
-  public static ControlEvent decode(byte[] data) {
-    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(data))) {
-      int version = in.readUnsignedByte();
-      if (version != VERSION) {
-        throw new IllegalArgumentException("Control event version " + version + " is not supported"
-            + " (this plugin reads version " + VERSION + ")");
-      }
-      byte type = in.readByte();
-      String connector = in.readUTF();
-      long commitId = in.readLong();
-      return switch (type) {
-        case START -> new ControlEvent.StartCommit(connector, commitId);
-        case CHUNK -> chunk(in, connector, commitId);
-        case DONE -> {
-          int taskId = in.readInt();
-          int n = in.readInt();
-          List<TopicPartition> assigned = new ArrayList<>(n);
-          for (int i = 0; i < n; i++) {
-            assigned.add(tp(in));
-          }
-          yield new ControlEvent.TaskDone(connector, commitId, taskId, assigned);
-        }
-        case COMMITTED -> {
-          TableId table = table(in);
-          int n = in.readInt();
-          Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
-          for (int i = 0; i < n; i++) {
-            decisions.put(in.readUTF(), BatchPlan.Decision.values()[in.readByte()]);
-          }
-          yield new ControlEvent.TableCommitted(connector, commitId, table, decisions);
-        }
-        default -> throw new IllegalArgumentException("Unknown control event type " + type);
-      };
-    } catch (IOException e) {
-      throw new IllegalArgumentException("Malformed control event: " + e, e);
+  private static void writeChunk(DataOutputStream out, ControlEvent.BatchChunk e) throws IOException {
+    out.writeInt(e.taskId());
+    out.writeUTF(e.batchId());
+    writeTable(out, e.table());
+    out.writeInt(e.ranges().size());
+    for (Map.Entry<TopicPartition, OffsetRange> r : e.ranges().entrySet()) {
+      writeTopicPartition(out, r.getKey());
+      out.writeLong(r.getValue().from());
+      out.writeLong(r.getValue().to());
     }
+    out.writeLong(e.maxRecordTimestamp());
+    out.writeInt(e.payloadVersion());
+    out.writeInt(e.files());
+    out.writeLong(e.records());
+    out.writeLong(e.bytes());
+    out.writeInt(e.chunk());
+    out.writeInt(e.chunks());
+    out.writeInt(e.data().length);
+    out.write(e.data());
   }
 
-  private static ControlEvent.BatchChunk chunk(DataInputStream in, String connector, long commitId)
-      throws IOException {
-    int taskId = in.readInt();
-    String batchId = in.readUTF();
-    TableId table = table(in);
-    int n = in.readInt();
+  /**
+   * The event, empty if it belongs to another connector.
+   *
+   * @throws InvalidControlEventException if it is this connector's (or claims to be) and is refused
+   */
+  public Optional<ControlEvent> decode(byte[] data) throws InvalidControlEventException {
+    if (data == null || data.length < 1 + 2 + 1 + 8 + ControlEventSigner.MAC_BYTES) {
+      throw new InvalidControlEventException(Reason.TRUNCATED, "an event of "
+          + (data == null ? "no" : Integer.toString(data.length)) + " bytes is shorter than any control event");
+    }
+    if (data.length > MAX_EVENT_BYTES) {
+      throw new InvalidControlEventException(Reason.OVERSIZED, "an event of " + data.length
+          + " bytes is larger than any control event (" + MAX_EVENT_BYTES + ")");
+    }
+    int version = data[0] & 0xff;
+    if (version != VERSION) {
+      throw new InvalidControlEventException(Reason.UNKNOWN_VERSION, "control event version " + version
+          + " is not supported (this plugin reads version " + VERSION + ")");
+    }
+    if (!isOurs(data)) {
+      return Optional.empty();
+    }
+    if (!signer.verify(data)) {
+      throw new InvalidControlEventException(Reason.BAD_SIGNATURE, "the event's MAC does not match the "
+          + "connector's key: it was not sent by a task of connector " + connector + " (or under an older key)");
+    }
+    WireReader in = new WireReader(data, 1 + 2 + connectorBytes.length, data.length - ControlEventSigner.MAC_BYTES);
+    int type = in.readUnsignedByte("type");
+    long commitId = in.readLong("commit id", 0, Long.MAX_VALUE);
+    ControlEvent event = switch (type) {
+      case START -> new ControlEvent.StartCommit(connector, commitId);
+      case CHUNK -> readChunk(in, commitId);
+      case DONE -> readTaskDone(in, commitId);
+      case COMMITTED -> readTableCommitted(in, commitId);
+      default -> throw WireReader.malformed("unknown event type " + type);
+    };
+    in.requireEnd("the event");
+    return Optional.of(event);
+  }
+
+  /** Whether the name after the version is this connector's, compared as bytes without decoding. */
+  private boolean isOurs(byte[] data) {
+    int length = ((data[1] & 0xff) << 8) | (data[2] & 0xff);
+    return length == connectorBytes.length && 3 + length <= data.length
+        && java.util.Arrays.equals(data, 3, 3 + length, connectorBytes, 0, length);
+  }
+
+  private ControlEvent.BatchChunk readChunk(WireReader in, long commitId) throws InvalidControlEventException {
+    int taskId = in.readInt("task id", 0, Integer.MAX_VALUE);
+    String batchId = in.readString("batch id", MAX_NAME_BYTES);
+    TableId table = readTable(in);
+    int n = in.readCount("offset ranges", 2 + 1 + 4 + 8 + 8, MAX_ENTRIES);
     Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
     for (int i = 0; i < n; i++) {
-      ranges.put(tp(in), new OffsetRange(in.readLong(), in.readLong()));
+      TopicPartition tp = readTopicPartition(in);
+      long from = in.readLong("range start", 0, Long.MAX_VALUE - 1);
+      long to = in.readLong("range end", from + 1, Long.MAX_VALUE);
+      if (ranges.put(tp, new OffsetRange(from, to)) != null) {
+        throw WireReader.malformed("offset ranges name " + tp + " twice");
+      }
     }
-    long maxTs = in.readLong();
-    int payloadVersion = in.readInt();
-    int files = in.readInt();
-    long records = in.readLong();
-    long bytes = in.readLong();
-    int chunk = in.readInt();
-    int chunks = in.readInt();
-    byte[] data = new byte[in.readInt()];
-    in.readFully(data);
+    long maxTs = in.readLong("max record timestamp");
+    int payloadVersion = in.readInt("payload version", 0, Integer.MAX_VALUE);
+    int files = in.readInt("file count", 0, Integer.MAX_VALUE);
+    long records = in.readLong("record count", 0, Long.MAX_VALUE);
+    long bytes = in.readLong("byte count", 0, Long.MAX_VALUE);
+    int chunk = in.readInt("chunk index", 0, MAX_CHUNKS - 1);
+    int chunks = in.readInt("chunk count", chunk + 1, MAX_CHUNKS);
+    byte[] payload = in.readBytes("payload", ControlChannel.CHUNK_BYTES);
     return new ControlEvent.BatchChunk(connector, commitId, taskId, batchId, table, ranges, maxTs,
-        payloadVersion, files, records, bytes, chunk, chunks, data);
+        payloadVersion, files, records, bytes, chunk, chunks, payload);
   }
 
-  private static void header(DataOutputStream out, ControlEvent e) throws IOException {
-    out.writeUTF(e.connector());
-    out.writeLong(e.commitId());
+  private ControlEvent.TaskDone readTaskDone(WireReader in, long commitId) throws InvalidControlEventException {
+    int taskId = in.readInt("task id", 0, Integer.MAX_VALUE);
+    int n = in.readCount("assigned partitions", 2 + 1 + 4, MAX_ENTRIES);
+    List<TopicPartition> assigned = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      assigned.add(readTopicPartition(in));
+    }
+    return new ControlEvent.TaskDone(connector, commitId, taskId, assigned);
   }
 
-  private static void table(DataOutputStream out, TableId t) throws IOException {
+  private ControlEvent.TableCommitted readTableCommitted(WireReader in, long commitId)
+      throws InvalidControlEventException {
+    TableId table = readTable(in);
+    int n = in.readCount("decisions", 2 + 1 + 1, MAX_ENTRIES);
+    Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      String batchId = in.readString("batch id", MAX_NAME_BYTES);
+      int ordinal = in.readUnsignedByte("decision");
+      if (ordinal >= DECISIONS.length) {
+        throw WireReader.malformed("decision " + ordinal + " of batch " + batchId + " is unknown");
+      }
+      decisions.put(batchId, DECISIONS[ordinal]);
+    }
+    return new ControlEvent.TableCommitted(connector, commitId, table, decisions);
+  }
+
+  private static void writeTable(DataOutputStream out, TableId t) throws IOException {
     out.writeUTF(t.catalog());
     out.writeInt(t.namespace().size());
     for (String level : t.namespace()) {
@@ -154,22 +223,26 @@ public final class ControlEventCodec {
     out.writeUTF(t.name());
   }
 
-  private static TableId table(DataInputStream in) throws IOException {
-    String catalog = in.readUTF();
-    int n = in.readInt();
-    List<String> ns = new ArrayList<>(n);
+  private static TableId readTable(WireReader in) throws InvalidControlEventException {
+    String catalog = in.readString("catalog", MAX_NAME_BYTES);
+    int n = in.readCount("namespace levels", 3, MAX_NAMESPACE_LEVELS);
+    List<String> namespace = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      ns.add(in.readUTF());
+      namespace.add(in.readString("namespace level", MAX_NAME_BYTES));
     }
-    return new TableId(catalog, ns, in.readUTF());
+    return new TableId(catalog, namespace, in.readString("table name", MAX_NAME_BYTES));
   }
 
-  private static void tp(DataOutputStream out, TopicPartition tp) throws IOException {
+  private static void writeTopicPartition(DataOutputStream out, TopicPartition tp) throws IOException {
     out.writeUTF(tp.topic());
     out.writeInt(tp.partition());
   }
 
-  private static TopicPartition tp(DataInputStream in) throws IOException {
-    return new TopicPartition(in.readUTF(), in.readInt());
+  private static TopicPartition readTopicPartition(WireReader in) throws InvalidControlEventException {
+    String topic = in.readString("topic", MAX_TOPIC_CHARS);
+    if (!TOPIC_NAME.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
+      throw WireReader.malformed("'" + topic + "' is not a Kafka topic name");
+    }
+    return new TopicPartition(topic, in.readInt("partition", 0, Integer.MAX_VALUE));
   }
 }

@@ -105,7 +105,9 @@ public final class Coordinator implements Runnable, AutoCloseable {
       startRound(now);
     }
     for (ControlEvent event : channel.poll(Duration.ofMillis(100))) {
-      if (event instanceof ControlEvent.BatchChunk chunk) {
+      if (event instanceof ControlEvent.BatchChunk chunk && round != null && chunk.commitId() == round.commitId()) {
+        // Only batches offered for the round in progress: tasks offer every undecided batch again in
+        // each round, so an older offer, or a replayed one, has nothing to add.
         assembler.add(chunk).ifPresent(batch ->
             offered.computeIfAbsent(chunk.table(), t -> new LinkedHashMap<>()).put(batch.batchId(), batch));
       } else if (event instanceof ControlEvent.TaskDone done && round != null
@@ -160,18 +162,18 @@ public final class Coordinator implements Runnable, AutoCloseable {
       TableId table = e.getKey();
       try {
         CommitOutcome outcome = e.getValue().get();
-        offered.get(table).keySet().removeAll(outcome.decisions().keySet());
         results.add(new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
       } catch (ExecutionException failed) {
         observer.failed(table);
-        LOG.error("Connector {} commit {} of {} failed; its {} batches stay offered for the next round",
+        LOG.error("Connector {} commit {} of {} failed; its tasks offer its {} batches again in the next round",
             connector, commitId, table, toCommit.get(table).size(), failed.getCause());
       } catch (InterruptedException interrupted) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("Interrupted while committing " + table, interrupted);
       }
     }
-    offered.values().removeIf(Map::isEmpty);
+    offered.clear();
+    assembler.clear();
     if (!results.isEmpty()) {
       channel.send(results);
     }
@@ -191,6 +193,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
         outcome.watermarks());
     List<PreparedFiles> rejected = batches.stream()
         .filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.REJECT)
+        .filter(b -> !outcome.refused().contains(b.batchId())) // files that failed the checks are not touched
         .map(OfferedBatch::files).toList();
     long bytes = batches.stream().filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.APPLY)
         .mapToLong(b -> b.files().bytes()).sum();

@@ -7,7 +7,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Test-only: halts the worker JVM (exit 137, as kill -9 would, no shutdown hooks) the first time
+ * Test-only, and only on a worker JVM started with {@code -Dstreamhouse.fault-injection=enabled}: halts the worker JVM (exit 137, as kill -9 would, no shutdown hooks) the first time
  * the commit protocol reaches a named point. Configured as {@code streamhouse.test.halt-at=
  * POINT:/path/marker}; the marker file makes it fire once, so the restarted worker goes on. With
  * {@code stall-POINT:/path/marker} the thread that reached the point sleeps {@link #STALL} instead
@@ -36,9 +36,24 @@ public final class FaultInjection {
     this.stall = stall;
   }
 
+  /** No fault injection. */
+  public static FaultInjection none() {
+    return new FaultInjection(null, null, false);
+  }
+
+  /**
+   * The fault injection {@code setting} arms.
+   *
+   * @throws org.apache.kafka.common.config.ConfigException if it is set and this worker JVM was not
+   *     started with fault injection allowed
+   */
   public static FaultInjection parse(String setting) {
     if (setting == null || setting.isBlank()) {
-      return new FaultInjection(null, null, false);
+      return none();
+    }
+    if (!io.streamhouse.connect.config.SinkConfigValidator.faultInjectionAllowed()) {
+      throw new org.apache.kafka.common.config.ConfigException(
+          io.streamhouse.connect.config.SinkConfigValidator.faultInjectionRefusal());
     }
     int colon = setting.indexOf(':');
     if (colon < 0) {

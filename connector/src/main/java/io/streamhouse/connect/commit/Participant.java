@@ -284,7 +284,7 @@ public final class Participant {
       } else {
         batches.forEach(p -> preparing.remove(p.batchId()));
         closed.forEach((p, files) -> pending.put(p.batchId(),
-            new Pending(p.table(), new OfferedBatch(p.batchId(), p.ranges(), files, p.maxTimestamp()))));
+            new Pending(p.table(), new OfferedBatch(p.batchId(), taskId, p.ranges(), files, p.maxTimestamp()))));
       }
       List<ControlEvent> events = new ArrayList<>();
       for (Pending p : pending.values()) {

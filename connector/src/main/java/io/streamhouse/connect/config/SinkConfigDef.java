@@ -90,6 +90,15 @@ public final class SinkConfigDef {
           + "of the topics the connector sinks.";
   static final String CONTROL_TOPIC_DEFAULT = "streamhouse-control";
 
+  public static final String CONTROL_SIGNING_KEY_CONFIG = "control.signing.key";
+  static final String CONTROL_SIGNING_KEY_DOC =
+      "Key of the HMAC-SHA256 that every control event carries, so that the tasks and the coordinator take "
+          + "events only from this connector's tasks. Empty (the default): the connector makes a new random key "
+          + "each time it starts and hands it to its tasks in their configurations, which Connect stores in its "
+          + "config topic and shows to whoever may read task configurations over the REST API. Set it (at least "
+          + "16 characters, best through a config provider) to keep the key out of the config topic and to "
+          + "rotate it on your schedule: changing it restarts the connector and its tasks.";
+
   /** Set by the connector in each task's configuration; not a user setting. */
   public static final String TASK_ID_CONFIG = "task.id";
 
@@ -98,6 +107,13 @@ public final class SinkConfigDef {
    * point of the commit protocol. Never set it in production.
    */
   public static final String HALT_AT_CONFIG = "streamhouse.test.halt-at";
+
+  /**
+   * The worker JVM system property that allows {@link #HALT_AT_CONFIG}: {@code
+   * -Dstreamhouse.fault-injection=enabled}, set by the e2e harness. Without it a connector config
+   * cannot arm fault injection (it could otherwise halt a worker that other connectors share).
+   */
+  public static final String FAULT_INJECTION_PROPERTY = "streamhouse.fault-injection";
 
   public static final ConfigDef CONFIG = build();
 
@@ -163,6 +179,8 @@ public final class SinkConfigDef {
         .define(CONTROL_TOPIC_CONFIG, Type.STRING, CONTROL_TOPIC_DEFAULT,
             TopicNameValidator.INSTANCE, Importance.MEDIUM, CONTROL_TOPIC_DOC,
             COMMIT_GROUP, ++order, Width.MEDIUM, "Control topic")
+        .define(CONTROL_SIGNING_KEY_CONFIG, Type.PASSWORD, null, SigningKeyValidator.INSTANCE, Importance.LOW,
+            CONTROL_SIGNING_KEY_DOC, COMMIT_GROUP, ++order, Width.LONG, "Control-event signing key")
         .define(LAG_CHECK_INTERVAL_MS_CONFIG, Type.LONG, LAG_CHECK_INTERVAL_MS_DEFAULT, Range.atLeast(500L),
             Importance.LOW, LAG_CHECK_INTERVAL_MS_DOC, MONITOR_GROUP, 1, Width.SHORT, "Lag check interval (ms)")
         .define(LAG_ON_DATA_LOSS_CONFIG, Type.STRING, "warn", EnumValidator.of("warn", "fail"), Importance.MEDIUM,

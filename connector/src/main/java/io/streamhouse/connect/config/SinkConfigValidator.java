@@ -36,6 +36,7 @@ public final class SinkConfigValidator {
           props, error);
     }
     CrossFieldRules.check(props, byName, error);
+    checkFaultInjectionIsAllowed(props, error);
     return new Config(new ArrayList<>(byName.values()));
   }
 
@@ -55,6 +56,27 @@ public final class SinkConfigValidator {
   static boolean hasNoErrors(Map<String, ConfigValue> byName, String key) {
     ConfigValue value = byName.get(key);
     return value != null && value.errorMessages().isEmpty();
+  }
+
+  /**
+   * The test-only fault injection halts the whole worker JVM: a connector config may arm it only on a
+   * worker started for tests (see {@link SinkConfigDef#FAULT_INJECTION_PROPERTY}).
+   */
+  private static void checkFaultInjectionIsAllowed(Map<String, String> props, BiConsumer<String, String> error) {
+    String setting = props.get(SinkConfigDef.HALT_AT_CONFIG);
+    if (setting != null && !setting.isBlank() && !faultInjectionAllowed()) {
+      error.accept(SinkConfigDef.HALT_AT_CONFIG, faultInjectionRefusal());
+    }
+  }
+
+  /** Whether this JVM was started with fault injection allowed. */
+  public static boolean faultInjectionAllowed() {
+    return "enabled".equals(System.getProperty(SinkConfigDef.FAULT_INJECTION_PROPERTY));
+  }
+
+  public static String faultInjectionRefusal() {
+    return SinkConfigDef.HALT_AT_CONFIG + " is test-only fault injection, and this Connect worker was not started "
+        + "with -D" + SinkConfigDef.FAULT_INJECTION_PROPERTY + "=enabled: remove the key";
   }
 
   private static void checkControlTopicIsNotSunk(String controlTopic, Map<String, String> props,

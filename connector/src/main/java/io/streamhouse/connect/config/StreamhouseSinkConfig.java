@@ -123,6 +123,13 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
     return tolerance != null && tolerance.toString().trim().equalsIgnoreCase("all");
   }
 
+  /** The HMAC key of the control events: the user's, or the one the connector generated; empty if neither. */
+  public java.util.Optional<String> controlSigningKey() {
+    org.apache.kafka.common.config.types.Password key = getPassword(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
+    return key == null || key.value() == null || key.value().isEmpty() ? java.util.Optional.empty()
+        : java.util.Optional.of(key.value());
+  }
+
   /** Test-only fault-injection point; empty in production. */
   public String haltAt() {
     return getString(SinkConfigDef.HALT_AT_CONFIG);

@@ -3,16 +3,19 @@ package io.streamhouse.connect.monitor;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.apache.kafka.common.metrics.Gauge;
 
 /** Per-task counters (Connect adds the connector and task tags): what the task wrote and what it could not. */
 public final class TaskMetrics {
-  public static final List<String> NAMES = List.of("task-records-written-total", "task-records-dead-lettered-total");
+  public static final List<String> NAMES = List.of("task-records-written-total", "task-records-dead-lettered-total",
+      "control-events-rejected-total");
 
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
 
-  public TaskMetrics(PluginGauges gauges) {
+  /** {@code controlEventsRejected}: the task's count of refused control events. */
+  public TaskMetrics(PluginGauges gauges, LongSupplier controlEventsRejected) {
     LinkedHashMap<String, String> tags = new LinkedHashMap<>();
     gauges.register("task-records-written-total",
         "Record writes into table writers (a record routed to two tables counts twice; a counter)", tags,
@@ -21,6 +24,10 @@ public final class TaskMetrics {
         "Records that could not be written: sent to the dead-letter queue, or the one that failed the task "
             + "(a counter)", tags,
         (Gauge<Long>) (config, now) -> deadLettered.get());
+    gauges.register("control-events-rejected-total",
+        "Control events this task refused: malformed, truncated, oversized, of an unknown version, or without "
+            + "this connector's MAC (a counter)", tags,
+        (Gauge<Long>) (config, now) -> controlEventsRejected.getAsLong());
   }
 
   public void written() {

@@ -3,10 +3,23 @@ package io.streamhouse.connect.table;
 import io.streamhouse.connect.commit.BatchPlan;
 import io.streamhouse.connect.commit.Watermarks;
 import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * What a table commit did: per batch id the decision, and the watermarks now in the table.
- * {@code snapshotId} is empty when no snapshot was needed.
+ * {@code snapshotId} is empty when no snapshot was needed. {@code refused} are the rejected batches
+ * whose files failed the checks before the commit: nothing may touch those files, which may not be
+ * the connector's.
  */
 public record CommitOutcome(Map<String, BatchPlan.Decision> decisions, Watermarks watermarks,
-    java.util.OptionalLong snapshotId, long records, int files) {}
+    OptionalLong snapshotId, long records, int files, Set<String> refused) {
+  public CommitOutcome {
+    refused = Set.copyOf(refused);
+  }
+
+  public CommitOutcome(Map<String, BatchPlan.Decision> decisions, Watermarks watermarks, OptionalLong snapshotId,
+      long records, int files) {
+    this(decisions, watermarks, snapshotId, records, files, Set.of());
+  }
+}

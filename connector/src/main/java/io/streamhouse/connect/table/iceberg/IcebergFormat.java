@@ -7,6 +7,7 @@ import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.SchemaChange;
+import io.streamhouse.connect.table.CheckedBatches;
 import io.streamhouse.connect.table.CommitOutcome;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.OfferedBatch;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdateSchema;
@@ -135,7 +137,27 @@ public final class IcebergFormat implements TableFormat {
   }
 
   @Override
-  public CommitOutcome commit(TableId id, long commitId, List<OfferedBatch> batches, boolean fullRound) {
+  public CommitOutcome commit(TableId id, long commitId, List<OfferedBatch> offered, boolean fullRound) {
+    Table loaded = table(id);
+    IcebergFileCheck check = new IcebergFileCheck(loaded);
+    Map<Integer, PartitionSpec> specs = loaded.specs();
+    CheckedBatches<DataFile> checked = CheckedBatches.check(connector, id, offered, new CheckedBatches.FileReader<>() {
+      @Override
+      public List<DataFile> read(OfferedBatch batch) throws DataFilesCodec.InvalidDataFilesException {
+        return DataFilesCodec.decode(batch.files().payloadVersion(), batch.files().payload(), specs);
+      }
+
+      @Override
+      public String path(DataFile file) {
+        return file.location();
+      }
+
+      @Override
+      public java.util.Optional<String> problem(DataFile file) {
+        return check.problem(file);
+      }
+    });
+    List<OfferedBatch> batches = checked.accepted(offered);
     List<BatchPlan.Offer> offers = batches.stream()
         .map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
     for (int attempt = 1; ; attempt++) {
@@ -143,8 +165,9 @@ public final class IcebergFormat implements TableFormat {
       java.util.Optional<Snapshot> own = latestOwnSnapshot(table);
       Watermarks current = watermarksOf(own);
       BatchPlan plan = BatchPlan.of(current, offers);
+      Map<String, BatchPlan.Decision> decisions = checked.withRefused(plan.decisions());
       if (!plan.changesTable()) {
-        return new CommitOutcome(plan.decisions(), current, OptionalLong.empty(), 0, 0);
+        return new CommitOutcome(decisions, current, OptionalLong.empty(), 0, 0, checked.refused());
       }
       Long expectedOwn = own.map(Snapshot::snapshotId).orElse(null);
       AppendFiles append = table.newAppend();
@@ -153,7 +176,7 @@ public final class IcebergFormat implements TableFormat {
       long validThrough = Long.MAX_VALUE;
       for (OfferedBatch batch : batches) {
         if (plan.decision(batch.batchId()) == BatchPlan.Decision.APPLY) {
-          for (DataFile file : DataFilesCodec.decode(batch.files().payloadVersion(), batch.files().payload())) {
+          for (DataFile file : checked.files(batch.batchId())) {
             append.appendFile(file);
             records += file.recordCount();
             files++;
@@ -171,9 +194,9 @@ public final class IcebergFormat implements TableFormat {
         append.commit();
         Snapshot committed = table.currentSnapshot();
         LOG.info("Connector {} committed {} files ({} records) to {} in snapshot {} (commit {}): {}",
-            connector, files, records, id, committed.snapshotId(), commitId, plan.decisions());
-        return new CommitOutcome(plan.decisions(), plan.after(), OptionalLong.of(committed.snapshotId()),
-            records, files);
+            connector, files, records, id, committed.snapshotId(), commitId, decisions);
+        return new CommitOutcome(decisions, plan.after(), OptionalLong.of(committed.snapshotId()),
+            records, files, checked.refused());
       } catch (ValidationException concurrent) {
         if (attempt >= MAX_PLAN_ATTEMPTS) {
           throw concurrent;
@@ -188,7 +211,15 @@ public final class IcebergFormat implements TableFormat {
   public void discard(TableId id, List<PreparedFiles> prepared) {
     Table table = table(id);
     for (PreparedFiles files : prepared) {
-      for (DataFile file : DataFilesCodec.decode(files.payloadVersion(), files.payload())) {
+      List<DataFile> decoded;
+      try {
+        decoded = DataFilesCodec.decode(files.payloadVersion(), files.payload(), table.specs());
+      } catch (DataFilesCodec.InvalidDataFilesException e) {
+        LOG.warn("Connector {}: uncommitted files of {} cannot be read, so not deleted: {}", connector, id,
+            e.getMessage());
+        continue;
+      }
+      for (DataFile file : decoded) {
         try {
           table.io().deleteFile(file.location());
         } catch (RuntimeException e) {

@@ -105,7 +105,7 @@ final class IcebergTableWriter implements TableWriter {
       List<DataFile> files = taken.get();
       long records = files.stream().mapToLong(DataFile::recordCount).sum();
       long bytes = files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
-      return new PreparedFiles(DataFilesCodec.VERSION, DataFilesCodec.encode(files), files.size(), records, bytes);
+      return new PreparedFiles(DataFilesCodec.VERSION, DataFilesCodec.encode(files, table.specs()), files.size(), records, bytes);
     };
   }
 

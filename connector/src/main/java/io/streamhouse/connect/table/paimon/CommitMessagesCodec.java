@@ -15,6 +15,8 @@ import org.apache.paimon.table.sink.CommitMessageSerializer;
  */
 final class CommitMessagesCodec {
   static final int VERSION = new CommitMessageSerializer().getVersion();
+  /** A message of any version holds at least a partition length, a bucket and six list lengths. */
+  private static final int MIN_MESSAGE_BYTES = 4 + 4 + 6 * 4;
 
   private CommitMessagesCodec() {}
 
@@ -28,15 +30,45 @@ final class CommitMessagesCodec {
     return out.getCopyOfBuffer();
   }
 
-  static List<CommitMessage> decode(int version, byte[] payload) {
-    if (version > VERSION) {
-      throw new IllegalStateException("Paimon commit messages of serializer version " + version
-          + " are newer than this plugin's (" + VERSION + "): upgrade the plugin on every worker");
+  /**
+   * The messages of {@code payload}.
+   *
+   * @throws InvalidCommitMessagesException for a payload Paimon's serializer cannot read. Its list
+   *     reader sizes a list from a length field before reading the elements; a corrupt length asks for
+   *     an array larger than the heap, which the JVM refuses on the spot without allocating it, and
+   *     that refusal is turned into a rejection here too.
+   */
+  static List<CommitMessage> decode(int version, byte[] payload) throws InvalidCommitMessagesException {
+    if (version > VERSION || version < 1) {
+      throw new InvalidCommitMessagesException("Paimon commit messages of serializer version " + version
+          + " cannot be read by this plugin (it reads up to " + VERSION + "): upgrade the plugin on every worker");
+    }
+    if (payload.length < 4 || readInt(payload) < 0 || readInt(payload) > payload.length / MIN_MESSAGE_BYTES) {
+      throw new InvalidCommitMessagesException("the message count does not fit the " + payload.length
+          + " bytes of the payload");
     }
     try {
-      return new CommitMessageSerializer().deserializeList(version, new DataInputDeserializer(payload));
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read Paimon commit messages of version " + version, e);
+      DataInputDeserializer in = new DataInputDeserializer(payload);
+      List<CommitMessage> messages = new CommitMessageSerializer().deserializeList(version, in);
+      if (in.available() != 0) {
+        throw new InvalidCommitMessagesException(in.available() + " bytes are left after the commit messages");
+      }
+      return messages;
+    } catch (IOException | RuntimeException e) {
+      throw new InvalidCommitMessagesException("not Paimon commit messages of version " + version + ": " + e);
+    } catch (OutOfMemoryError corruptLength) {
+      throw new InvalidCommitMessagesException("a length field asks for more memory than there is: " + corruptLength);
+    }
+  }
+
+  private static int readInt(byte[] b) {
+    return ((b[0] & 0xff) << 24) | ((b[1] & 0xff) << 16) | ((b[2] & 0xff) << 8) | (b[3] & 0xff);
+  }
+
+  /** Commit messages that cannot be read. */
+  static final class InvalidCommitMessagesException extends Exception {
+    InvalidCommitMessagesException(String message) {
+      super(message, null, false, false);
     }
   }
 }

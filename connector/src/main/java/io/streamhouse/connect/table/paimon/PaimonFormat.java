@@ -7,6 +7,7 @@ import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.SchemaChange;
+import io.streamhouse.connect.table.CheckedBatches;
 import io.streamhouse.connect.table.CommitOutcome;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.OfferedBatch;
@@ -160,7 +161,26 @@ public final class PaimonFormat implements TableFormat {
    * that slipped in between Paimon's read and ours is detected afterwards and reported as an error.
    */
   @Override
-  public CommitOutcome commit(TableId id, long commitId, List<OfferedBatch> batches, boolean fullRound) {
+  public CommitOutcome commit(TableId id, long commitId, List<OfferedBatch> offered, boolean fullRound) {
+    PaimonFileCheck check = new PaimonFileCheck(table(id));
+    CheckedBatches<PaimonFileCheck.Entry> checked = CheckedBatches.check(connector, id, offered,
+        new CheckedBatches.FileReader<>() {
+          @Override
+          public List<PaimonFileCheck.Entry> read(OfferedBatch batch) throws CommitMessagesCodec.InvalidCommitMessagesException {
+            return check.entries(CommitMessagesCodec.decode(batch.files().payloadVersion(), batch.files().payload()));
+          }
+
+          @Override
+          public String path(PaimonFileCheck.Entry entry) {
+            return entry.path();
+          }
+
+          @Override
+          public Optional<String> problem(PaimonFileCheck.Entry entry) {
+            return entry.problem();
+          }
+        });
+    List<OfferedBatch> batches = checked.accepted(offered);
     List<BatchPlan.Offer> offers = batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
     for (int attempt = 1; ; attempt++) {
       if (attempt > MAX_PLAN_ATTEMPTS) {
@@ -173,8 +193,9 @@ public final class PaimonFormat implements TableFormat {
       Optional<Snapshot> own = snapshots.latestSnapshotOfUser(commitUser);
       Watermarks current = watermarksOf(own);
       BatchPlan plan = BatchPlan.of(current, offers);
+      Map<String, BatchPlan.Decision> decisions = checked.withRefused(plan.decisions());
       if (!plan.changesTable()) {
-        return new CommitOutcome(plan.decisions(), current, OptionalLong.empty(), 0, 0);
+        return new CommitOutcome(decisions, current, OptionalLong.empty(), 0, 0, checked.refused());
       }
       long identifier = Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1);
       ManifestCommittable committable = new ManifestCommittable(identifier);
@@ -184,7 +205,7 @@ public final class PaimonFormat implements TableFormat {
       long validThrough = Long.MAX_VALUE;
       for (OfferedBatch batch : batches) {
         if (plan.decision(batch.batchId()) == BatchPlan.Decision.APPLY) {
-          for (CommitMessage message : CommitMessagesCodec.decode(batch.files().payloadVersion(), batch.files().payload())) {
+          for (CommitMessage message : messagesOf(checked.files(batch.batchId()))) {
             committable.addFileCommittable(message);
             applied.add(message);
             for (DataFileMeta file : ((CommitMessageImpl) message).newFilesIncrement().newFiles()) {
@@ -214,10 +235,16 @@ public final class PaimonFormat implements TableFormat {
       }
       long snapshotId = reportConcurrentCommitters(id, snapshots, base, identifier);
       LOG.info("Connector {} committed {} files ({} records) to {} in snapshot {} (identifier {}): {}",
-          connector, files, records, id, snapshotId, identifier, plan.decisions());
+          connector, files, records, id, snapshotId, identifier, decisions);
       compactor.afterCommit(id, table(id), applied, identifier + 1, properties);
-      return new CommitOutcome(plan.decisions(), plan.after(), OptionalLong.of(snapshotId), records, files);
+      return new CommitOutcome(decisions, plan.after(), OptionalLong.of(snapshotId), records, files,
+          checked.refused());
     }
+  }
+
+  /** The messages of a checked batch, in order: one entry without a path stands for each. */
+  private static List<CommitMessage> messagesOf(List<PaimonFileCheck.Entry> entries) {
+    return entries.stream().filter(e -> e.path() == null).map(e -> (CommitMessage) e.message()).toList();
   }
 
   private void commitOnce(FileStoreTable table, ManifestCommittable committable) {
@@ -257,7 +284,14 @@ public final class PaimonFormat implements TableFormat {
   @Override
   public void discard(TableId id, List<PreparedFiles> prepared) {
     List<CommitMessage> messages = new ArrayList<>();
-    prepared.forEach(p -> messages.addAll(CommitMessagesCodec.decode(p.payloadVersion(), p.payload())));
+    for (PreparedFiles p : prepared) {
+      try {
+        messages.addAll(CommitMessagesCodec.decode(p.payloadVersion(), p.payload()));
+      } catch (CommitMessagesCodec.InvalidCommitMessagesException e) {
+        LOG.warn("Connector {}: uncommitted files of Paimon table {} cannot be read, so not deleted: {}", connector,
+            id, e.getMessage());
+      }
+    }
     try (TableCommitImpl commit = table(id).newCommit(commitUser)) {
       commit.abort(messages);
     } catch (Exception e) {

@@ -107,7 +107,7 @@ class PaimonFormatTest {
     }
     PreparedFiles files = writer.prepare();
     writer.close();
-    return new OfferedBatch("b-" + System.nanoTime(), ranges, files, -1);
+    return new OfferedBatch("b-" + System.nanoTime(), 0, ranges, files, -1);
   }
 
   static Map<Long, String> rows(FileStoreTable table) throws Exception {
@@ -117,6 +117,84 @@ class PaimonFormatTest {
       reader.forEachRemaining(row -> rows.put(row.getLong(0), row.isNullAt(1) ? null : row.getString(1).toString()));
     }
     return rows;
+  }
+
+  /** {@code real}'s batch with every new file changed by {@code change}, or its messages' bucket set to {@code bucket}. */
+  private static OfferedBatch forged(OfferedBatch real, String id,
+      java.util.function.UnaryOperator<org.apache.paimon.io.DataFileMeta> change, Integer bucket) throws Exception {
+    List<org.apache.paimon.table.sink.CommitMessage> messages = new ArrayList<>();
+    for (org.apache.paimon.table.sink.CommitMessage m : CommitMessagesCodec.decode(real.files().payloadVersion(),
+        real.files().payload())) {
+      org.apache.paimon.table.sink.CommitMessageImpl message = (org.apache.paimon.table.sink.CommitMessageImpl) m;
+      List<org.apache.paimon.io.DataFileMeta> files = message.newFilesIncrement().newFiles().stream().map(change).toList();
+      messages.add(new org.apache.paimon.table.sink.CommitMessageImpl(message.partition(),
+          bucket == null ? message.bucket() : bucket, message.totalBuckets(),
+          new org.apache.paimon.io.DataIncrement(files, List.of(), List.of()),
+          org.apache.paimon.io.CompactIncrement.emptyIncrement()));
+    }
+    PreparedFiles files = new PreparedFiles(CommitMessagesCodec.VERSION, CommitMessagesCodec.encode(messages),
+        real.files().files(), real.files().records(), real.files().bytes());
+    return new OfferedBatch(id, 1, real.ranges(), files, -1);
+  }
+
+  @Test
+  void batchesWhoseFilesAreNotPlainNewFilesOfTheTableAreRefusedAndLeftAlone() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of());
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      OfferedBatch real = batch(format, route, List.of(upsert(0, 0, 1, "a", null), upsert(0, 1, 2, "b", null)));
+      List<OfferedBatch> bad = List.of(
+          forged(real, "climbing", f -> f.rename("../../../elsewhere/" + f.fileName()), null),
+          forged(real, "external", f -> f.newExternalPath("file:/tmp/elsewhere/" + f.fileName()), null),
+          forged(real, "bucket", f -> f, 7),
+          new OfferedBatch("garbage", 2, real.ranges(), new PreparedFiles(CommitMessagesCodec.VERSION,
+              new byte[] {0, 0, 0, 1, 9, 9, 9}, 1, 1, 1), -1));
+      for (OfferedBatch batch : bad) {
+        CommitOutcome outcome = format.commit(table, 1000, List.of(batch), true);
+        assertThat(outcome.decisions()).as(batch.batchId()).containsEntry(batch.batchId(), BatchPlan.Decision.REJECT);
+        assertThat(outcome.refused()).as(batch.batchId()).containsExactly(batch.batchId());
+        assertThat(format.table(table).snapshotManager().latestSnapshotId()).as(batch.batchId()).isNull();
+      }
+      CommitOutcome twice = format.commit(table, 1000, List.of(real,
+          new OfferedBatch("copy", 1, real.ranges(), real.files(), -1)), true);
+      assertThat(twice.refused()).containsExactlyInAnyOrder(real.batchId(), "copy");
+
+      CommitOutcome outcome = format.commit(table, 1000, List.of(real), true);
+      assertThat(outcome.decisions()).containsEntry(real.batchId(), BatchPlan.Decision.APPLY);
+      assertThat(rows(format.table(table))).containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "a", 2L, "b")));
+    }
+  }
+
+  /**
+   * What the Paimon payload decoder refuses by itself: versions it does not read, message counts the
+   * payload cannot hold, cuts and trailing bytes. It is not fed mutated rows: Paimon reads its binary
+   * rows with unchecked memory access (a mutated one crashed the test JVM in SimpleStats.fromRow), so
+   * a Paimon payload is decoded only once the event's MAC proved that a task of the connector sent it.
+   */
+  @Test
+  void commitMessagePayloadsThatDoNotFrameAreRefused() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of());
+    try (PaimonFormat format = format(config)) {
+      OfferedBatch real = batch(format, config.routes().get(0), List.of(upsert(0, 0, 1, "a", null)));
+      byte[] payload = real.files().payload();
+      int version = real.files().payloadVersion();
+      List<byte[]> framing = new ArrayList<>();
+      framing.add(new byte[0]);
+      framing.add(java.util.Arrays.copyOf(payload, 3));
+      framing.add(new byte[] {0x7f, -1, -1, -1, 0, 0, 0, 0});
+      framing.add(new byte[] {-1, -1, -1, -1});
+      framing.add(java.util.Arrays.copyOf(payload, payload.length + 5)); // trailing bytes
+      for (int cut = 4; cut < Math.min(payload.length, 12); cut++) {
+        framing.add(java.util.Arrays.copyOf(payload, cut)); // cut inside the first length field
+      }
+      for (byte[] input : framing) {
+        assertThatThrownBy(() -> CommitMessagesCodec.decode(version, input))
+            .isInstanceOf(CommitMessagesCodec.InvalidCommitMessagesException.class);
+      }
+      assertThatThrownBy(() -> CommitMessagesCodec.decode(version + 1, payload))
+          .isInstanceOf(CommitMessagesCodec.InvalidCommitMessagesException.class).hasMessageContaining("upgrade");
+      assertThat(CommitMessagesCodec.decode(version, payload)).hasSize(1);
+    }
   }
 
   @Test
@@ -281,7 +359,7 @@ class PaimonFormatTest {
         PreparedFiles files = writers.get(t).prepare();
         writers.get(t).close();
         Map<TopicPartition, OffsetRange> ranges = Map.of(new TopicPartition("items", 0), new OffsetRange(0, 4_000));
-        format.commit(id, 1000, List.of(new OfferedBatch("b" + t, ranges, files, -1)), true);
+        format.commit(id, 1000, List.of(new OfferedBatch("b" + t, t, ranges, files, -1)), true);
         assertThat(rows(format.table(id))).hasSize(4_000).containsEntry(3_999L, padding + 3_999);
       }
     }

@@ -1,0 +1,57 @@
+package io.streamhouse.connect.table.iceberg;
+
+import java.util.Locale;
+import java.util.Optional;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.util.LocationUtil;
+
+/**
+ * Whether a data file offered for commit is one of the table's own: under the table's data location
+ * (no {@code .} or {@code ..} segment to climb out of it) and in the table's write format. Its
+ * partition spec was checked when it was decoded.
+ */
+final class IcebergFileCheck {
+  private final String dataPrefix;
+  private final FileFormat format;
+
+  IcebergFileCheck(Table table) {
+    this.dataPrefix = dataLocation(table) + "/";
+    this.format = FileFormat.fromString(table.properties().getOrDefault(TableProperties.DEFAULT_FILE_FORMAT,
+        TableProperties.DEFAULT_FILE_FORMAT_DEFAULT));
+  }
+
+  /** Where the table's location provider puts data files: {@code write.data.path}, else {@code <location>/data}. */
+  static String dataLocation(Table table) {
+    String configured = table.properties().get(TableProperties.WRITE_DATA_LOCATION);
+    if (configured == null) {
+      configured = table.properties().get(TableProperties.OBJECT_STORE_PATH);
+    }
+    if (configured == null) {
+      configured = table.properties().get(TableProperties.WRITE_FOLDER_STORAGE_LOCATION);
+    }
+    return LocationUtil.stripTrailingSlash(configured != null ? configured : table.location() + "/data");
+  }
+
+  Optional<String> problem(DataFile file) {
+    String location = file.location();
+    if (location == null || !location.startsWith(dataPrefix)) {
+      return Optional.of("is not under the table's data location " + dataPrefix);
+    }
+    for (String segment : location.substring(dataPrefix.length()).split("/", -1)) {
+      if (segment.isEmpty() || segment.equals(".") || segment.equals("..") || segment.indexOf('\\') >= 0) {
+        return Optional.of("has a path segment '" + segment + "' below the table's data location " + dataPrefix);
+      }
+    }
+    if (file.format() != format) {
+      return Optional.of("is " + file.format().name().toLowerCase(Locale.ROOT) + " but the table writes "
+          + format.name().toLowerCase(Locale.ROOT));
+    }
+    if (file.recordCount() < 0 || file.fileSizeInBytes() < 0) {
+      return Optional.of("has a negative record count or size");
+    }
+    return Optional.empty();
+  }
+}

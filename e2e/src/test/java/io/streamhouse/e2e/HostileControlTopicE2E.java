@@ -1,0 +1,155 @@
+package io.streamhouse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.streamhouse.connect.testing.Mutations;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Whoever can write to the control topic cannot stop or corrupt the sink: while a connector with two
+ * tasks drains its records, an attacker reads the connector's own control events and writes back
+ * mutated copies (bit flips, cuts, overwritten length fields), random bytes, and exact replays of
+ * older, correctly signed events. The connector stays RUNNING, every record lands exactly once,
+ * and the tasks count what they refused.
+ */
+@ExtendWith(LocalStackExtension.class)
+class HostileControlTopicE2E {
+  private static final int RECORDS = Integer.getInteger("streamhouse.e2e.records", 200_000);
+  private static final int MAX_INJECTED = 20_000;
+
+  @Test
+  void mutatedCopiesOfItsOwnEventsRandomBytesAndReplaysNeitherStopNorCorruptTheSink(LocalStack stack)
+      throws Exception {
+    String topic = "hostile-orders";
+    stack.createTopic(topic, 4, Map.of());
+    ConnectorExample sink = IcebergSink.config(stack, "hostile", topic, Map.of("tasks.max", "2"));
+    stack.connect().putConfig(sink.name(), sink.config());
+    await().atMost(Duration.ofMinutes(1)).until(() -> stack.connect().isRunning(sink.name(), 2));
+
+    Attacker attacker = new Attacker(stack.bootstrapServers(), sink.config().get("control.topic"));
+    Thread thread = new Thread(attacker, "control-topic-attacker");
+    thread.start();
+    Set<Long> produced = new HashSet<>();
+    try (JsonRecordProducer producer = stack.producer()) {
+      for (SampleOrders.Order order : SampleOrders.generate(RECORDS)) {
+        producer.sendWithSchema(topic, null, order.key(), SampleOrders.SCHEMA, order.payload());
+        produced.add((Long) order.payload().get("id"));
+      }
+      producer.flush();
+    }
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1))
+          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
+          .failFast("the attacker failed", () -> attacker.failure != null)
+          .until(() -> tables.exists(IcebergSink.tableOf(topic))
+              && tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
+                  .mapToLong(Long::longValue).sum() >= RECORDS);
+      await().atMost(Duration.ofMinutes(2)).until(() -> attacker.injected.get() >= 2_000);
+      attacker.stop.set(true);
+      thread.join(Duration.ofSeconds(30).toMillis());
+      System.out.printf("attacker wrote %,d events (%,d exact replays) into the control topic%n",
+          attacker.injected.get(), attacker.replayed.get());
+
+      assertThat(stack.connect().isRunning(sink.name(), 2)).as("connector and both tasks RUNNING").isTrue();
+      IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, produced);
+      try (WorkerJmx jmx = new WorkerJmx(stack.worker().process().pid())) {
+        Map<String, Double> rejected = jmx.values("kafka.connect:type=plugins,connector=" + sink.name() + ",task=*",
+            "task", "control-events-rejected-total");
+        assertThat(rejected).containsOnlyKeys("0", "1");
+        assertThat(rejected.values()).allSatisfy(n -> assertThat(n).isPositive());
+      }
+      String log = java.nio.file.Files.readString(stack.worker().logFile());
+      assertThat(log).contains("refused the control event at " + sink.config().get("control.topic"));
+      // The key the connector made reached its tasks through their configs, and never the log.
+      String key = stack.connect().tasks(sink.name()).get(0).path("config").path("control.signing.key").asText();
+      assertThat(key).hasSizeGreaterThanOrEqualTo(40);
+      assertThat(stack.connect().tasks(sink.name()).get(1).path("config").path("control.signing.key").asText())
+          .isEqualTo(key);
+      assertThat(log).doesNotContain(key);
+    }
+    stack.connect().delete(sink.name());
+  }
+
+  /** Reads the control topic and writes back hostile copies of what the connector wrote, up to a bound. */
+  private static final class Attacker implements Runnable {
+    final AtomicBoolean stop = new AtomicBoolean();
+    final AtomicLong injected = new AtomicLong();
+    final AtomicLong replayed = new AtomicLong();
+    volatile Throwable failure;
+    private final String bootstrap;
+    private final String topic;
+    private final Mutations mutations = new Mutations(System.nanoTime());
+    private final Deque<byte[]> originals = new ArrayDeque<>();
+    private final Set<Long> ours = new HashSet<>();
+
+    Attacker(String bootstrap, String topic) {
+      this.bootstrap = bootstrap;
+      this.topic = topic;
+    }
+
+    @Override
+    public void run() {
+      Map<String, Object> c = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+          ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+      Map<String, Object> p = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+          ProducerConfig.MAX_REQUEST_SIZE_CONFIG, "4194304", ProducerConfig.LINGER_MS_CONFIG, "5");
+      try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(),
+              new ByteArrayDeserializer());
+          KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
+              new ByteArraySerializer())) {
+        TopicPartition control = new TopicPartition(topic, 0);
+        consumer.assign(List.of(control));
+        consumer.seekToBeginning(List.of(control));
+        while (!stop.get()) {
+          List<Future<RecordMetadata>> sends = new ArrayList<>();
+          for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
+            if (ours.remove(record.offset()) || injected.get() >= MAX_INJECTED) {
+              continue; // what we wrote ourselves, or enough
+            }
+            byte[] original = record.value();
+            for (int i = 0; i < 8; i++) {
+              sends.add(producer.send(new ProducerRecord<>(topic, mutations.mutate(original))));
+            }
+            sends.add(producer.send(new ProducerRecord<>(topic, mutations.randomBytes(1 + mutations.nextInt(512)))));
+            if (originals.size() >= 50) {
+              sends.add(producer.send(new ProducerRecord<>(topic, originals.pollFirst()))); // an older, signed event
+              replayed.incrementAndGet();
+            }
+            originals.addLast(original);
+          }
+          producer.flush();
+          for (Future<RecordMetadata> send : sends) {
+            ours.add(send.get().offset());
+            injected.incrementAndGet();
+          }
+        }
+      } catch (Throwable t) {
+        failure = t;
+        t.printStackTrace();
+      }
+    }
+  }
+}
