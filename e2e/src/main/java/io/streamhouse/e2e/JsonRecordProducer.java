@@ -26,7 +26,13 @@ public final class JsonRecordProducer implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicReference<Exception> lastError = new java.util.concurrent.atomic.AtomicReference<>();
 
   public JsonRecordProducer(String bootstrapServers) {
+    this(bootstrapServers, Map.of());
+  }
+
+  /** With more client settings, for example SASL ones. */
+  public JsonRecordProducer(String bootstrapServers, Map<String, String> clientProperties) {
     Properties props = new Properties();
+    props.putAll(clientProperties);
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
     props.put(ProducerConfig.ACKS_CONFIG, "all");
     props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,8 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclBindingFilter;
 
 /**
  * A real single-node KRaft broker plus one or more Connect distributed workers, each a child JVM
@@ -34,7 +37,8 @@ public final class LocalStack implements AutoCloseable {
     this.settings = settings;
     this.kafka = KafkaDistribution.resolve(settings.kafkaVersion, settings.distributionCache,
         settings.mavenCmd);
-    this.broker = new KafkaBroker(kafka, settings.runDir.resolve("broker"), settings.brokerConfig);
+    this.broker = new KafkaBroker(kafka, settings.runDir.resolve("broker"), settings.brokerConfig,
+        settings.admin, settings.scramUsers);
   }
 
   /** What a stack is made of; every field has a default that works from a fresh checkout. */
@@ -48,6 +52,9 @@ public final class LocalStack implements AutoCloseable {
     private final Map<String, String> workerConfig = new LinkedHashMap<>();
     private List<String> workerJvmFlags = ConnectWorker.DEFAULT_JVM_FLAGS;
     private boolean faultInjection;
+    private ScramUser admin;
+    private final List<ScramUser> scramUsers = new ArrayList<>();
+    private final List<AclBinding> acls = new ArrayList<>();
 
     public Settings kafkaVersion(String version) {
       this.kafkaVersion = version;
@@ -101,6 +108,40 @@ public final class LocalStack implements AutoCloseable {
       return this;
     }
 
+    /**
+     * A secured broker: SASL_PLAINTEXT with SCRAM-SHA-512, ACLs enforced (no ACL: denied), and
+     * {@code admin} the only super user. The stack's own clients ({@link #admin()},
+     * {@link #producer()}, {@link #createTopic}) authenticate as {@code admin}.
+     */
+    public Settings secured(ScramUser admin) {
+      this.admin = admin;
+      return this;
+    }
+
+    /** One more SCRAM user, created with the broker's storage (secured stacks only). */
+    public Settings scramUser(ScramUser user) {
+      scramUsers.add(user);
+      return this;
+    }
+
+    /**
+     * The workers authenticate as {@code user}: their own clients, and the {@code consumer.},
+     * {@code producer.} and {@code admin.} clients they give connectors (sink consumers, dead
+     * letter queues).
+     */
+    public Settings workerUser(ScramUser user) {
+      for (String prefix : List.of("", "consumer.", "producer.", "admin.")) {
+        user.clientProperties().forEach((k, v) -> workerConfig.put(prefix + k, v));
+      }
+      return this;
+    }
+
+    /** ACLs created as the admin once the broker is up, before the first worker starts. */
+    public Settings acls(Collection<AclBinding> bindings) {
+      acls.addAll(bindings);
+      return this;
+    }
+
     public String kafkaVersion() {
       return kafkaVersion;
     }
@@ -113,6 +154,9 @@ public final class LocalStack implements AutoCloseable {
       if (!Files.isDirectory(pluginPath)) {
         throw new IllegalStateException("No plugin archive at " + pluginPath
             + ": build it first with ./mvnw -DskipTests package");
+      }
+      if (admin == null && (!scramUsers.isEmpty() || !acls.isEmpty())) {
+        throw new IllegalStateException("SCRAM users and ACLs need a secured(admin) broker");
       }
       if (distributionCache == null) {
         distributionCache = runDir.resolve("kafka-dists");
@@ -135,6 +179,11 @@ public final class LocalStack implements AutoCloseable {
   private void startAll() {
     broker.prepare();
     broker.start();
+    if (!settings.acls.isEmpty()) {
+      // A worker without its ACLs would fail to set up its internal topics: ACLs first.
+      broker.awaitReady(BROKER_READY);
+      createAcls(settings.acls);
+    }
     ConnectWorker first = newWorker();
     first.start(); // the worker retries until the broker is up, so both start at once
     CompletableFuture<Void> brokerReady = CompletableFuture.runAsync(() -> broker.awaitReady(BROKER_READY));
@@ -193,15 +242,41 @@ public final class LocalStack implements AutoCloseable {
     return settings.runDir;
   }
 
-  /** A new Admin client; the caller closes it. */
+  /** A new Admin client (the admin user of a secured stack); the caller closes it. */
   public Admin admin() {
     Properties props = new Properties();
     props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
+    props.putAll(clientSecurity());
     return Admin.create(props);
   }
 
   public JsonRecordProducer producer() {
-    return new JsonRecordProducer(bootstrapServers());
+    return new JsonRecordProducer(bootstrapServers(), clientSecurity());
+  }
+
+  /** The security settings of the stack's own clients: the admin user's on a secured stack, else none. */
+  public Map<String, String> clientSecurity() {
+    return settings.admin == null ? Map.of() : settings.admin.clientProperties();
+  }
+
+  /**
+   * Creates ACLs and returns once the broker enforces them (it answers DescribeAcls from the same
+   * authorizer that checks requests).
+   */
+  public void createAcls(Collection<AclBinding> bindings) {
+    try (Admin admin = admin()) {
+      admin.createAcls(bindings).all().get();
+      Wait.until("the broker to apply " + bindings.size() + " ACLs", Duration.ofSeconds(30), Duration.ofMillis(100),
+          () -> { }, () -> {
+            try {
+              return admin.describeAcls(AclBindingFilter.ANY).values().get().containsAll(bindings);
+            } catch (Exception notYet) {
+              return false;
+            }
+          });
+    } catch (Exception e) {
+      throw new IllegalStateException("Cannot create ACLs " + bindings + ": " + e, e);
+    }
   }
 
   /** Creates a topic with {@code partitions} partitions and replication factor 1; returns once every partition has a leader. */

@@ -6,7 +6,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
-/** Log configuration for the child JVMs: INFO to stdout (which goes to the process's log file). */
+/**
+ * Log configuration for the child JVMs: INFO to stdout (which goes to the process's log file); a
+ * broker with an authorizer logs every denied request.
+ */
 final class LogConfig {
   private LogConfig() {}
 
@@ -25,6 +28,8 @@ final class LogConfig {
           logger.kafka.level = WARN
           logger.state.name = state.change.logger
           logger.state.level = WARN
+          logger.authorizer.name = kafka.authorizer.logger
+          logger.authorizer.level = INFO
           logger.reflections.name = org.reflections
           logger.reflections.level = ERROR
           logger.clients.name = org.apache.kafka.clients
@@ -39,6 +44,7 @@ final class LogConfig {
           log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
           log4j.logger.kafka=WARN
           log4j.logger.state.change.logger=WARN
+          log4j.logger.kafka.authorizer.logger=INFO
           log4j.logger.org.reflections=ERROR
           log4j.logger.org.apache.kafka.clients=WARN
           log4j.logger.io.streamhouse=INFO

@@ -127,6 +127,7 @@ class BadInputE2E {
 
   static List<ConsumerRecord<String, String>> readAll(LocalStack stack, String topic, int expected) {
     Properties props = new Properties();
+    props.putAll(stack.clientSecurity());
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
     props.put(ConsumerConfig.GROUP_ID_CONFIG, "dlq-reader-" + System.nanoTime());
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
