@@ -19,6 +19,37 @@ class StreamhouseSinkConnectorTest {
     assertThat(connector.taskClass()).isEqualTo(StreamhouseSinkTask.class);
   }
 
+  private static final Map<String, String> BASE = Map.of("name", "c", "topics", "orders",
+      "kafka.bootstrap.servers", "k:9092", "catalogs", "local", "catalog.local.uri", "jdbc:sqlite:/tmp/c.db",
+      "catalog.local.warehouse", "/tmp/w", "routes", "r", "route.r.topics", "orders");
+
+  @Test
+  void withoutAKeyOfTheUsersEveryStartHandsTheTasksOneNewRandomKey() {
+    StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
+    connector.start(BASE);
+    List<Map<String, String>> first = connector.taskConfigs(2);
+    String key = first.get(0).get("control.signing.key");
+    assertThat(key).hasSize(43); // 256 bits, base64url
+    assertThat(first.get(1)).containsEntry("control.signing.key", key);
+    connector.stop();
+    connector.start(BASE);
+    assertThat(connector.taskConfigs(1).get(0).get("control.signing.key")).isNotEqualTo(key);
+  }
+
+  @Test
+  void theUsersKeyIsHandedOnAsItIsAndAShortOneIsRefused() {
+    Map<String, String> props = new java.util.HashMap<>(BASE);
+    props.put("control.signing.key", "the-users-own-key-0123");
+    StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
+    connector.start(props);
+    assertThat(connector.taskConfigs(2)).allSatisfy(c ->
+        assertThat(c).containsEntry("control.signing.key", "the-users-own-key-0123"));
+    props.put("control.signing.key", "short-secret");
+    assertThat(connector.validate(props).configValues()).filteredOn(v -> v.name().equals("control.signing.key"))
+        .singleElement().satisfies(v -> assertThat(v.errorMessages()).singleElement().asString()
+            .contains("has 12 characters").doesNotContain("short-secret"));
+  }
+
   @Test
   void versionComesFromTheBuild() {
     assertThat(new StreamhouseSinkConnector().version())

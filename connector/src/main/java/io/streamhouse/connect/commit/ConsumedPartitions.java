@@ -20,6 +20,7 @@ public final class ConsumedPartitions implements Supplier<Set<TopicPartition>> {
   private final Pattern regex;
   /** Read by the coordinator's and the lag monitor's threads. */
   private volatile Set<TopicPartition> last = Set.of();
+  private volatile boolean warnedNoneVisible;
 
   public ConsumedPartitions(Admin admin, List<String> topics, String regex) {
     this.admin = admin;
@@ -41,6 +42,12 @@ public final class ConsumedPartitions implements Supplier<Set<TopicPartition>> {
       Set<TopicPartition> partitions = new HashSet<>();
       for (TopicDescription d : admin.describeTopics(names).allTopicNames().get().values()) {
         d.partitions().forEach(p -> partitions.add(new TopicPartition(d.name(), p.partition())));
+      }
+      if (partitions.isEmpty() && regex != null && !warnedNoneVisible) {
+        warnedNoneVisible = true; // a new connector may wait for its topics; say it once
+        LOG.warn("No topic visible to the connector's own Kafka clients matches topics.regex '{}': if the topics "
+            + "exist, the kafka.* principal needs READ (or DESCRIBE) on them, or the lag monitor and the coordinator "
+            + "see none of their partitions", regex);
       }
       last = partitions;
     } catch (Exception e) {

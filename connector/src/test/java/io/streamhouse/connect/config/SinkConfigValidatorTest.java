@@ -36,6 +36,28 @@ class SinkConfigValidatorTest {
   }
 
   @Test
+  void faultInjectionIsRefusedUnlessTheWorkerJvmAllowsIt() {
+    Map<String, String> armed = config("streamhouse.test.halt-at", "BEFORE_PREPARE:/tmp/marker");
+    String before = System.getProperty(SinkConfigDef.FAULT_INJECTION_PROPERTY);
+    try {
+      System.clearProperty(SinkConfigDef.FAULT_INJECTION_PROPERTY);
+      assertThat(errorsOf(new StreamhouseSinkConnector().validate(armed), "streamhouse.test.halt-at"))
+          .singleElement().asString().contains("-Dstreamhouse.fault-injection=enabled");
+      assertThatThrownBy(() -> io.streamhouse.connect.commit.FaultInjection.parse("BEFORE_PREPARE:/tmp/marker"))
+          .isInstanceOf(ConfigException.class).hasMessageContaining("test-only fault injection");
+      System.setProperty(SinkConfigDef.FAULT_INJECTION_PROPERTY, "enabled");
+      assertThat(errorsOf(new StreamhouseSinkConnector().validate(armed), "streamhouse.test.halt-at")).isEmpty();
+      assertThat(io.streamhouse.connect.commit.FaultInjection.parse("BEFORE_PREPARE:/tmp/marker")).isNotNull();
+    } finally {
+      if (before == null) {
+        System.clearProperty(SinkConfigDef.FAULT_INJECTION_PROPERTY);
+      } else {
+        System.setProperty(SinkConfigDef.FAULT_INJECTION_PROPERTY, before);
+      }
+    }
+  }
+
+  @Test
   void aValidConfigHasNoErrors() {
     Config result = new StreamhouseSinkConnector().validate(config());
     assertThat(result.configValues()).allSatisfy(v -> assertThat(v.errorMessages()).isEmpty());
