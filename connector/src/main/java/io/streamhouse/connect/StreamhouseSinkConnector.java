@@ -15,6 +15,12 @@ import org.apache.kafka.connect.sink.SinkConnector;
 /** Connect entry point: validates the configuration and hands one config per task. */
 public class StreamhouseSinkConnector extends SinkConnector {
   private Map<String, String> props;
+  /**
+   * The key this instance made, kept across its stop and start: Connect stops and starts the same
+   * instance to pause and resume a connector, and a new key would change the task configs and so
+   * restart every task.
+   */
+  private String generatedKey;
 
   @Override
   public String version() {
@@ -28,7 +34,10 @@ public class StreamhouseSinkConnector extends SinkConnector {
     String key = props.get(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
     if (key == null || key.isEmpty()) {
       // Only this connector's tasks learn it, through their configs: events signed under it are theirs.
-      withKey.put(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG, ControlEventSigner.generateKey());
+      if (generatedKey == null) {
+        generatedKey = ControlEventSigner.generateKey();
+      }
+      withKey.put(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG, generatedKey);
     }
     this.props = Map.copyOf(withKey);
   }

@@ -24,16 +24,20 @@ class StreamhouseSinkConnectorTest {
       "catalog.local.warehouse", "/tmp/w", "routes", "r", "route.r.topics", "orders");
 
   @Test
-  void withoutAKeyOfTheUsersEveryStartHandsTheTasksOneNewRandomKey() {
+  void withoutAKeyOfTheUsersEachConnectorInstanceHandsItsTasksOneRandomKey() {
     StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
     connector.start(BASE);
     List<Map<String, String>> first = connector.taskConfigs(2);
     String key = first.get(0).get("control.signing.key");
     assertThat(key).hasSize(43); // 256 bits, base64url
     assertThat(first.get(1)).containsEntry("control.signing.key", key);
-    connector.stop();
+    connector.stop(); // a pause and a resume: Connect stops and starts the same instance
     connector.start(BASE);
-    assertThat(connector.taskConfigs(1).get(0).get("control.signing.key")).isNotEqualTo(key);
+    assertThat(connector.taskConfigs(1).get(0)).as("same task configs, so no task restart")
+        .containsEntry("control.signing.key", key);
+    StreamhouseSinkConnector elsewhere = new StreamhouseSinkConnector(); // started on another worker
+    elsewhere.start(BASE);
+    assertThat(elsewhere.taskConfigs(1).get(0).get("control.signing.key")).isNotEqualTo(key);
   }
 
   @Test

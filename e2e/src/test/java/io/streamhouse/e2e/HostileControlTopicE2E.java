@@ -39,6 +39,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class HostileControlTopicE2E {
   private static final int RECORDS = Integer.getInteger("streamhouse.e2e.records", 200_000);
   private static final int MAX_INJECTED = 20_000;
+  private static final int ENOUGH = 5_000;
 
   @Test
   void mutatedCopiesOfItsOwnEventsRandomBytesAndReplaysNeitherStopNorCorruptTheSink(LocalStack stack)
@@ -67,7 +68,20 @@ class HostileControlTopicE2E {
           .until(() -> tables.exists(IcebergSink.tableOf(topic))
               && tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
                   .mapToLong(Long::longValue).sum() >= RECORDS);
-      await().atMost(Duration.ofMinutes(2)).until(() -> attacker.injected.get() >= 2_000);
+      await().atMost(Duration.ofMinutes(3)).failFast("the attacker failed", () -> attacker.failure != null)
+          .until(() -> attacker.injected.get() >= ENOUGH);
+      // After the flood, the connector still commits what comes.
+      try (JsonRecordProducer producer = stack.producer()) {
+        for (SampleOrders.Order order : SampleOrders.generate(RECORDS, 1_000)) {
+          producer.sendWithSchema(topic, null, order.key(), SampleOrders.SCHEMA, order.payload());
+          produced.add((Long) order.payload().get("id"));
+        }
+        producer.flush();
+      }
+      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
+          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
+          .until(() -> tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
+              .mapToLong(Long::longValue).sum() >= RECORDS + 1_000);
       attacker.stop.set(true);
       thread.join(Duration.ofSeconds(30).toMillis());
       System.out.printf("attacker wrote %,d events (%,d exact replays) into the control topic%n",
@@ -124,21 +138,32 @@ class HostileControlTopicE2E {
         consumer.assign(List.of(control));
         consumer.seekToBeginning(List.of(control));
         while (!stop.get()) {
+          for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(100))) {
+            if (!ours.remove(record.offset())) {
+              originals.addLast(record.value()); // the connector's own event
+              if (originals.size() > 200) {
+                originals.pollFirst();
+              }
+            }
+          }
+          if (originals.isEmpty() || injected.get() >= MAX_INJECTED) {
+            continue;
+          }
+          // A burst of hostile copies of what the connector wrote lately, however fast it drains.
+          List<byte[]> pool = new ArrayList<>(originals);
           List<Future<RecordMetadata>> sends = new ArrayList<>();
-          for (ConsumerRecord<byte[], byte[]> record : consumer.poll(Duration.ofMillis(200))) {
-            if (ours.remove(record.offset()) || injected.get() >= MAX_INJECTED) {
-              continue; // what we wrote ourselves, or enough
-            }
-            byte[] original = record.value();
-            for (int i = 0; i < 8; i++) {
-              sends.add(producer.send(new ProducerRecord<>(topic, mutations.mutate(original))));
-            }
-            sends.add(producer.send(new ProducerRecord<>(topic, mutations.randomBytes(1 + mutations.nextInt(512)))));
-            if (originals.size() >= 50) {
-              sends.add(producer.send(new ProducerRecord<>(topic, originals.pollFirst()))); // an older, signed event
+          for (int i = 0; i < 100; i++) {
+            byte[] value;
+            int kind = mutations.nextInt(20);
+            if (kind == 0) {
+              value = mutations.randomBytes(1 + mutations.nextInt(512));
+            } else if (kind == 1) {
+              value = pool.get(mutations.nextInt(pool.size())); // an exact replay of a signed event
               replayed.incrementAndGet();
+            } else {
+              value = mutations.mutate(pool.get(mutations.nextInt(pool.size())));
             }
-            originals.addLast(original);
+            sends.add(producer.send(new ProducerRecord<>(topic, value)));
           }
           producer.flush();
           for (Future<RecordMetadata> send : sends) {

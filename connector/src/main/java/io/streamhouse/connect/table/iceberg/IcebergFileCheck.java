@@ -18,7 +18,7 @@ final class IcebergFileCheck {
   private final FileFormat format;
 
   IcebergFileCheck(Table table) {
-    this.dataPrefix = dataLocation(table) + "/";
+    this.dataPrefix = normalized(dataLocation(table)) + "/";
     this.format = FileFormat.fromString(table.properties().getOrDefault(TableProperties.DEFAULT_FILE_FORMAT,
         TableProperties.DEFAULT_FILE_FORMAT_DEFAULT));
   }
@@ -35,8 +35,27 @@ final class IcebergFileCheck {
     return LocationUtil.stripTrailingSlash(configured != null ? configured : table.location() + "/data");
   }
 
+  /**
+   * A location in one spelling: {@code file:/x}, {@code file:///x} and {@code /x} are the same local
+   * file (Hadoop's paths print the first, catalogs may store the second).
+   */
+  static String normalized(String location) {
+    if (location == null) {
+      return null;
+    }
+    String l = location.startsWith("file:") ? location.substring("file:".length()) : location;
+    if (l.startsWith("/")) {
+      int slashes = 0;
+      while (slashes < l.length() && l.charAt(slashes) == '/') {
+        slashes++;
+      }
+      return "file:/" + l.substring(slashes);
+    }
+    return l.equals(location) ? location : "file:" + l;
+  }
+
   Optional<String> problem(DataFile file) {
-    String location = file.location();
+    String location = normalized(file.location());
     if (location == null || !location.startsWith(dataPrefix)) {
       return Optional.of("is not under the table's data location " + dataPrefix);
     }

@@ -149,7 +149,7 @@ public final class IcebergFormat implements TableFormat {
 
       @Override
       public String path(DataFile file) {
-        return file.location();
+        return IcebergFileCheck.normalized(file.location());
       }
 
       @Override
