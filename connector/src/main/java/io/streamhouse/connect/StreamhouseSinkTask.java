@@ -103,7 +103,7 @@ public class StreamhouseSinkTask extends SinkTask {
     channel = new KafkaControlChannel(config.controlTopic(), config.connectorName(), codec, rejections, taskName,
         config.kafkaClientProps());
     participant = new Participant(config.connectorName(), config.taskId(), formats, channel,
-        new FileBudget(config.maxOpenFiles()), faults);
+        new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()), faults);
     running = true;
     controlThread = new Thread(this::controlLoop, "streamhouse-control-" + taskName);
     controlThread.setDaemon(true);

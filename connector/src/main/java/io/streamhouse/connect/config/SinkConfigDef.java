@@ -36,10 +36,20 @@ public final class SinkConfigDef {
 
   public static final String MAX_OPEN_FILES_CONFIG = "max.open.files";
   static final String MAX_OPEN_FILES_DOC =
-      "Data files a task keeps open at once over all its tables and partitions. Past it, the least "
-          + "recently written file is closed, so memory stays bounded however many partitions a table has. "
-          + "While a commit closes the previous files, as many new ones may be open.";
-  static final int MAX_OPEN_FILES_DEFAULT = 32;
+      "Iceberg data files a task keeps open at once over all its tables and partitions (file handles). "
+          + "Past it, the open file holding the most memory is closed early. While a commit closes the "
+          + "previous files, as many new ones may be open.";
+  static final int MAX_OPEN_FILES_DEFAULT = 2_000;
+
+  public static final String ICEBERG_WRITE_BUFFER_BYTES_CONFIG = "iceberg.write-buffer-bytes";
+  static final String ICEBERG_WRITE_BUFFER_BYTES_DOC =
+      "Memory that the open Iceberg data files of a task may hold over all its tables and partitions "
+          + "(rows are charged by their estimated raw size, plus a few KB per open file). When it is "
+          + "full, the file holding the most is closed early, so a task fanning out to many tables writes "
+          + "files of a fair share of this budget, not one file per record, and memory does not grow with "
+          + "the number of tables. A file is otherwise cut at the table's write.target-file-size-bytes "
+          + "or at the commit.";
+  static final long ICEBERG_WRITE_BUFFER_BYTES_DEFAULT = 128L * 1024 * 1024;
 
   public static final String PAIMON_WRITE_BUFFER_BYTES_CONFIG = "paimon.write-buffer-bytes";
   static final String PAIMON_WRITE_BUFFER_BYTES_DOC =
@@ -148,6 +158,9 @@ public final class SinkConfigDef {
             Importance.HIGH, ROUTES_DOC, TABLES_GROUP, ++order, Width.LONG, "Routes")
         .define(MAX_OPEN_FILES_CONFIG, Type.INT, MAX_OPEN_FILES_DEFAULT, Range.atLeast(1),
             Importance.LOW, MAX_OPEN_FILES_DOC, TABLES_GROUP, ++order, Width.SHORT, "Max open files")
+        .define(ICEBERG_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, ICEBERG_WRITE_BUFFER_BYTES_DEFAULT,
+            Range.atLeast(1024L * 1024), Importance.LOW, ICEBERG_WRITE_BUFFER_BYTES_DOC, TABLES_GROUP,
+            ++order, Width.SHORT, "Iceberg write buffer (bytes)")
         .define(PAIMON_WRITE_BUFFER_BYTES_CONFIG, Type.LONG, PAIMON_WRITE_BUFFER_BYTES_DEFAULT,
             Range.atLeast(8L * 1024 * 1024), Importance.LOW, PAIMON_WRITE_BUFFER_BYTES_DOC, TABLES_GROUP,
             ++order, Width.SHORT, "Paimon write buffer (bytes)")

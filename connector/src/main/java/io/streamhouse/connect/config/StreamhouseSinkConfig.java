@@ -55,6 +55,10 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
     return getInt(SinkConfigDef.MAX_OPEN_FILES_CONFIG);
   }
 
+  public long icebergWriteBufferBytes() {
+    return getLong(SinkConfigDef.ICEBERG_WRITE_BUFFER_BYTES_CONFIG);
+  }
+
   public long paimonWriteBufferBytes() {
     return getLong(SinkConfigDef.PAIMON_WRITE_BUFFER_BYTES_CONFIG);
   }

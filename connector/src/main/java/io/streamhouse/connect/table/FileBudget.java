@@ -1,59 +1,87 @@
 package io.streamhouse.connect.table;
 
-import java.util.Iterator;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
 
 /**
- * The open data files of one task, over all its tables: at most {@code max}; opening one more
- * closes the least recently written. Keeps memory bounded however many partitions tables have.
+ * The open data files of one task, over all its tables, under two limits: the bytes they hold in
+ * memory and their number. Past either, the file holding the most memory is closed early (its
+ * rows become a finished file of the batch), so memory is bounded by bytes however many tables
+ * and partitions a task writes, and a file is cut only when it holds a fair share of the budget:
+ * never one file per record.
  */
 public final class FileBudget {
   /** An open file that can be closed early (its data is kept as a finished file). */
   public interface OpenFile {
+    /** What the file holds in memory now, as charged to the budget. */
+    long bufferedBytes();
+
+    /** Closes the file; its rows stay in the batch as a finished file. */
     void closeEarly();
   }
 
-  private final int max;
-  private final LinkedHashMap<OpenFile, Boolean> open = new LinkedHashMap<>(16, 0.75f, true);
+  private final int maxFiles;
+  private final long maxBytes;
+  private final Set<OpenFile> open = Collections.newSetFromMap(new IdentityHashMap<>());
+  private long bytes;
   private long evictions;
-  /** The file touched last: touching it again changes nothing (the common case, one per record). */
-  private OpenFile last;
 
-  public FileBudget(int max) {
-    this.max = max;
+  public FileBudget(int maxFiles, long maxBytes) {
+    this.maxFiles = maxFiles;
+    this.maxBytes = maxBytes;
   }
 
-  /** Marks {@code file} as just written; closes the least recently written file past the limit. */
-  public void touch(OpenFile file) {
-    if (file == last) {
-      return;
+  /**
+   * {@code file} was opened, holding {@code bytes} already: closes the largest other files past the
+   * limits (never {@code file}, which is about to be written).
+   */
+  public void opened(OpenFile file, long bytes) {
+    open.add(file);
+    this.bytes += bytes;
+    while ((open.size() > maxFiles || this.bytes > maxBytes) && open.size() > 1) {
+      closeLargest(file);
     }
-    last = file;
-    if (open.put(file, Boolean.TRUE) == null) {
-      while (open.size() > max) {
-        Iterator<Map.Entry<OpenFile, Boolean>> eldest = open.entrySet().iterator();
-        OpenFile victim = eldest.next().getKey();
-        eldest.remove();
-        evictions++;
-        if (victim == last) {
-          last = null;
-        }
-        victim.closeEarly();
+  }
+
+  /**
+   * An open file's memory grew (or shrank) by {@code delta} after a write: closes the largest
+   * files, the one just written included, while over budget.
+   */
+  public void charge(long delta) {
+    bytes += delta;
+    while (bytes > maxBytes && !open.isEmpty()) {
+      closeLargest(null);
+    }
+  }
+
+  /** {@code file} was closed by its owner: what it held is free again. */
+  public void release(OpenFile file) {
+    if (open.remove(file)) {
+      bytes -= file.bufferedBytes();
+    }
+  }
+
+  private void closeLargest(OpenFile spare) {
+    OpenFile largest = null;
+    for (OpenFile f : open) {
+      if (f != spare && (largest == null || f.bufferedBytes() > largest.bufferedBytes())) {
+        largest = f;
       }
     }
-  }
-
-  /** {@code file} was closed by its owner. */
-  public void release(OpenFile file) {
-    open.remove(file);
-    if (file == last) {
-      last = null;
-    }
+    open.remove(largest);
+    bytes -= largest.bufferedBytes();
+    evictions++;
+    largest.closeEarly();
   }
 
   public int openFiles() {
     return open.size();
+  }
+
+  /** Bytes the open files hold, as charged. */
+  public long bufferedBytes() {
+    return bytes;
   }
 
   public long evictions() {

@@ -43,7 +43,7 @@ class ParticipantTest {
   private final SlowClosingFormat format = new SlowClosingFormat();
   private final RecordingChannel channel = new RecordingChannel();
   private final Participant participant = new Participant("conn", 0, Map.of("c", format), channel,
-      new FileBudget(10), FaultInjection.parse(""));
+      new FileBudget(10, 64L << 20), FaultInjection.parse(""));
 
   @AfterEach
   void openTheGate() {

@@ -30,6 +30,11 @@ final class IcebergCatalogLoader {
       }
       default -> props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, settings.type());
     }
+    boolean ownsWarehouse = settings.type().equals("jdbc") || settings.type().equals("hadoop");
+    if (ownsWarehouse && !props.containsKey(CatalogProperties.FILE_IO_IMPL)
+        && LocalFileIO.isLocal(props.get(CatalogProperties.WAREHOUSE_LOCATION))) {
+      props.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
+    }
     ClassLoader previous = Thread.currentThread().getContextClassLoader();
     Thread.currentThread().setContextClassLoader(IcebergCatalogLoader.class.getClassLoader());
     try {

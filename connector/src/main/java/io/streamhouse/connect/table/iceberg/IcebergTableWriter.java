@@ -30,7 +30,8 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * The data files of one task for one Iceberg table: one rolling file per partition value, opened
- * on demand and closed early by the task's {@link FileBudget} when too many are open.
+ * on demand, charged to the task's {@link FileBudget} by the estimated size of its rows, and closed
+ * early by it when the task's open files hold too much memory (or are too many).
  */
 final class IcebergTableWriter implements TableWriter {
   private final Table table;
@@ -44,6 +45,9 @@ final class IcebergTableWriter implements TableWriter {
   private final PartitionKey partitionKey;
   private final InternalRecordWrapper wrapper;
   private final Map<PartitionKey, PartitionFile> open = new HashMap<>();
+  private final RowSizes rowSizes = new RowSizes();
+  /** What an open file costs before its first row: its column writers' buffers. */
+  private final long openFileBytes;
   private final List<DataFile> finished = new ArrayList<>();
 
   IcebergTableWriter(Table table, int taskId, FileBudget budget) {
@@ -63,25 +67,28 @@ final class IcebergTableWriter implements TableWriter {
     this.spec = table.spec();
     this.partitionKey = new PartitionKey(spec, table.schema());
     this.wrapper = new InternalRecordWrapper(table.schema().asStruct());
+    this.openFileBytes = 16 * 1024 + 4 * 1024L * org.apache.iceberg.types.TypeUtil.indexById(
+        table.schema().asStruct()).size();
   }
 
   @Override
   public void write(SinkRecord record) throws RecordConversionException {
     Record row = converter.convert(record.value());
     PartitionFile file;
+    PartitionKey key = null;
     if (spec.isUnpartitioned()) {
-      file = open.computeIfAbsent(null, k -> new PartitionFile(null));
+      file = open.get(null);
     } else {
       partitionKey.partition(wrapper.wrap(row));
       file = open.get(partitionKey);
-      if (file == null) {
-        PartitionKey key = partitionKey.copy();
-        file = new PartitionFile(key);
-        open.put(key, file);
-      }
+      key = file == null ? partitionKey.copy() : null;
     }
-    file.write(row);
-    budget.touch(file);
+    if (file == null) {
+      file = new PartitionFile(key);
+      open.put(key, file);
+      budget.opened(file, file.buffered); // may close another file, never this new one
+    }
+    file.write(row, rowSizes.of(row)); // charges the budget last: it may close this very file
   }
 
   @Override
@@ -162,14 +169,29 @@ final class IcebergTableWriter implements TableWriter {
   private final class PartitionFile implements FileBudget.OpenFile {
     private final PartitionKey key;
     private final RollingDataWriter<Record> writer;
+    private long buffered = openFileBytes;
 
     PartitionFile(PartitionKey key) {
       this.key = key;
       this.writer = new RollingDataWriter<>(writerFactory, fileFactory, table.io(), targetFileSize, spec, key);
     }
 
-    void write(Record row) {
+    void write(Record row, long size) {
       writer.write(row);
+      if (writer.currentFileRows() == 0) {
+        // The rolling writer finished a file at the target size: its buffers are on disk now.
+        long freed = buffered - openFileBytes;
+        buffered = openFileBytes;
+        budget.charge(-freed);
+      } else {
+        buffered += size;
+        budget.charge(size);
+      }
+    }
+
+    @Override
+    public long bufferedBytes() {
+      return buffered;
     }
 
     @Override

@@ -101,7 +101,7 @@ class IcebergFormatTest {
   @Test
   void writesPartitionedFilesAndCommitsThemWithTheirWatermarks() throws Exception {
     try (IcebergFormat format = format()) {
-      PreparedFiles files = write(format, 0, 100, new FileBudget(64));
+      PreparedFiles files = write(format, 0, 100, new FileBudget(64, 64L << 20));
       assertThat(files.records()).isEqualTo(100);
       assertThat(files.files()).isGreaterThan(4);
       CommitOutcome outcome = format.commit(table, 7L, List.of(batch("b1", 0, 100, files)), true);
@@ -113,6 +113,8 @@ class IcebergFormatTest {
       assertThat(summary).containsEntry("streamhouse.test-sink.watermarks", "orders:0=100")
           .containsEntry("streamhouse.test-sink.commit-id", "7");
       assertThat(format.table(table).spec().fields()).hasSize(2);
+      assertThat(format.table(table).io()).as("a local warehouse needs no Hadoop (no chmod process per file)")
+          .isInstanceOf(LocalFileIO.class);
     }
   }
 
@@ -132,7 +134,7 @@ class IcebergFormatTest {
   @Test
   void aBatchNamingFilesOutsideTheTablesDataLocationIsRefusedAndItsFilesAreLeftAlone() throws Exception {
     try (IcebergFormat format = format()) {
-      PreparedFiles real = write(format, 0, 20, new FileBudget(64));
+      PreparedFiles real = write(format, 0, 20, new FileBudget(64, 64L << 20));
       Path outside = java.nio.file.Files.createDirectories(dir.resolve("elsewhere"));
       String dataLocation = IcebergFileCheck.dataLocation(format.table(table));
       List<String> copies = new ArrayList<>();
@@ -166,7 +168,7 @@ class IcebergFormatTest {
   @Test
   void aFileNamedByTwoBatchesRefusesBothAndAnUnknownSpecOrFormatIsRefused() throws Exception {
     try (IcebergFormat format = format()) {
-      PreparedFiles real = write(format, 0, 20, new FileBudget(64));
+      PreparedFiles real = write(format, 0, 20, new FileBudget(64, 64L << 20));
       OfferedBatch second = new OfferedBatch("copy", 1, Map.of(new TopicPartition("orders", 1), new OffsetRange(0, 20)),
           real, 0L);
       CommitOutcome twice = format.commit(table, 1L, List.of(batch("real", 0, 20, real), second), true);
@@ -191,7 +193,7 @@ class IcebergFormatTest {
   @Test
   void dataFilesTravelAsIcebergJsonOfBoundedSize() throws Exception {
     try (IcebergFormat format = format()) {
-      PreparedFiles real = write(format, 0, 20, new FileBudget(64));
+      PreparedFiles real = write(format, 0, 20, new FileBudget(64, 64L << 20));
       Table t = format.table(table);
       List<org.apache.iceberg.DataFile> decoded = DataFilesCodec.decode(real.payloadVersion(), real.payload(), t.specs());
       assertThat(decoded).hasSize(real.files());
@@ -224,7 +226,7 @@ class IcebergFormatTest {
   @Test
   void hostileDataFilePayloadsEndInATypedRejection() throws Exception {
     try (IcebergFormat format = format()) {
-      PreparedFiles real = write(format, 0, 20, new FileBudget(64));
+      PreparedFiles real = write(format, 0, 20, new FileBudget(64, 64L << 20));
       Map<Integer, org.apache.iceberg.PartitionSpec> specs = format.table(table).specs();
       io.streamhouse.connect.testing.Mutations mutations = new io.streamhouse.connect.testing.Mutations(7);
       int refused = 0;
@@ -244,7 +246,7 @@ class IcebergFormatTest {
   @Test
   void aBatchOfferedTwiceLandsOnce() throws Exception {
     try (IcebergFormat format = format()) {
-      PreparedFiles files = write(format, 0, 50, new FileBudget(64));
+      PreparedFiles files = write(format, 0, 50, new FileBudget(64, 64L << 20));
       format.commit(table, 1L, List.of(batch("b1", 0, 50, files)), true);
       CommitOutcome again = format.commit(table, 2L, List.of(batch("b1", 0, 50, files)), true);
       assertThat(again.decisions()).containsEntry("b1", BatchPlan.Decision.ALREADY_PRESENT);
@@ -256,10 +258,10 @@ class IcebergFormatTest {
   @Test
   void twoCommittersRacingOnOneTableNeverDuplicate() throws Exception {
     try (IcebergFormat a = format(); IcebergFormat b = format()) {
-      PreparedFiles first = write(a, 0, 40, new FileBudget(64));
+      PreparedFiles first = write(a, 0, 40, new FileBudget(64, 64L << 20));
       a.commit(table, 1L, List.of(batch("first", 0, 40, first)), true);
-      PreparedFiles fromA = write(a, 40, 80, new FileBudget(64));
-      PreparedFiles fromB = write(b, 40, 90, new FileBudget(64)); // a zombie's overlapping batch
+      PreparedFiles fromA = write(a, 40, 80, new FileBudget(64, 64L << 20));
+      PreparedFiles fromB = write(b, 40, 90, new FileBudget(64, 64L << 20)); // a zombie's overlapping batch
       CompletableFuture<CommitOutcome> ca = CompletableFuture.supplyAsync(
           () -> a.commit(table, 2L, List.of(batch("a", 40, 80, fromA)), true));
       CompletableFuture<CommitOutcome> cb = CompletableFuture.supplyAsync(
@@ -276,10 +278,36 @@ class IcebergFormatTest {
     }
   }
 
+  /**
+   * Records arriving round-robin over many partitions (as over many tables): with the bytes to hold
+   * them, one file per partition; with a tight budget, files of a fair share of it, never one per
+   * record, and every row kept.
+   */
+  @Test
+  void roundRobinOverPartitionsWritesFilesOfAShareOfTheBudgetNotOnePerRecord() throws Exception {
+    Map<String, String> props = new HashMap<>(config.originalsStrings());
+    props.put("route.orders.partition-by", "bucket(16,id)"); // consecutive ids take turns over 16 files
+    config = new StreamhouseSinkConfig(props);
+    try (IcebergFormat format = format()) {
+      FileBudget roomy = new FileBudget(1_000, 64L << 20);
+      PreparedFiles all = write(format, 0, 2_000, roomy);
+      assertThat(all.files()).isEqualTo(16);
+      assertThat(roomy.evictions()).isZero();
+      format.commit(table, 1L, List.of(batch("roomy", 0, 2_000, all)), true);
+
+      FileBudget tight = new FileBudget(1_000, 16 * 36 * 1024 + 100 * 1024); // 16 files' buffers + ~100 KB of rows
+      PreparedFiles cut = write(format, 2_000, 20_000, tight);
+      assertThat(tight.evictions()).isPositive();
+      assertThat(cut.files()).as("18,000 rows over 16 partitions").isBetween(17, 18_000 / 50);
+      format.commit(table, 2L, List.of(batch("tight", 2_000, 20_000, cut)), true);
+      assertThat(ids(format)).hasSize(20_000).doesNotHaveDuplicates();
+    }
+  }
+
   @Test
   void aSmallFileBudgetClosesFilesEarlyButKeepsEveryRow() throws Exception {
     try (IcebergFormat format = format()) {
-      FileBudget budget = new FileBudget(2);
+      FileBudget budget = new FileBudget(2, 64L << 20);
       PreparedFiles files = write(format, 0, 200, budget);
       assertThat(budget.evictions()).isPositive();
       assertThat(budget.openFiles()).isZero();
@@ -297,7 +325,7 @@ class IcebergFormatTest {
     props.put("route.orders.partition-by", "");
     config = new StreamhouseSinkConfig(props);
     try (IcebergFormat format = format()) {
-      PreparedFiles files = write(format, 0, 3000, new FileBudget(8));
+      PreparedFiles files = write(format, 0, 3000, new FileBudget(8, 64L << 20));
       if (!fileFormat.equals("avro")) { // Iceberg's Avro writer sees its size only per 64 KB block
         assertThat(files.files()).as("files rolled at the target size").isGreaterThan(1);
       }
@@ -313,7 +341,7 @@ class IcebergFormatTest {
   @Test
   void badValuesNameTheirField() throws Exception {
     try (IcebergFormat format = format()) {
-      TableWriter writer = format.openWriter(table, config.routes().get(0), record(0, 0), new FileBudget(8))
+      TableWriter writer = format.openWriter(table, config.routes().get(0), record(0, 0), new FileBudget(8, 64L << 20))
           .orElseThrow();
       Map<String, Object> wrong = new HashMap<>(Map.of("id", "not-a-number", "customer", "x",
           "created_at", 0L));
@@ -334,7 +362,7 @@ class IcebergFormatTest {
     props.put("route.orders.auto-create", "false");
     StreamhouseSinkConfig noCreate = new StreamhouseSinkConfig(props);
     try (IcebergFormat format = new IcebergFormat(noCreate.catalog("local"), "test-sink", 0)) {
-      assertThatThrownBy(() -> format.openWriter(table, noCreate.routes().get(0), record(0, 0), new FileBudget(8)))
+      assertThatThrownBy(() -> format.openWriter(table, noCreate.routes().get(0), record(0, 0), new FileBudget(8, 64L << 20)))
           .isInstanceOf(TableNotFoundException.class)
           .hasMessage("Table default.orders does not exist in catalog local and route orders has auto-create "
               + "off (set route.orders.auto-create=true or create the table)");

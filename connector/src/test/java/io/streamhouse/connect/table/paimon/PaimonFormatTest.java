@@ -97,7 +97,7 @@ class PaimonFormatTest {
 
   /** Writes {@code records} with a fresh writer of one "task" and returns its batch for the given ranges. */
   private OfferedBatch batch(PaimonFormat format, RouteSettings route, List<SinkRecord> records) throws Exception {
-    TableWriter writer = format.openWriter(table, route, records.get(0), new FileBudget(8)).orElseThrow();
+    TableWriter writer = format.openWriter(table, route, records.get(0), new FileBudget(8, 64L << 20)).orElseThrow();
     Map<TopicPartition, OffsetRange> ranges = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
     for (SinkRecord r : records) {
       writer.write(r);
@@ -315,7 +315,7 @@ class PaimonFormatTest {
         reader.forEachRemaining(row -> names.add(row.getString(1).toString()));
       }
       assertThat(names).containsExactlyInAnyOrder("n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9");
-      TableWriter writer = format.openWriter(table, route, records.get(0), new FileBudget(4)).orElseThrow();
+      TableWriter writer = format.openWriter(table, route, records.get(0), new FileBudget(4, 64L << 20)).orElseThrow();
       assertThatThrownBy(() -> writer.write(new SinkRecord("items", 0, null, null, null, null, 10)))
           .isInstanceOf(RecordConversionException.class).hasMessageContaining("append table");
       writer.close();
@@ -346,7 +346,7 @@ class PaimonFormatTest {
       for (int t = 0; t < 12; t++) {
         TableId id = new TableId("lake", List.of("db"), "items_" + t);
         SinkRecord first = upsert(0, 0, 0, padding, null);
-        TableWriter writer = format.openWriter(id, route, first, new FileBudget(4)).orElseThrow();
+        TableWriter writer = format.openWriter(id, route, first, new FileBudget(4, 64L << 20)).orElseThrow();
         for (long i = 0; i < 4_000; i++) {
           writer.write(upsert(0, i, i, padding + i, null));
         }
@@ -369,7 +369,7 @@ class PaimonFormatTest {
   void aTombstoneForATableThatDoesNotExistYetCreatesNothing() throws Exception {
     StreamhouseSinkConfig config = config(Map.of());
     try (PaimonFormat format = format(config)) {
-      assertThat(format.openWriter(table, config.routes().get(0), tombstone(0, 0, 1), new FileBudget(4))).isEmpty();
+      assertThat(format.openWriter(table, config.routes().get(0), tombstone(0, 0, 1), new FileBudget(4, 64L << 20))).isEmpty();
       assertThat(format.watermarks(table).asMap()).isEmpty();
       assertThatThrownBy(() -> format.table(table)).hasMessageContaining("does not exist");
     }
@@ -379,7 +379,7 @@ class PaimonFormatTest {
   void badInputNamesTheField() throws Exception {
     StreamhouseSinkConfig config = config(Map.of("route.items.input", "debezium"));
     try (PaimonFormat format = format(config)) {
-      TableWriter writer = format.openWriter(table, config.routes().get(0), cdc(0, "c", null, 1L, "x"), new FileBudget(4))
+      TableWriter writer = format.openWriter(table, config.routes().get(0), cdc(0, "c", null, 1L, "x"), new FileBudget(4, 64L << 20))
           .orElseThrow();
       assertThatThrownBy(() -> writer.write(cdc(1, "x", null, 1L, "x")))
           .isInstanceOf(RecordConversionException.class).hasMessageContaining("unknown Debezium op 'x'")

@@ -1,0 +1,66 @@
+package io.streamhouse.connect.table.iceberg;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.Map;
+import org.apache.iceberg.Files;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+
+/**
+ * The FileIO of a warehouse on local disk: Iceberg's own local files ({@link Files#localInput},
+ * {@link Files#localOutput}) instead of Hadoop's, whose local file system forks a {@code chmod}
+ * process for every file it creates when Hadoop's native library is missing (as in a Connect
+ * worker): with many tables that is a process per small file, and it once failed a task. Used by
+ * default for JDBC and Hadoop catalogs whose warehouse is a local path and that name no
+ * {@code io-impl}.
+ */
+public final class LocalFileIO implements FileIO {
+  private Map<String, String> properties = Map.of();
+
+  @Override
+  public void initialize(Map<String, String> props) {
+    this.properties = Map.copyOf(props);
+  }
+
+  @Override
+  public Map<String, String> properties() {
+    return properties;
+  }
+
+  @Override
+  public InputFile newInputFile(String location) {
+    return Files.localInput(file(location));
+  }
+
+  @Override
+  public OutputFile newOutputFile(String location) {
+    return Files.localOutput(file(location));
+  }
+
+  @Override
+  public void deleteFile(String location) {
+    try {
+      java.nio.file.Files.deleteIfExists(file(location).toPath());
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot delete " + location, e);
+    }
+  }
+
+  /** {@code /x}, {@code file:/x} and {@code file:///x} are the same file. */
+  static File file(String location) {
+    String path = location.startsWith("file:") ? location.substring("file:".length()) : location;
+    if (path.startsWith("//")) {
+      path = "/" + path.replaceFirst("^/+", "");
+    }
+    return new File(path);
+  }
+
+  /** Whether {@code warehouse} is on the local disk: a path, or a {@code file:} location. */
+  static boolean isLocal(String warehouse) {
+    return warehouse != null && (warehouse.startsWith("/") || warehouse.startsWith("file:")
+        || !warehouse.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*"));
+  }
+}
