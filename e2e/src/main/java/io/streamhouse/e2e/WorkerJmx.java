@@ -52,6 +52,51 @@ public final class WorkerJmx implements AutoCloseable {
     return values;
   }
 
+  /** Bytes of heap in use now ({@code java.lang:type=Memory} HeapMemoryUsage.used). */
+  public long heapUsed() {
+    try {
+      Object usage = server.getAttribute(new ObjectName("java.lang:type=Memory"), "HeapMemoryUsage");
+      return ((Number) ((javax.management.openmbean.CompositeData) usage).get("used")).longValue();
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read the worker's heap usage", e);
+    }
+  }
+
+  /**
+   * Bytes of heap in use right after the worker's last garbage collection (the heap pools of the
+   * collectors' LastGcInfo): what it holds, without the garbage that "used" also counts. 0 before
+   * the first collection.
+   */
+  public long heapAfterGc() {
+    long latestStart = -1;
+    long used = 0;
+    try {
+      for (ObjectName gc : server.queryNames(new ObjectName("java.lang:type=GarbageCollector,*"), null)) {
+        Object info = server.getAttribute(gc, "LastGcInfo");
+        if (!(info instanceof javax.management.openmbean.CompositeData data)) {
+          continue;
+        }
+        long start = ((Number) data.get("startTime")).longValue();
+        if (start < latestStart) {
+          continue;
+        }
+        latestStart = start;
+        used = 0;
+        javax.management.openmbean.TabularData after = (javax.management.openmbean.TabularData) data.get("memoryUsageAfterGc");
+        for (Object row : after.values()) {
+          javax.management.openmbean.CompositeData entry = (javax.management.openmbean.CompositeData) row;
+          String pool = String.valueOf(entry.get("key"));
+          if (pool.contains("Eden") || pool.contains("Survivor") || pool.contains("Old") || pool.contains("Tenured")) {
+            used += ((Number) ((javax.management.openmbean.CompositeData) entry.get("value")).get("used")).longValue();
+          }
+        }
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read the worker's garbage collections", e);
+    }
+    return used;
+  }
+
   @Override
   public void close() {
     try {

@@ -145,6 +145,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
   /** Commits every table that has batches, up to {@code commitParallelism} at a time, then reports. */
   private void commitRound(boolean full) {
     long commitId = round.commitId();
+    long committingAt = clock.millis();
     Map<TableId, List<OfferedBatch>> toCommit = new TreeMap<>();
     offered.forEach((table, batches) -> {
       if (!batches.isEmpty()) {
@@ -171,6 +172,11 @@ public final class Coordinator implements Runnable, AutoCloseable {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("Interrupted while committing " + table, interrupted);
       }
+    }
+    if (!toCommit.isEmpty()) {
+      long now = clock.millis();
+      LOG.info("Connector {} commit {} round: {} tables in {} ms after {} ms waiting for the tasks", connector,
+          commitId, toCommit.size(), now - committingAt, committingAt - round.startedAt());
     }
     offered.clear();
     assembler.clear();

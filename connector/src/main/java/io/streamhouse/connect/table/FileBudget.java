@@ -75,6 +75,11 @@ public final class FileBudget {
     largest.closeEarly();
   }
 
+  /** The memory the open files may hold together. */
+  public long maxBytes() {
+    return maxBytes;
+  }
+
   public int openFiles() {
     return open.size();
   }

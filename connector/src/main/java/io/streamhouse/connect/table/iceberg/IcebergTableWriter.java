@@ -29,9 +29,13 @@ import org.apache.iceberg.util.PropertyUtil;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * The data files of one task for one Iceberg table: one rolling file per partition value, opened
- * on demand, charged to the task's {@link FileBudget} by the estimated size of its rows, and closed
- * early by it when the task's open files hold too much memory (or are too many).
+ * The data files of one task for one Iceberg table, per partition value: rows are first held in
+ * memory, and a partition that holds an eighth of the task's {@link FileBudget} turns into an open
+ * rolling file that takes its rows as they come. Cold partitions (a task fanning out to hundreds of
+ * tables) thus cost only their rows, not the page and compressor buffers of an open Parquet file
+ * (about 1 MB per column), and every partition is charged to the budget, which writes out the one
+ * holding the most when the task's memory is full: files of a fair share of the budget, never one
+ * per record. At the commit the held rows are written out on the committing thread.
  */
 final class IcebergTableWriter implements TableWriter {
   private final Table table;
@@ -46,8 +50,10 @@ final class IcebergTableWriter implements TableWriter {
   private final InternalRecordWrapper wrapper;
   private final Map<PartitionKey, PartitionFile> open = new HashMap<>();
   private final RowSizes rowSizes = new RowSizes();
-  /** What an open file costs before its first row: its column writers' buffers. */
+  /** What an open file costs before its first row: its column writers' page and compressor buffers. */
   private final long openFileBytes;
+  /** A partition holding this much turns into an open file. */
+  private final long streamingBytes;
   private final List<DataFile> finished = new ArrayList<>();
 
   IcebergTableWriter(Table table, int taskId, FileBudget budget) {
@@ -67,8 +73,11 @@ final class IcebergTableWriter implements TableWriter {
     this.spec = table.spec();
     this.partitionKey = new PartitionKey(spec, table.schema());
     this.wrapper = new InternalRecordWrapper(table.schema().asStruct());
-    this.openFileBytes = 16 * 1024 + 4 * 1024L * org.apache.iceberg.types.TypeUtil.indexById(
+    long pageBytes = PropertyUtil.propertyAsLong(table.properties(), TableProperties.PARQUET_PAGE_SIZE_BYTES,
+        TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT);
+    this.openFileBytes = 64 * 1024 + pageBytes * org.apache.iceberg.types.TypeUtil.indexById(
         table.schema().asStruct()).size();
+    this.streamingBytes = Math.max(budget.maxBytes() / 8, openFileBytes * 2);
   }
 
   @Override
@@ -86,7 +95,7 @@ final class IcebergTableWriter implements TableWriter {
     if (file == null) {
       file = new PartitionFile(key);
       open.put(key, file);
-      budget.opened(file, file.buffered); // may close another file, never this new one
+      budget.opened(file, 0); // may close another file, never this new one
     }
     file.write(row, rowSizes.of(row)); // charges the budget last: it may close this very file
   }
@@ -118,15 +127,22 @@ final class IcebergTableWriter implements TableWriter {
 
   @Override
   public void abort() {
-    for (DataFile file : takeFiles().get()) {
-      table.io().deleteFile(file.location());
+    List<PartitionFile> files = List.copyOf(open.values());
+    open.clear();
+    files.forEach(budget::release);
+    List<DataFile> done = new ArrayList<>(finished);
+    finished.clear();
+    for (PartitionFile file : files) {
+      done.addAll(file.dropRows()); // held rows need no file; an open file is closed to be deleted
     }
+    done.forEach(f -> table.io().deleteFile(f.location()));
   }
 
   /**
-   * Takes the open and finished files out of this writer; the returned supplier closes them (on
-   * any thread) and returns every data file. If one cannot be closed, the others are deleted (none
-   * was offered, so no snapshot holds them) and the failure is thrown.
+   * Takes the partitions and finished files out of this writer; the returned supplier writes out
+   * the held rows, closes the open files (on any thread) and returns every data file. If one cannot
+   * be closed, the others are deleted (none was offered, so no snapshot holds them) and the failure
+   * is thrown.
    */
   private Supplier<List<DataFile>> takeFiles() {
     List<PartitionFile> files = List.copyOf(open.values());
@@ -165,28 +181,47 @@ final class IcebergTableWriter implements TableWriter {
     abort();
   }
 
-  /** The rolling file of one partition value; closing it keeps its files as finished. */
+  /**
+   * One partition value: its rows held in memory, or, once it held {@code streamingBytes}, an open
+   * rolling file. Closing it writes what it holds and keeps the files as finished.
+   */
   private final class PartitionFile implements FileBudget.OpenFile {
     private final PartitionKey key;
-    private final RollingDataWriter<Record> writer;
-    private long buffered = openFileBytes;
+    private List<Record> rows = new ArrayList<>();
+    private RollingDataWriter<Record> writer;
+    private long buffered;
 
     PartitionFile(PartitionKey key) {
       this.key = key;
-      this.writer = new RollingDataWriter<>(writerFactory, fileFactory, table.io(), targetFileSize, spec, key);
     }
 
     void write(Record row, long size) {
-      writer.write(row);
-      if (writer.currentFileRows() == 0) {
-        // The rolling writer finished a file at the target size: its buffers are on disk now.
-        long freed = buffered - openFileBytes;
-        buffered = openFileBytes;
-        budget.charge(-freed);
-      } else {
+      long charge = size;
+      if (writer == null) {
+        rows.add(row);
         buffered += size;
-        budget.charge(size);
+        if (buffered >= streamingBytes) {
+          writer = newWriter(); // a hot partition: its rows go to an open file from now on
+          rows.forEach(writer::write);
+          rows = new ArrayList<>();
+          buffered += openFileBytes;
+          charge += openFileBytes;
+        }
+      } else {
+        writer.write(row);
+        if (writer.currentFileRows() == 0) {
+          // The rolling writer finished a file at the target size: its rows are on disk now.
+          charge = openFileBytes - buffered;
+          buffered = openFileBytes;
+        } else {
+          buffered += size;
+        }
       }
+      budget.charge(charge); // last: the budget may close this very file
+    }
+
+    private RollingDataWriter<Record> newWriter() {
+      return new RollingDataWriter<>(writerFactory, fileFactory, table.io(), targetFileSize, spec, key);
     }
 
     @Override
@@ -196,23 +231,37 @@ final class IcebergTableWriter implements TableWriter {
 
     @Override
     public void closeEarly() {
-      closeWriter();
-    }
-
-    private void closeWriter() {
       if (open.remove(key) != this) {
         return;
       }
       finished.addAll(closeFile());
     }
 
+    /** Writes out the held rows, or closes the open file; the data files of this partition. */
     List<DataFile> closeFile() {
+      RollingDataWriter<Record> out = writer;
+      if (out == null) {
+        if (rows.isEmpty()) {
+          return List.of();
+        }
+        out = newWriter();
+        rows.forEach(out::write);
+        rows = new ArrayList<>();
+      }
       try {
-        writer.close();
+        out.close();
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot close a data file of table " + table.name(), e);
       }
-      return writer.result().dataFiles();
+      writer = null;
+      buffered = 0;
+      return out.result().dataFiles();
+    }
+
+    /** Drops the held rows; the files of an open writer, closed, for the caller to delete. */
+    List<DataFile> dropRows() {
+      rows = new ArrayList<>();
+      return writer == null ? List.of() : closeFile();
     }
   }
 }

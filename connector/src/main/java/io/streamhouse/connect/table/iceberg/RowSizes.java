@@ -6,10 +6,11 @@ import java.util.Map;
 import org.apache.iceberg.data.Record;
 
 /**
- * What a table's rows cost in an open data file's buffers, for the task's {@link
- * io.streamhouse.connect.table.FileBudget}: the raw size of every 32nd row (strings and binaries by
- * their length, other values 8 bytes, plus a little per field), averaged. Parquet and ORC buffer
- * rows encoded, mostly smaller, so the estimate errs on the safe side; sampling keeps it cheap.
+ * What a table's rows cost in memory, for the task's {@link io.streamhouse.connect.table.FileBudget}:
+ * the heap size of every 32nd row as Java objects (a record's array and header, strings by their
+ * length plus a header, boxed values), averaged. Rows held in memory cost that; rows in an open
+ * Parquet or ORC file cost less, encoded, so the estimate errs on the safe side there. Sampling
+ * keeps it cheap.
  */
 final class RowSizes {
   private static final int SAMPLE_EVERY = 32;
@@ -27,38 +28,38 @@ final class RowSizes {
 
   static long estimate(Object value) {
     if (value == null) {
-      return 1;
+      return 0;
     }
     if (value instanceof CharSequence s) {
-      return 8 + s.length();
+      return 48 + s.length();
     }
     if (value instanceof ByteBuffer b) {
-      return 8 + b.remaining();
+      return 64 + b.remaining();
     }
     if (value instanceof byte[] b) {
-      return 8 + b.length;
+      return 16 + b.length;
     }
     if (value instanceof Record r) {
-      long size = 8;
+      long size = 48 + 8L * r.size();
       for (int i = 0; i < r.size(); i++) {
         size += estimate(r.get(i));
       }
       return size;
     }
     if (value instanceof Collection<?> c) {
-      long size = 8;
+      long size = 40 + 8L * c.size();
       for (Object element : c) {
         size += estimate(element);
       }
       return size;
     }
     if (value instanceof Map<?, ?> m) {
-      long size = 8;
+      long size = 64 + 40L * m.size();
       for (Map.Entry<?, ?> e : m.entrySet()) {
         size += estimate(e.getKey()) + estimate(e.getValue());
       }
       return size;
     }
-    return 8;
+    return 24; // a boxed number, a date or time
   }
 }

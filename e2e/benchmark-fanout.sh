@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Fan-out benchmark: one topic whose records name their table in a field, round-robin over N tables,
+# drained into N auto-created Iceberg or Paimon tables with 1 and 2 tasks, each run in a fresh worker
+# JVM. Prints records/s, MB/s, peak heap and RSS, files per table per commit and commit round times.
+# Options: --records N (default 500000), --tables 1,10,200,1000, --tasks 1,2, --formats iceberg,paimon,
+# --commit-interval-ms N (default 10000), --heap 1g.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+(cd "$ROOT" && ./mvnw -q -B -DskipTests package)
+exec java -cp "$ROOT/e2e/target/classes:$(cat "$ROOT/e2e/target/launcher-classpath.txt")" \
+  io.streamhouse.e2e.bench.FanoutBenchmark --repo-root "$ROOT" "$@"
