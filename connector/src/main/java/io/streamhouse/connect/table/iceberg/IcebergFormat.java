@@ -161,7 +161,7 @@ public final class IcebergFormat implements TableFormat {
     List<BatchPlan.Offer> offers = batches.stream()
         .map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
     for (int attempt = 1; ; attempt++) {
-      Table table = table(id);
+      Table table = attempt == 1 ? loaded : table(id); // refreshed just above; again after a conflict
       java.util.Optional<Snapshot> own = latestOwnSnapshot(table);
       Watermarks current = watermarksOf(own);
       BatchPlan plan = BatchPlan.of(current, offers);

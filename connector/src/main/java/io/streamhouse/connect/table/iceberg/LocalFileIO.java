@@ -35,9 +35,22 @@ public final class LocalFileIO implements FileIO {
     return Files.localInput(file(location));
   }
 
+  /**
+   * Creates the file's folders first: Iceberg's local output file creates them with {@code mkdirs},
+   * which fails for the task that loses a race with another task creating the same new folder.
+   */
   @Override
   public OutputFile newOutputFile(String location) {
-    return Files.localOutput(file(location));
+    File file = file(location);
+    File parent = file.getAbsoluteFile().getParentFile();
+    if (parent != null) {
+      try {
+        java.nio.file.Files.createDirectories(parent.toPath());
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot create the folder of " + location, e);
+      }
+    }
+    return Files.localOutput(file);
   }
 
   @Override
