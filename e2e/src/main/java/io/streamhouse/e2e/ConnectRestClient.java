@@ -154,7 +154,8 @@ public final class ConnectRestClient {
   }
 
   private JsonNode call(String method, String path, Object body, int... expected) {
-    // 409: the worker is rebalancing; the request is safe to repeat.
+    // 409: the worker is rebalancing; a 500 "trying to forward" means the leader it forwarded to has just
+    // left the group (a worker stopped). Both are safe to repeat once the group has settled.
     long deadline = System.nanoTime() + REQUEST_TIMEOUT.toNanos();
     while (true) {
       HttpResponse<String> response = send(method, path, body);
@@ -163,7 +164,8 @@ public final class ConnectRestClient {
           return response.body().isBlank() ? NullNode.getInstance() : parse(response.body());
         }
       }
-      if (response.statusCode() != 409 || System.nanoTime() > deadline) {
+      boolean leaderGone = response.statusCode() == 500 && response.body().contains("trying to forward REST request");
+      if ((response.statusCode() != 409 && !leaderGone) || System.nanoTime() > deadline) {
         throw new IllegalStateException(method + " " + baseUrl + path + " answered "
             + response.statusCode() + ": " + response.body());
       }
