@@ -20,7 +20,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 
 /**
  * Fan-out benchmark: one topic whose records name their table in a field, values round-robin over
@@ -83,7 +82,7 @@ public final class FanoutBenchmark {
     BenchPlugins.streamhouse(plugins, root.resolve("connector/target/plugin-path/streamhouse-connect"));
     try (LocalStack stack = LocalStack.settings().kafkaVersion("4.4.0").runDir(runDir.resolve("kafka"))
         .pluginPath(plugins).distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
-        .mavenCmd(root.resolve("mvnw").toString()).workerJvmFlags(workerFlags()).start()) {
+        .mavenCmd(root.resolve("mvnw").toString()).workerJvmFlags(SinkBenchmark.workerFlags(heap)).start()) {
       long payloadBytes = 0;
       for (int tables : tableCounts) {
         payloadBytes = produce(stack, tables);
@@ -101,15 +100,6 @@ public final class FanoutBenchmark {
     System.out.printf("Fan-out: %,d records per run, round-robin over the tables, commit every %s ms, worker heap %s%n",
         records, commitIntervalMs, heap);
     SinkBenchmark.printTable(results);
-  }
-
-  /** With STREAMHOUSE_BENCH_JFR set, each worker JVM records a JFR profile (worker.jfr, kept per run). */
-  private List<String> workerFlags() {
-    List<String> flags = new ArrayList<>(List.of("-Xmx" + heap, "-XX:+UseG1GC"));
-    if (System.getenv("STREAMHOUSE_BENCH_JFR") != null) {
-      flags.add("-XX:StartFlightRecording=settings=profile,filename=worker.jfr,dumponexit=true");
-    }
-    return flags;
   }
 
   private static String topic(int tables) {
@@ -161,7 +151,7 @@ public final class FanoutBenchmark {
         Thread.sleep(200); // polling interval of a measurement loop, not synchronization
         peakHeap = Math.max(peakHeap, jmx.heapUsed());
         peakLive = Math.max(peakLive, jmx.heapAfterGc());
-        done = committed(admin, name);
+        done = SinkBenchmark.committed(admin, name);
       }
       double seconds = (System.nanoTime() - start) / 1e9;
       Map<String, String> row = new LinkedHashMap<>();
@@ -181,11 +171,7 @@ public final class FanoutBenchmark {
       System.out.println(row);
     } finally {
       worker.close();
-      Path profile = worker.logFile().resolveSibling("worker.jfr");
-      if (Files.exists(profile)) {
-        Files.move(profile, profile.resolveSibling("worker-" + name + ".jfr"),
-            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-      }
+      SinkBenchmark.keepProfile(worker, name); // with STREAMHOUSE_BENCH_JFR set
     }
   }
 
@@ -222,15 +208,6 @@ public final class FanoutBenchmark {
     c.put("commit.timeout.ms", "60000");
     c.put("control.topic", "ctl-" + name);
     return c;
-  }
-
-  private static long committed(Admin admin, String connector) {
-    try {
-      return admin.listConsumerGroupOffsets("connect-" + connector).partitionsToOffsetAndMetadata().get()
-          .values().stream().mapToLong(OffsetAndMetadata::offset).sum();
-    } catch (Exception e) {
-      return 0;
-    }
   }
 
   /** Files per table per commit (mean and max) and commit round durations (mean and max), from the worker log. */

@@ -156,7 +156,7 @@ public final class SinkBenchmark {
         .pluginPath(plugins)
         .distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
         .mavenCmd(mavenCmd)
-        .workerJvmFlags(workerFlags())
+        .workerJvmFlags(workerFlags("2g"))
         .start();
   }
 
@@ -164,8 +164,8 @@ public final class SinkBenchmark {
    * With STREAMHOUSE_BENCH_JFR set, each worker JVM records a JFR profile into its run folder, kept
    * as {@code worker-<connector>.jfr} once the JVM has exited (see {@link #stop}).
    */
-  private static List<String> workerFlags() {
-    List<String> flags = new ArrayList<>(List.of("-Xmx2g", "-XX:+UseG1GC"));
+  static List<String> workerFlags(String heap) {
+    List<String> flags = new ArrayList<>(List.of("-Xmx" + heap, "-XX:+UseG1GC"));
     if (System.getenv("STREAMHOUSE_BENCH_JFR") != null) {
       flags.add("-XX:StartFlightRecording=settings=profile,filename=worker.jfr,dumponexit=true");
     }
@@ -280,9 +280,16 @@ public final class SinkBenchmark {
    */
   private void stop(ConnectWorker worker) throws java.io.IOException {
     worker.close();
+    if (lastConnector != null) {
+      keepProfile(worker, lastConnector);
+    }
+  }
+
+  /** Names a stopped worker's profile (if any) after the connector it ran, so that the next run keeps its own. */
+  static void keepProfile(ConnectWorker worker, String connector) throws java.io.IOException {
     Path profile = worker.logFile().resolveSibling("worker.jfr");
-    if (lastConnector != null && Files.exists(profile)) {
-      Files.move(profile, profile.resolveSibling("worker-" + lastConnector + ".jfr"),
+    if (Files.exists(profile)) {
+      Files.move(profile, profile.resolveSibling("worker-" + connector + ".jfr"),
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
   }
@@ -337,7 +344,8 @@ public final class SinkBenchmark {
     return c;
   }
 
-  private static long committed(Admin admin, String connector) {
+  /** The sum of a sink's committed consumer offsets over its partitions; 0 while there are none. */
+  static long committed(Admin admin, String connector) {
     try {
       return admin.listConsumerGroupOffsets("connect-" + connector).partitionsToOffsetAndMetadata().get()
           .values().stream().mapToLong(OffsetAndMetadata::offset).sum();
