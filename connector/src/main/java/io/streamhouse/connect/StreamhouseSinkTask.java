@@ -93,7 +93,6 @@ public class StreamhouseSinkTask extends SinkTask {
     router = new TableRouter(config.routes());
     gauges = new PluginGauges(pluginMetrics(), taskName);
     ControlEventRejections rejections = new ControlEventRejections(taskName);
-    taskMetrics = new TaskMetrics(gauges, rejections::total);
     ControlEventCodec codec = new ControlEventCodec(config.connectorName(), new ControlEventSigner(
         config.controlSigningKey().orElseThrow(() -> new ConnectException("Connector " + config.connectorName()
             + " task " + config.taskId() + " has no control-event signing key: the connector hands one to its tasks"))));
@@ -104,6 +103,7 @@ public class StreamhouseSinkTask extends SinkTask {
         config.kafkaClientProps());
     participant = new Participant(config.connectorName(), config.taskId(), formats, channel,
         new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()), faults);
+    taskMetrics = new TaskMetrics(gauges, rejections::total, participant::rewoundOffsets);
     running = true;
     controlThread = new Thread(this::controlLoop, "streamhouse-control-" + taskName);
     controlThread.setDaemon(true);
@@ -183,7 +183,9 @@ public class StreamhouseSinkTask extends SinkTask {
       if (participant.hasWriters()) {
         // Cooperative rebalancing adds partitions to a running task. A Paimon writer must not be
         // older than the watermarks of a partition it writes (its sequence numbers would rank a
-        // newer row below rows committed since): start the writers over.
+        // newer row below rows committed since): start the writers over, after handing in what
+        // they wrote, so that the rewind has nothing to read again.
+        participant.handOver(config.commitHandOverTimeoutMs());
         rewind();
       }
     } finally {
@@ -273,8 +275,9 @@ public class StreamhouseSinkTask extends SinkTask {
   }
 
   private void rewind() {
+    long before = participant.rewoundOffsets();
     Map<TopicPartition, Long> to = participant.reset(consumed);
-    LOG.warn("Task {} rewinds {}", taskName, to);
+    LOG.warn("Task {} rewinds {} ({} offsets to read again)", taskName, to, participant.rewoundOffsets() - before);
     consumed.putAll(to);
     context.offset(to);
     watchFirstRecords(participant.assignedPartitions());
@@ -335,8 +338,16 @@ public class StreamhouseSinkTask extends SinkTask {
     LOG.info("Task {} revoked {}", taskName, partitions);
     participant.lock().lock();
     try {
+      // Hand in what was written while the task still reports these partitions as its own, so that
+      // the round commits as soon as this task answered; the next owners then skip those records.
+      participant.handOver(config.commitHandOverTimeoutMs());
       participant.revoked(partitions);
+      long before = participant.rewoundOffsets();
       Map<TopicPartition, Long> rewindTo = participant.reset(consumed);
+      long rewound = participant.rewoundOffsets() - before;
+      if (rewound > 0) {
+        LOG.warn("Task {}: {} offsets of uncommitted work are read again after the revocation", taskName, rewound);
+      }
       partitions.forEach(consumed::remove);
       unseen.removeAll(partitions);
       if (!rewindTo.isEmpty()) {

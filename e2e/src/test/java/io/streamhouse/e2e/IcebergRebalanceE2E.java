@@ -34,6 +34,30 @@ class IcebergRebalanceE2E {
 
     awaitAllAndCheck(stack, sink.name(), topic, produced);
     stack.connect().delete(sink.name());
+
+    // Every revocation handed its work in: the coordinator committed it, or, while task 0 itself was
+    // moving, the task did; nothing was dropped to be written again.
+    String logs = workerLogs(stack);
+    assertThat(count(logs, "Connector rebalance task \\d+: handed over \\d+ batches")).isPositive();
+    assertThat(logs).doesNotContain("handed-over batches were not committed")
+        .doesNotContainPattern("Task rebalance-\\d+: \\d+ offsets of uncommitted work are read again")
+        .doesNotContainPattern("Task rebalance-\\d+ rewinds .* \\([1-9]\\d* offsets to read again\\)");
+  }
+
+  static String workerLogs(LocalStack stack) {
+    StringBuilder all = new StringBuilder();
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(stack.runDir(), 2)) {
+      for (java.nio.file.Path log : files.filter(f -> f.getFileName().toString().equals("connect.log")).toList()) {
+        all.append(java.nio.file.Files.readString(log));
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return all.toString();
+  }
+
+  static long count(String text, String regex) {
+    return java.util.regex.Pattern.compile(regex).matcher(text).results().count();
   }
 
   @Test

@@ -23,6 +23,13 @@ public sealed interface ControlEvent {
   record TaskDone(String connector, long commitId, int taskId, List<TopicPartition> assigned)
       implements ControlEvent {}
 
+  /**
+   * Task to coordinator: the task is losing partitions and has handed in what it wrote as batches;
+   * commit them as soon as the task has answered a round, without waiting for the other tasks.
+   * {@code commitId} is the last round the task answered.
+   */
+  record RoundRequest(String connector, long commitId, int taskId) implements ControlEvent {}
+
   /** Coordinator to tasks: what the commit of {@code table} decided for each offered batch. */
   record TableCommitted(String connector, long commitId, TableId table, Map<String, BatchPlan.Decision> decisions)
       implements ControlEvent {}

@@ -39,6 +39,7 @@ public final class ControlEventCodec {
   private static final byte CHUNK = 2;
   private static final byte DONE = 3;
   private static final byte COMMITTED = 4;
+  private static final byte REQUEST = 5;
   private static final BatchPlan.Decision[] DECISIONS = BatchPlan.Decision.values();
 
   private final String connector;
@@ -76,6 +77,10 @@ public final class ControlEventCodec {
         for (TopicPartition tp : e.assigned()) {
           writeTopicPartition(out, tp);
         }
+      } else if (event instanceof ControlEvent.RoundRequest e) {
+        out.writeByte(REQUEST);
+        out.writeLong(e.commitId());
+        out.writeInt(e.taskId());
       } else if (event instanceof ControlEvent.TableCommitted e) {
         out.writeByte(COMMITTED);
         out.writeLong(e.commitId());
@@ -149,6 +154,7 @@ public final class ControlEventCodec {
       case CHUNK -> readChunk(in, commitId);
       case DONE -> readTaskDone(in, commitId);
       case COMMITTED -> readTableCommitted(in, commitId);
+      case REQUEST -> new ControlEvent.RoundRequest(connector, commitId, in.readInt("task id", 0, Integer.MAX_VALUE));
       default -> throw WireReader.malformed("unknown event type " + type);
     };
     in.requireEnd("the event");

@@ -51,14 +51,32 @@ public final class Coordinator implements Runnable, AutoCloseable {
 
   /** An incomplete round asks again this often: tasks whose assignment changed report anew. */
   static final long REPEAT_START_MS = 1_000;
+  /**
+   * Rounds asked for by tasks handing over start at most this often, so that requests (a rebalance
+   * of many tasks, or replayed events) cannot make the coordinator commit back to back.
+   */
+  static final long MIN_REQUESTED_ROUND_GAP_MS = 1_000;
 
   private long lastCommitId;
   private long lastStartSentAt;
   private long nextRoundAt;
   private Round round;
+  private boolean roundRequested;
+  /** Tasks that asked for a round while none was in progress. */
+  private final Set<Integer> pendingHandOver = new HashSet<>();
+  private long lastRequestedRoundAt = Long.MIN_VALUE / 2;
 
-  /** One commit round in progress. */
-  private record Round(long commitId, long startedAt, Set<TopicPartition> expected, Set<TopicPartition> reported) {}
+  /**
+   * One commit round in progress. {@code handingOver}: tasks that asked for the round because they
+   * lose partitions; once each of them answered (after its request), the round commits without
+   * waiting for the other tasks.
+   */
+  private record Round(long commitId, long startedAt, Set<TopicPartition> expected, Set<TopicPartition> reported,
+      Set<Integer> handingOver, Set<Integer> answeredHandOver) {
+    boolean handOverAnswered() {
+      return !handingOver.isEmpty() && answeredHandOver.containsAll(handingOver);
+    }
+  }
 
   public Coordinator(String connector, Map<String, TableFormat> formats, ControlChannel channel,
       Supplier<Set<TopicPartition>> consumedPartitions, long intervalMs, long timeoutMs, int commitParallelism,
@@ -113,10 +131,21 @@ public final class Coordinator implements Runnable, AutoCloseable {
       } else if (event instanceof ControlEvent.TaskDone done && round != null
           && done.commitId() == round.commitId()) {
         round.reported().addAll(done.assigned());
+        if (round.handingOver().contains(done.taskId())) {
+          round.answeredHandOver().add(done.taskId());
+        }
+      } else if (event instanceof ControlEvent.RoundRequest request) {
+        onRoundRequest(request);
       }
     }
     if (round != null) {
       boolean complete = round.reported().containsAll(round.expected());
+      if (!complete && round.handOverAnswered()) {
+        LOG.info("Connector {} commit {}: committing now for tasks {}, which hand over their partitions",
+            connector, round.commitId(), round.handingOver());
+        commitRound(false);
+        return;
+      }
       if (!complete && clock.millis() - lastStartSentAt >= REPEAT_START_MS) {
         // A rebalance may have moved partitions after their task answered: ask again.
         channel.send(List.of(new ControlEvent.StartCommit(connector, round.commitId())));
@@ -134,10 +163,34 @@ public final class Coordinator implements Runnable, AutoCloseable {
     }
   }
 
+  /**
+   * A task loses partitions (a rebalance, or its stop) and handed in its batches: the round in
+   * progress takes them (it is asked again, so the task answers after its request), or a round
+   * starts now, at most once per {@link #MIN_REQUESTED_ROUND_GAP_MS}.
+   */
+  private void onRoundRequest(ControlEvent.RoundRequest request) {
+    if (round != null) {
+      round.handingOver().add(request.taskId());
+      round.answeredHandOver().remove(request.taskId());
+      channel.send(List.of(new ControlEvent.StartCommit(connector, round.commitId())));
+      lastStartSentAt = clock.millis();
+    } else {
+      roundRequested = true;
+      nextRoundAt = Math.min(nextRoundAt, Math.max(clock.millis(), lastRequestedRoundAt + MIN_REQUESTED_ROUND_GAP_MS));
+      pendingHandOver.add(request.taskId());
+    }
+  }
+
   private void startRound(long now) {
     long commitId = Math.max(now, lastCommitId + 1);
     lastCommitId = commitId;
-    round = new Round(commitId, now, consumedPartitions.get(), new HashSet<>());
+    if (roundRequested) {
+      lastRequestedRoundAt = now;
+      roundRequested = false;
+    }
+    round = new Round(commitId, now, consumedPartitions.get(), new HashSet<>(), new HashSet<>(pendingHandOver),
+        new HashSet<>());
+    pendingHandOver.clear();
     channel.send(List.of(new ControlEvent.StartCommit(connector, commitId)));
     lastStartSentAt = now;
   }
@@ -184,6 +237,9 @@ public final class Coordinator implements Runnable, AutoCloseable {
       channel.send(results);
     }
     nextRoundAt = round.startedAt() + intervalMs;
+    if (roundRequested) {
+      nextRoundAt = Math.min(nextRoundAt, Math.max(clock.millis(), lastRequestedRoundAt + MIN_REQUESTED_ROUND_GAP_MS));
+    }
     round = null;
   }
 

@@ -6,6 +6,7 @@ import io.streamhouse.connect.schema.EvolutionPlan;
 import io.streamhouse.connect.schema.EvolutionPlanner;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.RecordSchemas;
+import io.streamhouse.connect.table.CommitOutcome;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.OfferedBatch;
@@ -46,6 +47,9 @@ public final class Participant {
   private final FileBudget budget;
   private final FaultInjection faults;
   private final ReentrantLock lock = new ReentrantLock();
+  /** Signalled when batches move from preparing to pending or get decided (see {@link #handOver}). */
+  private final java.util.concurrent.locks.Condition settled = lock.newCondition();
+  private final java.util.concurrent.atomic.AtomicLong rewoundOffsets = new java.util.concurrent.atomic.AtomicLong();
 
   private final Map<TableId, OpenTable> open = new LinkedHashMap<>();
   private final Map<TableId, Map<TopicPartition, Long>> positions = new HashMap<>();
@@ -293,6 +297,7 @@ public final class Participant {
       events.add(new ControlEvent.TaskDone(connector, commitId, taskId, List.copyOf(assigned)));
       channel.send(events);
     } finally {
+      settled.signalAll();
       lock.unlock();
     }
   }
@@ -348,6 +353,131 @@ public final class Participant {
         pending.remove(d.getKey());
       }
     }
+    settled.signalAll();
+  }
+
+  /**
+   * Before partitions leave this task (a rebalance, or the task's stop; Connect has already
+   * committed their offsets): hands in everything written so far as batches, asks the coordinator
+   * for a round, and waits up to {@code timeoutMs} until every batch of the task is decided. True
+   * when nothing is left in flight: the next owner of a partition finds its records in the tables
+   * and skips them, and {@link #reset} rewinds nothing. False if the wait ran out, a batch was
+   * rejected or its files could not be closed: the caller resets, and the records are written
+   * again (counted in {@link #rewoundOffsets}).
+   *
+   * <p>Called under {@link #lock()}; the wait releases it, so that the control thread can answer
+   * the round meanwhile.
+   */
+  public boolean handOver(long timeoutMs) {
+    if (timeoutMs <= 0 || resetRequested) {
+      return false;
+    }
+    long started = System.nanoTime();
+    List<Preparing> batches = detachAll();
+    Map<Preparing, PreparedFiles> closed = new LinkedHashMap<>();
+    for (Preparing p : batches) {
+      try {
+        closed.put(p, p.files().close());
+      } catch (RuntimeException e) {
+        LOG.warn("Connector {} task {}: could not close the data files of table {} to hand them over; the "
+            + "task drops its uncommitted work: {}", connector, taskId, p.table(), e.toString());
+        closed.forEach(this::discard);
+        return false;
+      }
+    }
+    closed.forEach((p, files) -> {
+      preparing.remove(p.batchId());
+      pending.put(p.batchId(), new Pending(p.table(), new OfferedBatch(p.batchId(), taskId, p.ranges(), files,
+          p.maxTimestamp())));
+    });
+    if (settledAll()) {
+      return true;
+    }
+    int handedIn = pending.size() + preparing.size();
+    try {
+      channel.send(List.of(new ControlEvent.RoundRequest(connector, lastAnsweredCommit, taskId)));
+      // Half the time for the coordinator (a hand-over round takes a few hundred ms), the rest for
+      // committing alone if it does not answer: it may be moving with task 0 in this very rebalance.
+      long deadline = started + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs / 2);
+      while (!settledAll() && !resetRequested) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        settled.awaitNanos(left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.warn("Connector {} task {}: could not ask the coordinator for a round: {}", connector, taskId,
+          e.toString());
+    }
+    if (!settledAll() && !resetRequested && !Thread.currentThread().isInterrupted()) {
+      commitOwnBatches();
+    }
+    long tookMs = (System.nanoTime() - started) / 1_000_000;
+    boolean done = settledAll() && !resetRequested;
+    if (done) {
+      LOG.info("Connector {} task {}: handed over {} batches in {} ms; the next owners skip what they hold",
+          connector, taskId, handedIn, tookMs);
+    } else {
+      LOG.warn("Connector {} task {}: {} of {} handed-over batches were not committed within {} ms{}; the task "
+          + "drops its uncommitted work and its records are written again", connector, taskId,
+          pending.size() + preparing.size(), handedIn, tookMs, resetRequested ? " (a batch was rejected)" : "");
+    }
+    return done;
+  }
+
+  /**
+   * No coordinator answered the hand-over: the task commits its own pending batches to the tables
+   * whose format tolerates a second committer (the contiguity check is atomic with the snapshot, so
+   * a batch the coordinator commits too is acknowledged as already present, never added twice).
+   */
+  private void commitOwnBatches() {
+    Map<TableId, List<OfferedBatch>> byTable = new LinkedHashMap<>();
+    pending.values().forEach(p -> byTable.computeIfAbsent(p.table(), t -> new ArrayList<>()).add(p.batch()));
+    long commitId = Math.max(System.currentTimeMillis(), lastAnsweredCommit + 1);
+    byTable.forEach((table, batches) -> {
+      TableFormat format = formats.get(table.catalog());
+      if (!format.toleratesConcurrentCommitters()) {
+        return;
+      }
+      try {
+        CommitOutcome outcome = format.commit(table, commitId, batches, false);
+        List<PreparedFiles> rejected = new ArrayList<>();
+        for (OfferedBatch batch : batches) {
+          BatchPlan.Decision decision = outcome.decisions().get(batch.batchId());
+          if (decision == BatchPlan.Decision.REJECT) {
+            resetRequested = true;
+            if (!outcome.refused().contains(batch.batchId())) {
+              rejected.add(batch.files());
+            }
+          } else if (decision != null) {
+            pending.remove(batch.batchId());
+          }
+        }
+        if (!rejected.isEmpty()) {
+          format.discard(table, rejected);
+        }
+        LOG.info("Connector {} task {}: no coordinator answered; committed its own {} batches to {} (commit {}): {}",
+            connector, taskId, batches.size(), table, commitId, outcome.decisions());
+      } catch (RuntimeException e) {
+        LOG.warn("Connector {} task {}: could not commit its own batches to {} while handing over: {}", connector,
+            taskId, table, e.toString());
+      }
+    });
+  }
+
+  private boolean settledAll() {
+    return pending.isEmpty() && preparing.isEmpty();
+  }
+
+  /**
+   * Offsets this task had read and reads again after a rewind: a schema change, a rejected batch,
+   * or partitions that left without their batches committed. Records among them are written twice.
+   */
+  public long rewoundOffsets() {
+    return rewoundOffsets.get();
   }
 
   /** True when a rejection asked for {@link #reset}. */
@@ -382,6 +512,11 @@ public final class Participant {
    */
   public Map<TopicPartition, Long> reset(Map<TopicPartition, Long> consumed) {
     Map<TopicPartition, Long> rewindTo = safeOffsets(consumed);
+    long rewound = 0;
+    for (Map.Entry<TopicPartition, Long> e : rewindTo.entrySet()) {
+      rewound += Math.max(0, consumed.get(e.getKey()) - e.getValue());
+    }
+    rewoundOffsets.addAndGet(rewound);
     for (OpenTable table : open.values()) {
       try {
         table.writer.abort();

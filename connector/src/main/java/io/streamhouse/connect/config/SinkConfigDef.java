@@ -75,6 +75,15 @@ public final class SinkConfigDef {
           + "round before it commits what has arrived (a partial commit).";
   static final long COMMIT_TIMEOUT_MS_DEFAULT = 30_000L;
 
+  public static final String COMMIT_HANDOVER_TIMEOUT_MS_CONFIG = "commit.handover.timeout.ms";
+  static final String COMMIT_HANDOVER_TIMEOUT_MS_DOC =
+      "When a task loses partitions (a rebalance, or its stop), it hands in what it has written as "
+          + "batches and waits up to this long for the coordinator to commit them, so that the next owner "
+          + "of a partition skips those records instead of writing them again. If the wait runs out, the "
+          + "task drops its uncommitted work and the records are written again. Keep it below the worker's "
+          + "task.shutdown.graceful.timeout.ms (5 s by default); 0 turns the hand-over off.";
+  static final long COMMIT_HANDOVER_TIMEOUT_MS_DEFAULT = 4_000L;
+
   public static final String COMMIT_PARALLELISM_CONFIG = "commit.parallelism";
   static final String COMMIT_PARALLELISM_DOC =
       "How many tables the coordinator commits at the same time in a round.";
@@ -187,6 +196,9 @@ public final class SinkConfigDef {
         .define(COMMIT_TIMEOUT_MS_CONFIG, Type.LONG, COMMIT_TIMEOUT_MS_DEFAULT,
             Range.atLeast(100L), Importance.MEDIUM, COMMIT_TIMEOUT_MS_DOC,
             COMMIT_GROUP, ++order, Width.SHORT, "Commit timeout (ms)")
+        .define(COMMIT_HANDOVER_TIMEOUT_MS_CONFIG, Type.LONG, COMMIT_HANDOVER_TIMEOUT_MS_DEFAULT,
+            Range.between(0L, 600_000L), Importance.LOW, COMMIT_HANDOVER_TIMEOUT_MS_DOC,
+            COMMIT_GROUP, ++order, Width.SHORT, "Hand-over timeout (ms)")
         .define(COMMIT_PARALLELISM_CONFIG, Type.INT, COMMIT_PARALLELISM_DEFAULT, Range.between(1, 64),
             Importance.LOW, COMMIT_PARALLELISM_DOC, COMMIT_GROUP, ++order, Width.SHORT, "Commit parallelism")
         .define(CONTROL_TOPIC_CONFIG, Type.STRING, CONTROL_TOPIC_DEFAULT,

@@ -86,6 +86,10 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
     return getLong(SinkConfigDef.COMMIT_TIMEOUT_MS_CONFIG);
   }
 
+  public long commitHandOverTimeoutMs() {
+    return getLong(SinkConfigDef.COMMIT_HANDOVER_TIMEOUT_MS_CONFIG);
+  }
+
   public int commitParallelism() {
     return getInt(SinkConfigDef.COMMIT_PARALLELISM_CONFIG);
   }

@@ -41,6 +41,15 @@ public interface TableFormat extends AutoCloseable {
    */
   CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound);
 
+  /**
+   * Whether two committers of this connector may commit to one table at the same time without a
+   * batch landing twice: the watermark check is part of the catalog's atomic swap. Then a task
+   * losing its partitions while no coordinator answers commits its batches itself.
+   */
+  default boolean toleratesConcurrentCommitters() {
+    return false;
+  }
+
   /** Deletes the files of batches that will never be committed (best effort). */
   void discard(TableId table, List<PreparedFiles> files);
 

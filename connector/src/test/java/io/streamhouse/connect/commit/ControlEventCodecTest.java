@@ -26,7 +26,8 @@ class ControlEventCodecTest {
             4096, 0, 1, new byte[] {1, 2, 3, 4, 5}),
         new ControlEvent.TaskDone(connector, 7, 1, List.of(tp, new TopicPartition("other.topic_x", 0))),
         new ControlEvent.TableCommitted(connector, 7, TABLE, Map.of("conn-1-abc", BatchPlan.Decision.REJECT,
-            "conn-0-def", BatchPlan.Decision.APPLY)));
+            "conn-0-def", BatchPlan.Decision.APPLY)),
+        new ControlEvent.RoundRequest(connector, 7, 2));
   }
 
   @Test

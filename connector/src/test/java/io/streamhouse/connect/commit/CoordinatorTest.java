@@ -175,6 +175,56 @@ class CoordinatorTest {
         .extracting(e -> ((ControlEvent.TableCommitted) e).table()).containsExactlyInAnyOrder(TABLE, other);
   }
 
+  @Test
+  void aTaskHandingOverGetsARoundAtOnceThatCommitsWithoutWaitingForTheOthers() {
+    coordinator.tick();
+    channel.deliver(new ControlEvent.RoundRequest("conn", 0, 1));
+    coordinator.tick(); // takes the request
+    coordinator.tick(); // starts the round, long before the interval
+    long commitId = startCommits().get(0).commitId();
+    channel.deliver(batch(commitId, 1, "b1", P1, 0, 10));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1)));
+    coordinator.tick();
+    assertThat(format.commits).as("P0 never reported, but the task handing over answered")
+        .containsExactly("commit " + commitId + " [b1] full=false");
+  }
+
+  @Test
+  void aRequestDuringARoundAsksAgainAndTheRoundCommitsOnceTheRequesterAnsweredAfterIt() {
+    clock.advance(1_000);
+    coordinator.tick();
+    long commitId = startCommits().get(0).commitId();
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1))); // before its revocation
+    channel.deliver(new ControlEvent.RoundRequest("conn", commitId, 1));
+    coordinator.tick();
+    assertThat(startCommits()).as("asked again at once").hasSize(2);
+    assertThat(format.commits).isEmpty();
+    channel.deliver(batch(commitId, 1, "b1", P1, 0, 10));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1)));
+    coordinator.tick();
+    assertThat(format.commits).containsExactly("commit " + commitId + " [b1] full=false");
+  }
+
+  @Test
+  void requestedRoundsStartAtMostOncePerSecondWhateverTheRequests() {
+    coordinator.tick();
+    int rounds = 0;
+    for (int i = 0; i < 50; i++) {
+      channel.deliver(new ControlEvent.RoundRequest("conn", 0, 1)); // a replay flood
+      coordinator.tick();
+      coordinator.tick();
+      long started = startCommits().stream().map(ControlEvent::commitId).distinct().count();
+      if (started > rounds) {
+        rounds = (int) started;
+        long commitId = startCommits().get(startCommits().size() - 1).commitId();
+        channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P0, P1)));
+        coordinator.tick();
+      }
+      clock.advance(100);
+    }
+    assertThat(rounds).as("5 s of requests every 100 ms").isBetween(4, 6);
+  }
+
   private List<ControlEvent.StartCommit> startCommits() {
     return channel.sent.stream().filter(e -> e instanceof ControlEvent.StartCommit)
         .map(e -> (ControlEvent.StartCommit) e).toList();

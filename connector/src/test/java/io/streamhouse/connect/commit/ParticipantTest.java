@@ -145,6 +145,105 @@ class ParticipantTest {
     }
   }
 
+  @Test
+  void aTaskLosingItsPartitionsHandsInItsBatchAndRewindsNothingOnceItIsCommitted() throws Exception {
+    format.closing.countDown();
+    write(0, 10);
+    CompletableFuture<Void> coordinator = CompletableFuture.runAsync(() -> actAsCoordinator(BatchPlan.Decision.APPLY));
+    participant.lock().lock();
+    try {
+      assertThat(participant.handOver(10_000)).isTrue();
+      assertThat(participant.safeOffsets(Map.of(P0, 10L))).containsEntry(P0, 10L);
+      participant.revoked(List.of(P0));
+      participant.reset(Map.of(P0, 10L));
+    } finally {
+      participant.lock().unlock();
+    }
+    coordinator.get(10, TimeUnit.SECONDS);
+    assertThat(channel.sent).filteredOn(e -> e instanceof ControlEvent.RoundRequest).singleElement()
+        .isEqualTo(new ControlEvent.RoundRequest("conn", 0, 0));
+    assertThat(channel.sent).filteredOn(e -> e instanceof ControlEvent.TaskDone).singleElement()
+        .satisfies(e -> assertThat(((ControlEvent.TaskDone) e).assigned())
+            .as("the partitions being handed over are still reported as the task's").containsExactly(P0));
+    assertThat(participant.rewoundOffsets()).isZero();
+  }
+
+  @Test
+  void aHandOverThatIsNotCommittedInTimeLeavesTheOffsetsToReadAgainAndCountsThem() throws Exception {
+    format.closing.countDown();
+    write(0, 10);
+    participant.lock().lock();
+    try {
+      assertThat(participant.handOver(200)).isFalse(); // no coordinator answers
+      assertThat(participant.reset(Map.of(P0, 10L))).containsEntry(P0, 0L);
+    } finally {
+      participant.lock().unlock();
+    }
+    assertThat(participant.rewoundOffsets()).isEqualTo(10);
+  }
+
+  @Test
+  void withoutACoordinatorTheTaskCommitsItsOwnBatchWhereTheFormatToleratesASecondCommitter() throws Exception {
+    format.closing.countDown();
+    format.toleratesConcurrentCommitters = true;
+    write(0, 10);
+    participant.lock().lock();
+    try {
+      assertThat(participant.handOver(200)).isTrue(); // no coordinator answers
+      assertThat(participant.reset(Map.of(P0, 10L))).containsEntry(P0, 10L);
+    } finally {
+      participant.lock().unlock();
+    }
+    assertThat(format.committed).hasSize(1);
+    assertThat(format.watermarks(TABLE).asMap()).containsEntry(P0, 10L);
+    assertThat(participant.rewoundOffsets()).isZero();
+  }
+
+  @Test
+  void aRejectedHandOverEndsTheWaitAtOnce() throws Exception {
+    format.closing.countDown();
+    write(0, 10);
+    CompletableFuture<Void> coordinator = CompletableFuture.runAsync(() -> actAsCoordinator(BatchPlan.Decision.REJECT));
+    participant.lock().lock();
+    try {
+      long started = System.nanoTime();
+      assertThat(participant.handOver(60_000)).isFalse();
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
+      assertThat(participant.reset(Map.of(P0, 10L))).containsEntry(P0, 0L);
+    } finally {
+      participant.lock().unlock();
+    }
+    coordinator.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aTaskWithNothingInFlightHandsOverWithoutAskingForARound() throws Exception {
+    participant.lock().lock();
+    try {
+      participant.assigned(List.of(P0));
+      assertThat(participant.handOver(10_000)).isTrue();
+    } finally {
+      participant.lock().unlock();
+    }
+    assertThat(channel.sent).isEmpty();
+  }
+
+  /** Answers the participant's round request the way the coordinator does: a round, then a decision. */
+  private void actAsCoordinator(BatchPlan.Decision decision) {
+    await().atMost(Duration.ofSeconds(10)).until(() -> channel.sent.stream()
+        .anyMatch(e -> e instanceof ControlEvent.RoundRequest));
+    participant.onStartCommit(7);
+    Map<String, BatchPlan.Decision> decisions = new java.util.HashMap<>();
+    channel.batches().forEach(b -> decisions.put(b.batchId(), decision));
+    assertThat(decisions).hasSize(1);
+    participant.lock().lock();
+    try {
+      participant.onTableCommitted(new ControlEvent.TableCommitted("conn", 7, TABLE, decisions));
+    } finally {
+      participant.lock().unlock();
+    }
+  }
+
   private void write(long from, long to) throws Exception {
     participant.lock().lock();
     try {
@@ -222,14 +321,29 @@ class ParticipantTest {
       throw new UnsupportedOperationException();
     }
 
+    boolean toleratesConcurrentCommitters;
+    final List<String> committed = new ArrayList<>();
+
     @Override
     public Watermarks watermarks(TableId table) {
       return watermarks.getOrDefault(table, Watermarks.EMPTY);
     }
 
     @Override
+    public boolean toleratesConcurrentCommitters() {
+      return toleratesConcurrentCommitters;
+    }
+
+    @Override
     public CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound) {
-      throw new UnsupportedOperationException();
+      if (!toleratesConcurrentCommitters) {
+        throw new UnsupportedOperationException();
+      }
+      BatchPlan plan = BatchPlan.of(watermarks(table), batches.stream()
+          .map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList());
+      watermarks.put(table, plan.after());
+      committed.addAll(plan.applied());
+      return new CommitOutcome(plan.decisions(), plan.after(), java.util.OptionalLong.of(1), 0, 0, java.util.Set.of());
     }
 
     @Override

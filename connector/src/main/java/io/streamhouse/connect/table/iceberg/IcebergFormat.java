@@ -136,6 +136,12 @@ public final class IcebergFormat implements TableFormat {
     return java.util.Optional.empty();
   }
 
+  /** The own-snapshot check runs in Iceberg's commit, against the metadata the catalog swaps atomically. */
+  @Override
+  public boolean toleratesConcurrentCommitters() {
+    return true;
+  }
+
   @Override
   public CommitOutcome commit(TableId id, long commitId, List<OfferedBatch> offered, boolean fullRound) {
     Table loaded = table(id);
