@@ -3,7 +3,8 @@
 # drained into N auto-created Iceberg or Paimon tables with 1 and 2 tasks, each run in a fresh worker
 # JVM. Prints records/s, MB/s, peak heap and RSS, files per table per commit and commit round times.
 # Options: --records N (default 500000), --tables 1,10,200,1000, --tasks 1,2, --formats iceberg,paimon,
-# --commit-interval-ms N (default 10000), --heap 1g.
+# --commit-interval-ms N (default 10000), --heap 1g, --apache-tables 10,200 [--apache-tasks 1] (the Apache Iceberg
+# sink 1.12.0 with dynamic routing on a Kafka 4.3 worker, same records).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 (cd "$ROOT" && ./mvnw -q -B -DskipTests package)

@@ -1,5 +1,6 @@
 package io.streamhouse.connect;
 
+import io.streamhouse.connect.commit.CompactionRunner;
 import io.streamhouse.connect.commit.ConsumedPartitions;
 import io.streamhouse.connect.commit.ControlChannel;
 import io.streamhouse.connect.commit.ControlEvent;
@@ -61,6 +62,7 @@ public class StreamhouseSinkTask extends SinkTask {
   private ControlChannel channel;
   private ControlChannel coordinatorChannel;
   private Participant participant;
+  private CompactionRunner compactions;
   private BadRecordHandler badRecords;
   private Coordinator coordinator;
   private Admin admin;
@@ -104,6 +106,7 @@ public class StreamhouseSinkTask extends SinkTask {
     participant = new Participant(config.connectorName(), config.taskId(), formats, channel,
         new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()), faults);
     taskMetrics = new TaskMetrics(gauges, rejections::total, participant::rewoundOffsets);
+    compactions = new CompactionRunner(config.connectorName(), config.taskId(), formats, participant);
     running = true;
     controlThread = new Thread(this::controlLoop, "streamhouse-control-" + taskName);
     controlThread.setDaemon(true);
@@ -153,6 +156,8 @@ public class StreamhouseSinkTask extends SinkTask {
         for (ControlEvent event : channel.poll(Duration.ofMillis(200))) {
           if (event instanceof ControlEvent.StartCommit start) {
             participant.onStartCommit(start.commitId()); // takes the lock itself, not while closing files
+          } else if (event instanceof ControlEvent.CompactRequest request) {
+            compactions.submit(request);
           } else if (event instanceof ControlEvent.TableCommitted committed) {
             participant.lock().lock();
             try {
@@ -377,6 +382,9 @@ public class StreamhouseSinkTask extends SinkTask {
       channel.wakeup();
       join(controlThread);
       channel.close();
+    }
+    if (compactions != null) {
+      compactions.close();
     }
     if (participant != null) {
       participant.close();

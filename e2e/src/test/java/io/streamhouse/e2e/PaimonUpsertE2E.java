@@ -34,5 +34,11 @@ class PaimonUpsertE2E {
       PaimonSink.assertIdentifiersIncrease(tables, PaimonSink.tableOf(topic), sink.name());
     }
     stack.connect().delete(sink.name());
+    // Both tasks compacted: the coordinator handed the buckets out and committed what each task merged.
+    String logs = IcebergRebalanceE2E.workerLogs(stack);
+    for (int task = 0; task < 2; task++) {
+      assertThat(IcebergRebalanceE2E.count(logs, "Connector upserts committed the compaction of \\d+ buckets of \\S+ by task "
+          + task + " ")).as("compactions by task %d", task).isPositive();
+    }
   }
 }

@@ -30,6 +30,14 @@ public sealed interface ControlEvent {
    */
   record RoundRequest(String connector, long commitId, int taskId) implements ControlEvent {}
 
+  /**
+   * Coordinator to task {@code taskId}: run these maintenance jobs of {@code table} (a format's
+   * {@link io.streamhouse.connect.table.CompactionJob}s, one key each) and offer the result, without
+   * offsets, as batch {@code jobId}.
+   */
+  record CompactRequest(String connector, long commitId, int taskId, String jobId, TableId table,
+      List<io.streamhouse.connect.table.CompactionJob> jobs) implements ControlEvent {}
+
   /** Coordinator to tasks: what the commit of {@code table} decided for each offered batch. */
   record TableCommitted(String connector, long commitId, TableId table, Map<String, BatchPlan.Decision> decisions)
       implements ControlEvent {}

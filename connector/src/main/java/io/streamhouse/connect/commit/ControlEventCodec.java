@@ -40,6 +40,10 @@ public final class ControlEventCodec {
   private static final byte DONE = 3;
   private static final byte COMMITTED = 4;
   private static final byte REQUEST = 5;
+  private static final byte COMPACT = 6;
+  /** Jobs in one compaction request; the coordinator sends more requests for more. */
+  static final int MAX_JOBS = 4_096;
+  private static final int MAX_JOB_SPEC_BYTES = 128 * 1024;
   private static final BatchPlan.Decision[] DECISIONS = BatchPlan.Decision.values();
 
   private final String connector;
@@ -81,6 +85,18 @@ public final class ControlEventCodec {
         out.writeByte(REQUEST);
         out.writeLong(e.commitId());
         out.writeInt(e.taskId());
+      } else if (event instanceof ControlEvent.CompactRequest e) {
+        out.writeByte(COMPACT);
+        out.writeLong(e.commitId());
+        out.writeInt(e.taskId());
+        out.writeUTF(e.jobId());
+        writeTable(out, e.table());
+        out.writeInt(e.jobs().size());
+        for (io.streamhouse.connect.table.CompactionJob job : e.jobs()) {
+          out.writeUTF(job.key());
+          out.writeInt(job.spec().length);
+          out.write(job.spec());
+        }
       } else if (event instanceof ControlEvent.TableCommitted e) {
         out.writeByte(COMMITTED);
         out.writeLong(e.commitId());
@@ -155,6 +171,7 @@ public final class ControlEventCodec {
       case DONE -> readTaskDone(in, commitId);
       case COMMITTED -> readTableCommitted(in, commitId);
       case REQUEST -> new ControlEvent.RoundRequest(connector, commitId, in.readInt("task id", 0, Integer.MAX_VALUE));
+      case COMPACT -> readCompactRequest(in, commitId);
       default -> throw WireReader.malformed("unknown event type " + type);
     };
     in.requireEnd("the event");
@@ -202,6 +219,23 @@ public final class ControlEventCodec {
       assigned.add(readTopicPartition(in));
     }
     return new ControlEvent.TaskDone(connector, commitId, taskId, assigned);
+  }
+
+  private ControlEvent.CompactRequest readCompactRequest(WireReader in, long commitId)
+      throws InvalidControlEventException {
+    int taskId = in.readInt("task id", 0, Integer.MAX_VALUE);
+    String jobId = in.readString("job id", MAX_NAME_BYTES);
+    TableId table = readTable(in);
+    int n = in.readCount("compaction jobs", 2 + 1 + 4 + 1, MAX_JOBS);
+    List<io.streamhouse.connect.table.CompactionJob> jobs = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      String key = in.readString("job key", MAX_NAME_BYTES);
+      jobs.add(new io.streamhouse.connect.table.CompactionJob(key, in.readBytes("job spec", MAX_JOB_SPEC_BYTES)));
+    }
+    if (jobs.isEmpty()) {
+      throw WireReader.malformed("a compaction request without jobs");
+    }
+    return new ControlEvent.CompactRequest(connector, commitId, taskId, jobId, table, jobs);
   }
 
   private ControlEvent.TableCommitted readTableCommitted(WireReader in, long commitId)

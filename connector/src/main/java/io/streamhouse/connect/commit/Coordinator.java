@@ -47,6 +47,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final BatchAssembler assembler = new BatchAssembler();
   private final Map<TableId, Map<String, OfferedBatch>> offered = new TreeMap<>();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
+  private final CompactionAssignments compactions;
   private volatile boolean running = true;
 
   /** An incomplete round asks again this often: tasks whose assignment changed report anew. */
@@ -72,7 +73,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
    * waiting for the other tasks.
    */
   private record Round(long commitId, long startedAt, Set<TopicPartition> expected, Set<TopicPartition> reported,
-      Set<Integer> handingOver, Set<Integer> answeredHandOver) {
+      Set<Integer> handingOver, Set<Integer> answeredHandOver, Set<Integer> reporters) {
     boolean handOverAnswered() {
       return !handingOver.isEmpty() && answeredHandOver.containsAll(handingOver);
     }
@@ -97,6 +98,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
       return t;
     });
     this.nextRoundAt = clock.millis() + intervalMs;
+    this.compactions = new CompactionAssignments(connector, Math.max(3 * intervalMs, 60_000));
   }
 
   @Override
@@ -131,6 +133,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
       } else if (event instanceof ControlEvent.TaskDone done && round != null
           && done.commitId() == round.commitId()) {
         round.reported().addAll(done.assigned());
+        round.reporters().add(done.taskId());
         if (round.handingOver().contains(done.taskId())) {
           round.answeredHandOver().add(done.taskId());
         }
@@ -189,7 +192,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
       roundRequested = false;
     }
     round = new Round(commitId, now, consumedPartitions.get(), new HashSet<>(), new HashSet<>(pendingHandOver),
-        new HashSet<>());
+        new HashSet<>(), new HashSet<>());
     pendingHandOver.clear();
     channel.send(List.of(new ControlEvent.StartCommit(connector, commitId)));
     lastStartSentAt = now;
@@ -217,6 +220,8 @@ public final class Coordinator implements Runnable, AutoCloseable {
       try {
         CommitOutcome outcome = e.getValue().get();
         results.add(new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
+        compactions.decided(outcome.decisions().keySet());
+        results.addAll(compactions.handOut(commitId, table, outcome.compactions(), round.reporters(), clock.millis()));
       } catch (ExecutionException failed) {
         observer.failed(table);
         LOG.error("Connector {} commit {} of {} failed; its tasks offer its {} batches again in the next round",

@@ -50,6 +50,15 @@ public interface TableFormat extends AutoCloseable {
     return false;
   }
 
+  /**
+   * Runs maintenance jobs the coordinator handed to this task (jobs from this format's
+   * {@link CommitOutcome#compactions}) and returns their result as files for the coordinator to
+   * commit, like written files; empty files when there was nothing to do.
+   */
+  default PreparedFiles compact(TableId table, List<CompactionJob> jobs) {
+    throw new UnsupportedOperationException("table " + table + " has no maintenance jobs");
+  }
+
   /** Deletes the files of batches that will never be committed (best effort). */
   void discard(TableId table, List<PreparedFiles> files);
 

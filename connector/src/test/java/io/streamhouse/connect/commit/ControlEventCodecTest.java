@@ -27,7 +27,9 @@ class ControlEventCodecTest {
         new ControlEvent.TaskDone(connector, 7, 1, List.of(tp, new TopicPartition("other.topic_x", 0))),
         new ControlEvent.TableCommitted(connector, 7, TABLE, Map.of("conn-1-abc", BatchPlan.Decision.REJECT,
             "conn-0-def", BatchPlan.Decision.APPLY)),
-        new ControlEvent.RoundRequest(connector, 7, 2));
+        new ControlEvent.RoundRequest(connector, 7, 2),
+        new ControlEvent.CompactRequest(connector, 7, 1, "conn-compact-1", TABLE, List.of(
+            new io.streamhouse.connect.table.CompactionJob("partition 00000000 bucket 3", new byte[] {0, 0, 0, 1, 1}))));
   }
 
   @Test
@@ -37,6 +39,8 @@ class ControlEventCodecTest {
       if (event instanceof ControlEvent.BatchChunk chunk) { // a record with an array: compare its parts
         assertThat(decoded).usingRecursiveComparison().ignoringFields("ranges").isEqualTo(chunk);
         assertThat(((ControlEvent.BatchChunk) decoded).ranges()).isEqualTo(chunk.ranges());
+      } else if (event instanceof ControlEvent.CompactRequest request) {
+        assertThat(decoded).usingRecursiveComparison().isEqualTo(request);
       } else {
         assertThat(decoded).isEqualTo(event);
       }

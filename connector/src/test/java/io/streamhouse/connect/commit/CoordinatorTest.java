@@ -225,6 +225,63 @@ class CoordinatorTest {
     assertThat(rounds).as("5 s of requests every 100 ms").isBetween(4, 6);
   }
 
+  @Test
+  void compactionJobsGoToTheTasksThatAnsweredAndNoBucketHasTwoJobsOutUntilItsResultIsDecided() {
+    format.jobs = java.util.stream.IntStream.range(0, 20)
+        .mapToObj(i -> new io.streamhouse.connect.table.CompactionJob("bucket " + i, new byte[] {(byte) i})).toList();
+    long first = round(List.of(offer(0, "b0", P0, 0, 10)), 0, 1);
+    List<ControlEvent.CompactRequest> handedOut = compactRequests();
+    assertThat(handedOut).extracting(ControlEvent.CompactRequest::taskId).as("spread over both tasks")
+        .containsExactlyInAnyOrder(0, 1);
+    assertThat(handedOut).flatExtracting(ControlEvent.CompactRequest::jobs).hasSize(20);
+    assertThat(handedOut).allSatisfy(r -> assertThat(r.commitId()).isEqualTo(first));
+
+    // A rebalance: only task 2 answers now. The buckets still out are not handed out again.
+    round(List.of(offer(2, "b1", P0, 10, 20)), 2);
+    assertThat(compactRequests()).hasSize(2);
+
+    // Task 0's result is decided: its buckets may go out again, now to task 2.
+    ControlEvent.CompactRequest done = handedOut.stream().filter(r -> r.taskId() == 0).findFirst().orElseThrow();
+    long third = round(List.of(offer(2, "b2", P0, 20, 30), compactionResult(0, done.jobId())), 2);
+    List<ControlEvent.CompactRequest> again = compactRequests().subList(2, compactRequests().size());
+    assertThat(again).singleElement().satisfies(r -> {
+      assertThat(r.taskId()).isEqualTo(2);
+      assertThat(r.commitId()).isEqualTo(third);
+      assertThat(r.jobs()).extracting(io.streamhouse.connect.table.CompactionJob::key)
+          .containsExactlyInAnyOrderElementsOf(done.jobs().stream().map(io.streamhouse.connect.table.CompactionJob::key)
+              .toList());
+    });
+  }
+
+  /** Runs one round: the batches are offered, then the given tasks report every partition. */
+  private long round(List<java.util.function.LongFunction<ControlEvent.BatchChunk>> batches, int... tasks) {
+    clock.advance(1_000);
+    coordinator.tick();
+    List<ControlEvent.StartCommit> starts = startCommits();
+    long commitId = starts.get(starts.size() - 1).commitId();
+    batches.forEach(b -> channel.deliver(b.apply(commitId)));
+    for (int task : tasks) {
+      channel.deliver(new ControlEvent.TaskDone("conn", commitId, task, List.of(P0, P1)));
+    }
+    coordinator.tick();
+    return commitId;
+  }
+
+  private static java.util.function.LongFunction<ControlEvent.BatchChunk> offer(int task, String id,
+      TopicPartition tp, long from, long to) {
+    return commitId -> batch(commitId, task, id, tp, from, to);
+  }
+
+  private static java.util.function.LongFunction<ControlEvent.BatchChunk> compactionResult(int task, String jobId) {
+    return commitId -> new ControlEvent.BatchChunk("conn", commitId, task, jobId, TABLE, Map.of(), -1, 1, 1, 0, 10, 0,
+        1, new byte[] {7});
+  }
+
+  private List<ControlEvent.CompactRequest> compactRequests() {
+    return channel.sent.stream().filter(e -> e instanceof ControlEvent.CompactRequest)
+        .map(e -> (ControlEvent.CompactRequest) e).toList();
+  }
+
   private List<ControlEvent.StartCommit> startCommits() {
     return channel.sent.stream().filter(e -> e instanceof ControlEvent.StartCommit)
         .map(e -> (ControlEvent.StartCommit) e).toList();
@@ -302,6 +359,8 @@ class CoordinatorTest {
     boolean failNext;
     /** A batch id to refuse (and reject every other): a format whose file checks failed for it. */
     String refuse;
+    /** The maintenance every commit calls for. */
+    List<io.streamhouse.connect.table.CompactionJob> jobs = List.of();
 
     @Override
     public CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound) {
@@ -319,7 +378,7 @@ class CoordinatorTest {
       batches.forEach(b -> decisions.put(b.batchId(), BatchPlan.Decision.APPLY));
       commits.add("commit " + commitId + " " + batches.stream().map(OfferedBatch::batchId).toList()
           + " full=" + fullRound);
-      return new CommitOutcome(decisions, Watermarks.EMPTY, OptionalLong.of(1), 0, 0);
+      return new CommitOutcome(decisions, Watermarks.EMPTY, OptionalLong.of(1), 0, 0, Set.of(), jobs);
     }
 
     @Override

@@ -71,6 +71,108 @@ public final class FanoutBenchmark {
         o.getOrDefault("commit-interval-ms", "10000"), o.getOrDefault("heap", "1g"));
     bench.run(ints(o.getOrDefault("tables", "1,10,200,1000")), ints(o.getOrDefault("tasks", "1,2")),
         Arrays.asList(o.getOrDefault("formats", "iceberg,paimon").split(",")));
+    if (o.containsKey("apache-tables")) {
+      bench.runApache(ints(o.get("apache-tables")), ints(o.getOrDefault("apache-tasks", "1")));
+    }
+    System.out.println();
+    System.out.printf("Fan-out: %,d records per run, round-robin over the tables, commit every %s ms, worker heap %s%n",
+        bench.records, bench.commitIntervalMs, bench.heap);
+    SinkBenchmark.printTable(bench.results);
+  }
+
+  /**
+   * The Apache Iceberg sink 1.12.0 with dynamic routing ({@code iceberg.tables.route-field}) on a
+   * Kafka 4.3 worker (it does not start on 4.4), same records, Hadoop catalog on local disk. Its
+   * drain ends when the tables' snapshots hold every record: it commits consumer offsets before
+   * its table commits, so the offsets say nothing.
+   */
+  private void runApache(List<Integer> tableCounts, List<Integer> taskCounts) throws Exception {
+    Path plugins = runDir.resolve("plugins-4.3");
+    BenchPlugins.apacheIcebergSink(plugins, root.resolve("e2e/target/e2e-work/kafka-dists"),
+        root.resolve("mvnw").toString());
+    try (LocalStack stack = LocalStack.settings().kafkaVersion("4.3.1").runDir(runDir.resolve("kafka-4.3"))
+        .pluginPath(plugins).distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
+        .mavenCmd(root.resolve("mvnw").toString()).workerJvmFlags(SinkBenchmark.workerFlags(heap)).start()) {
+      long payloadBytes = 0;
+      for (int tables : tableCounts) {
+        payloadBytes = produce(stack, tables);
+      }
+      stack.worker().close();
+      for (int tables : tableCounts) {
+        for (int tasks : taskCounts) {
+          drainApache(stack, tables, tasks, payloadBytes);
+        }
+      }
+    }
+  }
+
+  private void drainApache(LocalStack stack, int tables, int tasks, long payloadBytes) throws Exception {
+    ConnectWorker worker = stack.worker();
+    worker.restart(Duration.ofMinutes(2));
+    String name = "apache-" + tables + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
+    Path warehouse = Files.createDirectories(runDir.resolve("warehouse-" + name));
+    Map<String, String> c = new HashMap<>();
+    c.put("connector.class", "org.apache.iceberg.connect.IcebergSinkConnector");
+    c.put("topics", topic(tables));
+    c.put("tasks.max", Integer.toString(tasks));
+    c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
+    c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+    c.put("value.converter.schemas.enable", "true");
+    c.put("iceberg.catalog.type", "hadoop");
+    c.put("iceberg.catalog.warehouse", warehouse.toUri().toString());
+    c.put("iceberg.tables.dynamic-enabled", "true");
+    c.put("iceberg.tables.route-field", "table");
+    c.put("iceberg.tables.auto-create-enabled", "true");
+    c.put("iceberg.control.commit.interval-ms", commitIntervalMs);
+    c.put("iceberg.control.commit.timeout-ms", "60000");
+    c.put("iceberg.kafka.auto.offset.reset", "earliest");
+    c.put("iceberg.control.topic", "ctl-" + name);
+    stack.createTopic("ctl-" + name, 1, Map.of());
+    List<HadoopTableProbe> probes = new ArrayList<>();
+    for (int t = 0; t < tables; t++) {
+      probes.add(new HadoopTableProbe(warehouse.toUri().toString(), "fanout.t" + t));
+    }
+    long peakHeap = 0;
+    long peakLive = 0;
+    try (WorkerJmx jmx = new WorkerJmx(worker.process().pid())) {
+      long start = System.nanoTime();
+      stack.connect().putConfig(name, c);
+      long done = 0;
+      while (done < records) {
+        stack.connect().requireNotFailed(name);
+        if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
+          throw new IllegalStateException(name + " did not drain " + records + " records in " + DRAIN_TIMEOUT
+              + " (" + done + " so far); see " + worker.logFile());
+        }
+        Thread.sleep(1000); // polling interval of a measurement loop, not synchronization
+        peakHeap = Math.max(peakHeap, jmx.heapUsed());
+        peakLive = Math.max(peakLive, jmx.heapAfterGc());
+        done = probes.stream().mapToLong(p -> Long.parseLong(p.currentSummary().getOrDefault("total-records", "0")))
+            .sum();
+      }
+      double seconds = (System.nanoTime() - start) / 1e9;
+      long files = probes.stream().mapToLong(p -> Long.parseLong(p.currentSummary().getOrDefault("total-data-files",
+          "0"))).sum();
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("format", "Apache Iceberg sink 1.12.0 (4.3 worker)");
+      row.put("tables", Integer.toString(tables));
+      row.put("tasks", Integer.toString(tasks));
+      row.put("heap", heap);
+      row.put("seconds", String.format("%.1f", seconds));
+      row.put("records/s", String.format("%,.0f", records / seconds));
+      row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
+      row.put("peak heap MB (used/after GC)", String.format("%.0f/%.0f", peakHeap / 1e6, peakLive / 1e6));
+      row.put("peak RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
+      row.put("files/table/commit (mean/max)", "n/a");
+      row.put("commit rounds", "n/a");
+      row.put("round ms (mean/max)", "n/a");
+      row.put("data files", Long.toString(files));
+      stack.connect().delete(name);
+      results.add(row);
+      System.out.println(row);
+    } finally {
+      worker.close();
+    }
   }
 
   private static List<Integer> ints(String list) {
@@ -96,10 +198,6 @@ public final class FanoutBenchmark {
         }
       }
     }
-    System.out.println();
-    System.out.printf("Fan-out: %,d records per run, round-robin over the tables, commit every %s ms, worker heap %s%n",
-        records, commitIntervalMs, heap);
-    SinkBenchmark.printTable(results);
   }
 
   private static String topic(int tables) {
@@ -158,6 +256,7 @@ public final class FanoutBenchmark {
       row.put("format", format);
       row.put("tables", Integer.toString(tables));
       row.put("tasks", Integer.toString(tasks));
+      row.put("heap", heap);
       row.put("seconds", String.format("%.1f", seconds));
       row.put("records/s", String.format("%,.0f", records / seconds));
       row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));

@@ -39,7 +39,14 @@ public final class PaimonBenchmark {
   private final String commitIntervalMs;
   private final List<Map<String, String>> results = new ArrayList<>();
 
-  private PaimonBenchmark(Path root, Path runDir, int changes, int keys, String commitIntervalMs) {
+  private final List<Integer> taskCounts;
+  private int drains;
+  private final boolean ceiling;
+
+  private PaimonBenchmark(Path root, Path runDir, int changes, int keys, String commitIntervalMs,
+      List<Integer> taskCounts, boolean ceiling) {
+    this.taskCounts = taskCounts;
+    this.ceiling = ceiling;
     this.root = root;
     this.runDir = runDir;
     this.changes = changes;
@@ -49,13 +56,20 @@ public final class PaimonBenchmark {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> o = new HashMap<>();
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      o.put(args[i].substring(2), args[i + 1]);
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--skip-ceiling")) {
+        o.put("skip-ceiling", "true");
+      } else {
+        o.put(args[i].substring(2), args[++i]);
+      }
     }
     Path root = Path.of(o.getOrDefault("repo-root", ".")).toAbsolutePath().normalize();
     new PaimonBenchmark(root, root.resolve("e2e/target/bench-paimon/run-" + System.currentTimeMillis()),
         Integer.parseInt(o.getOrDefault("changes", "1000000")), Integer.parseInt(o.getOrDefault("keys", "100000")),
-        o.getOrDefault("commit-interval-ms", "2000")).run();
+        o.getOrDefault("commit-interval-ms", "2000"),
+        java.util.Arrays.stream(o.getOrDefault("tasks", "1,2").split(",")).map(String::trim).map(Integer::parseInt)
+            .toList(),
+        !o.containsKey("skip-ceiling")).run();
   }
 
   private void run() throws Exception {
@@ -66,10 +80,13 @@ public final class PaimonBenchmark {
         .pluginPath(plugins).distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
         .mavenCmd(root.resolve("mvnw").toString()).workerJvmFlags(JVM).start()) {
       records = produce(stack);
-      drain(stack, 1, records);
-      drain(stack, 2, records);
+      for (int tasks : taskCounts) {
+        drain(stack, tasks, records);
+      }
     }
-    loop();
+    if (ceiling) {
+      loop();
+    }
     System.out.printf("%,d changes over %,d keys (20 %% deletes) = %,d records with tombstones; commit every %s ms%n",
         changes, keys, records, commitIntervalMs);
     SinkBenchmark.printTable(results);
@@ -102,7 +119,7 @@ public final class PaimonBenchmark {
     ConnectWorker worker = stack.worker();
     worker.close();
     worker.restart(Duration.ofMinutes(2)); // a fresh JVM: its peaks are this run's alone
-    String name = "paimon-" + tasks;
+    String name = "paimon-" + tasks + "-" + (++drains); // a fresh table and control topic per run
     Path warehouse = Files.createDirectories(runDir.resolve("warehouse-" + name));
     Map<String, String> c = new HashMap<>();
     c.put("connector.class", "io.streamhouse.connect.StreamhouseSinkConnector");

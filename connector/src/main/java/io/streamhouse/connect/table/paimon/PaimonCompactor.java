@@ -1,7 +1,15 @@
 package io.streamhouse.connect.table.paimon;
 
+import io.streamhouse.connect.table.CompactionJob;
 import io.streamhouse.connect.table.TableId;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -11,56 +19,52 @@ import java.util.function.Supplier;
 import org.apache.paimon.CoreOptions;
 import org.apache.paimon.data.BinaryRow;
 import org.apache.paimon.disk.IOManager;
-import org.apache.paimon.manifest.ManifestCommittable;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
-import org.apache.paimon.table.sink.TableCommitImpl;
 import org.apache.paimon.table.sink.TableWriteImpl;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import org.apache.paimon.utils.SerializationUtils;
 
 /**
- * The coordinator as the single compactor of its primary-key tables (tasks write in write-only
- * mode). After each commit it asks Paimon to compact the buckets that commit touched, and Paimon's
- * own trigger ({@code num-sorted-run.compaction-trigger}, lookup and deletion-vector rules) decides
- * what to merge; every {@code full-compaction.delta-commits} commits (1 for
- * {@code changelog-producer=full-compaction} when unset) it runs a full compaction of every bucket
- * touched since the last one. Tables with {@code write-only=true} are left to their own compactor.
- * The compaction snapshot carries the same watermarks as the commit before it.
+ * Compaction of primary-key tables, spread over the tasks (tasks write in write-only mode).
+ *
+ * <p>The coordinator plans: after each commit, one job per bucket the commit touched (Paimon's own
+ * trigger, {@code num-sorted-run.compaction-trigger} and the lookup and deletion-vector rules, then
+ * decides what to merge in it), and every {@code full-compaction.delta-commits} commits (1 for
+ * {@code changelog-producer=full-compaction} when unset) a full compaction of every bucket touched
+ * since the last one. A task runs the jobs it is handed: a fresh writer restores each bucket from
+ * the latest snapshot and compacts it, and the result goes back to the coordinator as commit
+ * messages, which commits them like written files. Tables with {@code write-only=true} are left to
+ * their own compactor.
  */
 final class PaimonCompactor {
-  private static final Logger LOG = LoggerFactory.getLogger(PaimonCompactor.class);
+  private static final int SPEC_VERSION = 1;
+  private static final int MAX_PARTITION_BYTES = 64 * 1024;
 
-  private record Bucket(BinaryRow partition, int bucket) {}
+  /** One bucket of one partition. */
+  record Bucket(BinaryRow partition, int bucket) {}
 
-  private final String connector;
+  /** A job decoded on the task. */
+  record Job(Bucket bucket, boolean full) {}
+
   private final String commitUser;
   private final Supplier<IOManager> ioManager;
   private final Map<TableId, Set<Bucket>> sinceFull = new ConcurrentHashMap<>();
   private final Map<TableId, Integer> commitsSinceFull = new ConcurrentHashMap<>();
-  /** Buckets whose compaction failed: tried again with the table's next commit. */
-  private final Map<TableId, Set<Bucket>> failed = new ConcurrentHashMap<>();
 
-  PaimonCompactor(String connector, String commitUser, Supplier<IOManager> ioManager) {
-    this.connector = connector;
+  PaimonCompactor(String commitUser, Supplier<IOManager> ioManager) {
     this.commitUser = commitUser;
     this.ioManager = ioManager;
   }
 
-  /** Compacts after commit {@code identifier - 1}; a failure is logged and tried again next time. */
-  void afterCommit(TableId id, FileStoreTable table, List<CommitMessage> applied, long identifier,
-      Map<String, String> properties) {
+  /** Coordinator: the compaction jobs after a commit of {@code applied} to {@code table}. */
+  List<CompactionJob> jobsAfterCommit(TableId id, FileStoreTable table, List<CommitMessage> applied) {
     CoreOptions options = new CoreOptions(table.options());
     if (table.primaryKeys().isEmpty() || options.writeOnly() || applied.isEmpty()) {
-      return;
+      return List.of();
     }
     Set<Bucket> touched = new LinkedHashSet<>();
     applied.forEach(m -> touched.add(new Bucket(m.partition(), m.bucket())));
-    Set<Bucket> retry = failed.remove(id);
-    if (retry != null) {
-      touched.addAll(retry);
-    }
     Integer every = options.fullCompactionDeltaCommits();
     if (every == null && options.changelogProducer() == CoreOptions.ChangelogProducer.FULL_COMPACTION) {
       every = 1;
@@ -72,43 +76,80 @@ final class PaimonCompactor {
       full = commitsSinceFull.merge(id, 1, Integer::sum) >= every;
       if (full) {
         touched.addAll(pending);
-      }
-    }
-    long start = System.nanoTime();
-    try {
-      List<CommitMessage> messages = compact(table, touched, full, identifier);
-      if (full) {
         sinceFull.remove(id);
         commitsSinceFull.remove(id);
       }
-      if (messages.isEmpty()) {
-        return;
+    }
+    List<CompactionJob> jobs = new ArrayList<>();
+    for (Bucket b : touched) {
+      byte[] partition = SerializationUtils.serializeBinaryRow(b.partition());
+      jobs.add(new CompactionJob("partition " + HexFormat.of().formatHex(partition) + " bucket " + b.bucket(),
+          spec(partition, b.bucket(), full)));
+    }
+    return jobs;
+  }
+
+  private static byte[] spec(byte[] partition, int bucket, boolean full) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(partition.length + 16);
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeInt(SPEC_VERSION);
+      out.writeBoolean(full);
+      out.writeInt(bucket);
+      out.writeInt(partition.length);
+      out.write(partition);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return bytes.toByteArray();
+  }
+
+  /**
+   * Task: a job's bucket, checked against {@code table}. The spec comes from this connector's
+   * coordinator in an authenticated event; it is checked anyway before Paimon reads the partition.
+   */
+  static Job decode(FileStoreTable table, CompactionJob job) {
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(job.spec()))) {
+      int version = in.readInt();
+      if (version != SPEC_VERSION) {
+        throw new IllegalArgumentException("compaction job version " + version + " (this plugin reads "
+            + SPEC_VERSION + ")");
       }
-      ManifestCommittable committable = new ManifestCommittable(identifier);
-      messages.forEach(committable::addFileCommittable);
-      properties.forEach(committable::addProperty);
-      try (TableCommitImpl commit = table.newCommit(commitUser)) {
-        commit.commit(committable);
+      boolean full = in.readBoolean();
+      int bucket = in.readInt();
+      int buckets = table.coreOptions().bucket();
+      if (buckets > 0 ? bucket < 0 || bucket >= buckets : bucket < 0) {
+        throw new IllegalArgumentException("bucket " + bucket + " of a table with bucket=" + buckets);
       }
-      LOG.info("Connector {} compacted {} buckets of {} ({}) in {} ms", connector, messages.size(), id,
-          full ? "full" : "by Paimon's trigger", (System.nanoTime() - start) / 1_000_000);
-    } catch (Exception e) {
-      failed.computeIfAbsent(id, t -> ConcurrentHashMap.newKeySet()).addAll(touched);
-      LOG.warn("Connector {}: compaction of {} buckets of Paimon table {} failed; they are tried again after "
-          + "the table's next commit (until then, on tables with deletion vectors, their newest rows are not "
-          + "visible to readers)", connector, touched.size(), id, e);
+      int length = in.readInt();
+      if (length < 4 || length > MAX_PARTITION_BYTES || length != in.available()) {
+        throw new IllegalArgumentException("a partition of " + length + " bytes in a job of "
+            + job.spec().length + " bytes");
+      }
+      byte[] partition = in.readNBytes(length);
+      if (readInt(partition) != table.partitionKeys().size()) {
+        throw new IllegalArgumentException("a partition of " + readInt(partition) + " fields; the table has "
+            + table.partitionKeys().size() + " partition keys");
+      }
+      return new Job(new Bucket(SerializationUtils.deserializeBinaryRow(partition), bucket), full);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("a truncated compaction job", e);
     }
   }
 
-  private List<CommitMessage> compact(FileStoreTable table, Set<Bucket> buckets, boolean full, long identifier)
-      throws Exception {
-    try (TableWriteImpl<?> write = (TableWriteImpl<?>) table.newStreamWriteBuilder().withCommitUser(commitUser).newWrite()) {
+  private static int readInt(byte[] b) {
+    return ((b[0] & 0xff) << 24) | ((b[1] & 0xff) << 16) | ((b[2] & 0xff) << 8) | (b[3] & 0xff);
+  }
+
+  /** Task: compacts the jobs' buckets; the messages to commit (none when Paimon merged nothing). */
+  List<CommitMessage> compact(FileStoreTable table, List<Job> jobs) throws Exception {
+    try (TableWriteImpl<?> write = (TableWriteImpl<?>) table.newStreamWriteBuilder().withCommitUser(commitUser)
+        .newWrite()) {
       write.withIOManager(ioManager.get());
-      for (Bucket b : buckets) {
-        write.compact(b.partition(), b.bucket(), full);
+      for (Job job : jobs) {
+        write.compact(job.bucket().partition(), job.bucket().bucket(), job.full());
       }
       List<CommitMessage> messages = new ArrayList<>();
-      for (CommitMessage m : write.prepareCommit(true, identifier)) {
+      for (CommitMessage m : write.prepareCommit(true, 0)) {
         if (!((CommitMessageImpl) m).isEmpty()) {
           messages.add(m);
         }

@@ -12,7 +12,8 @@ import org.apache.paimon.table.sink.CommitMessageImpl;
 
 /**
  * Whether the commit messages a task offers are plain writes into the table: a partition of the
- * table's arity, a bucket the table has, new files only (tasks write, the coordinator compacts),
+ * table's arity, a bucket the table has, new files only (or, for the result of a compaction job,
+ * a compaction increment only),
  * bare file names in the bucket's directory (no external path, nothing to climb out with), the
  * table's file format and a schema the table has had.
  */
@@ -35,19 +36,42 @@ final class PaimonFileCheck {
         .orElse(table.schema().id()); // the coordinator's table may predate a task's evolution
   }
 
-  List<Entry> entries(List<CommitMessage> messages) {
+  /**
+   * The entries of a task's messages: writes ({@code compaction} false: new files only) or the
+   * result of a compaction job (only a compaction increment: the files it merged, which Paimon's
+   * commit checks are still live, and the files it wrote, checked here like written ones).
+   */
+  List<Entry> entries(List<CommitMessage> messages, boolean compaction) {
     List<Entry> entries = new ArrayList<>();
     for (CommitMessage m : messages) {
       if (!(m instanceof CommitMessageImpl message)) {
         entries.add(new Entry(null, null, Optional.of("a commit message of an unknown kind")));
         continue;
       }
-      Optional<String> problem = messageProblem(message);
+      Optional<String> problem = messageProblem(message, compaction);
       entries.add(new Entry(message, null, problem));
       if (problem.isPresent()) {
         continue;
       }
       String bucketPath = table.store().pathFactory().bucketPath(message.partition(), message.bucket()).toString();
+      if (compaction) {
+        java.util.Set<String> merged = new java.util.HashSet<>();
+        message.compactIncrement().compactBefore().forEach(f -> merged.add(f.fileName()));
+        for (DataFileMeta file : message.compactIncrement().compactAfter()) {
+          // A file moved up a level keeps its name: no new file, one the table has (Paimon's commit
+          // checks that every merged file is still live), and two results may name it.
+          if (!merged.contains(file.fileName())) {
+            entries.add(new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file)));
+          }
+        }
+        for (DataFileMeta file : message.compactIncrement().changelogFiles()) {
+          entries.add(new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file)));
+        }
+        for (IndexFileMeta index : message.compactIncrement().newIndexFiles()) {
+          entries.add(new Entry(message, "index/" + index.fileName(), indexProblem(index)));
+        }
+        continue;
+      }
       for (DataFileMeta file : message.newFilesIncrement().newFiles()) {
         entries.add(new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file)));
       }
@@ -55,17 +79,21 @@ final class PaimonFileCheck {
         entries.add(new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file)));
       }
       for (IndexFileMeta index : message.newFilesIncrement().newIndexFiles()) {
-        Optional<String> wrong = nameProblem(index.fileName());
-        if (wrong.isEmpty() && index.externalPath() != null) {
-          wrong = Optional.of("has an external path " + index.externalPath());
-        }
-        entries.add(new Entry(message, "index/" + index.fileName(), wrong));
+        entries.add(new Entry(message, "index/" + index.fileName(), indexProblem(index)));
       }
     }
     return entries;
   }
 
-  private Optional<String> messageProblem(CommitMessageImpl message) {
+  private static Optional<String> indexProblem(IndexFileMeta index) {
+    Optional<String> wrong = nameProblem(index.fileName());
+    if (wrong.isEmpty() && index.externalPath() != null) {
+      wrong = Optional.of("has an external path " + index.externalPath());
+    }
+    return wrong;
+  }
+
+  private Optional<String> messageProblem(CommitMessageImpl message, boolean compaction) {
     if (message.partition() == null || message.partition().getFieldCount() != partitionArity) {
       return Optional.of("a commit message has a partition of "
           + (message.partition() == null ? "no" : Integer.toString(message.partition().getFieldCount()))
@@ -75,9 +103,14 @@ final class PaimonFileCheck {
     if (buckets > 0 ? bucket < 0 || bucket >= buckets : bucket < 0 && bucket != buckets) {
       return Optional.of("a commit message names bucket " + bucket + "; the table has bucket=" + buckets);
     }
-    if (!message.compactIncrement().isEmpty() || !message.newFilesIncrement().deletedFiles().isEmpty()
+    if (compaction) {
+      if (!message.newFilesIncrement().isEmpty()) {
+        return Optional.of("a compaction result of bucket " + bucket + " also writes or deletes files");
+      }
+    } else if (!message.compactIncrement().isEmpty() || !message.newFilesIncrement().deletedFiles().isEmpty()
         || !message.newFilesIncrement().deletedIndexFiles().isEmpty()) {
-      return Optional.of("a commit message of bucket " + bucket + " deletes or compacts files; tasks only add files");
+      return Optional.of("a commit message of bucket " + bucket + " deletes or compacts files; a batch of "
+          + "written records only adds files");
     }
     return Optional.empty();
   }

@@ -9,6 +9,7 @@ import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.SchemaChange;
 import io.streamhouse.connect.table.CheckedBatches;
 import io.streamhouse.connect.table.CommitOutcome;
+import io.streamhouse.connect.table.CompactionJob;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.OfferedBatch;
 import io.streamhouse.connect.table.PreparedFiles;
@@ -25,6 +26,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -75,7 +77,7 @@ public final class PaimonFormat implements TableFormat {
     this.keys = new SnapshotKeys(connector);
     this.writeBufferBytes = writeBufferBytes;
     this.spillDir = spillDir;
-    this.compactor = new PaimonCompactor(connector, commitUser, this::ioManager);
+    this.compactor = new PaimonCompactor(commitUser, this::ioManager);
   }
 
   /** The commit user of a connector's writes and commits in every table. */
@@ -167,7 +169,9 @@ public final class PaimonFormat implements TableFormat {
         new CheckedBatches.FileReader<>() {
           @Override
           public List<PaimonFileCheck.Entry> read(OfferedBatch batch) throws CommitMessagesCodec.InvalidCommitMessagesException {
-            return check.entries(CommitMessagesCodec.decode(batch.files().payloadVersion(), batch.files().payload()));
+            // A batch without offsets is the result of a compaction job; one with offsets holds written records.
+            return check.entries(CommitMessagesCodec.decode(batch.files().payloadVersion(), batch.files().payload()),
+                batch.ranges().isEmpty());
           }
 
           @Override
@@ -180,7 +184,21 @@ public final class PaimonFormat implements TableFormat {
             return entry.problem();
           }
         });
-    List<OfferedBatch> batches = checked.accepted(offered);
+    List<OfferedBatch> accepted = checked.accepted(offered);
+    List<OfferedBatch> batches = accepted.stream().filter(b -> !b.ranges().isEmpty()).toList();
+    List<OfferedBatch> compactions = accepted.stream().filter(b -> b.ranges().isEmpty()).toList();
+    CommitOutcome appended = commitWrites(id, commitId, batches, checked, fullRound);
+    if (compactions.isEmpty()) {
+      return appended;
+    }
+    Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>(appended.decisions());
+    decisions.putAll(commitCompactions(id, commitId, compactions, checked));
+    return new CommitOutcome(decisions, appended.watermarks(), appended.snapshotId(), appended.records(),
+        appended.files(), appended.refused(), appended.compactions());
+  }
+
+  private CommitOutcome commitWrites(TableId id, long commitId, List<OfferedBatch> batches,
+      CheckedBatches<PaimonFileCheck.Entry> checked, boolean fullRound) {
     List<BatchPlan.Offer> offers = batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
     for (int attempt = 1; ; attempt++) {
       if (attempt > MAX_PLAN_ATTEMPTS) {
@@ -236,10 +254,75 @@ public final class PaimonFormat implements TableFormat {
       long snapshotId = reportConcurrentCommitters(id, snapshots, base, identifier);
       LOG.info("Connector {} committed {} files ({} records) to {} in snapshot {} (identifier {}): {}",
           connector, files, records, id, snapshotId, identifier, decisions);
-      compactor.afterCommit(id, table(id), applied, identifier + 1, properties);
       return new CommitOutcome(decisions, plan.after(), OptionalLong.of(snapshotId), records, files,
-          checked.refused());
+          checked.refused(), compactor.jobsAfterCommit(id, table, applied));
     }
+  }
+
+  /**
+   * Commits the results of compaction jobs, one commit each, after the written records: a result
+   * whose merged files are gone (a second compaction of its bucket won, a job handed out again after
+   * a rebalance) fails Paimon's conflict check and is rejected; its files are left for the orphan
+   * cleanup, since a result may be offered again after it was committed (a lost answer).
+   */
+  private Map<String, BatchPlan.Decision> commitCompactions(TableId id, long commitId, List<OfferedBatch> compactions,
+      CheckedBatches<PaimonFileCheck.Entry> checked) {
+    Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
+    for (OfferedBatch batch : compactions) {
+      long start = System.nanoTime();
+      FileStoreTable table = table(id);
+      Optional<Snapshot> own = table.snapshotManager().latestSnapshotOfUser(commitUser);
+      ManifestCommittable committable = new ManifestCommittable(
+          Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1));
+      List<CommitMessage> messages = messagesOf(checked.files(batch.batchId()));
+      if (messages.isEmpty()) {
+        decisions.put(batch.batchId(), BatchPlan.Decision.APPLY); // Paimon found nothing to merge
+        continue;
+      }
+      messages.forEach(committable::addFileCommittable);
+      // The compaction snapshot carries the watermarks of the commit before it.
+      own.map(Snapshot::properties).ifPresent(p -> p.forEach(committable::addProperty));
+      try (TableCommitImpl commit = table.newCommit(commitUser)) {
+        commit.commit(committable);
+        decisions.put(batch.batchId(), BatchPlan.Decision.APPLY);
+        LOG.info("Connector {} committed the compaction of {} buckets of {} by task {} in {} ms", connector,
+            messages.size(), id, batch.taskId(), (System.nanoTime() - start) / 1_000_000);
+      } catch (Exception conflict) {
+        decisions.put(batch.batchId(), BatchPlan.Decision.REJECT);
+        LOG.warn("Connector {}: the compaction of {} buckets of Paimon table {} by task {} was not committed (its "
+            + "buckets are compacted again after their next write): {}", connector, messages.size(), id,
+            batch.taskId(), conflict.toString());
+      }
+    }
+    return decisions;
+  }
+
+  @Override
+  public PreparedFiles compact(TableId id, List<CompactionJob> jobs) {
+    FileStoreTable table = table(id);
+    List<PaimonCompactor.Job> decoded = jobs.stream().map(j -> PaimonCompactor.decode(table, j)).toList();
+    long start = System.nanoTime();
+    List<CommitMessage> messages;
+    try {
+      messages = compactor.compact(table, decoded);
+    } catch (Exception e) {
+      throw new IllegalStateException("Connector " + connector + ": compaction of " + jobs.size() + " buckets of "
+          + "Paimon table " + id + " failed: " + e, e);
+    }
+    long files = 0;
+    long bytes = 0;
+    long rows = 0;
+    for (CommitMessage m : messages) {
+      for (DataFileMeta file : ((CommitMessageImpl) m).compactIncrement().compactAfter()) {
+        files++;
+        bytes += file.fileSize();
+        rows += file.rowCount();
+      }
+    }
+    LOG.info("Connector {}: compacted {} of {} buckets of {} into {} files in {} ms", connector, messages.size(),
+        jobs.size(), id, files, (System.nanoTime() - start) / 1_000_000);
+    return new PreparedFiles(CommitMessagesCodec.VERSION, CommitMessagesCodec.encode(messages), (int) files, rows,
+        bytes);
   }
 
   /** The messages of a checked batch, in order: one entry without a path stands for each. */
@@ -292,6 +375,9 @@ public final class PaimonFormat implements TableFormat {
             id, e.getMessage());
       }
     }
+    // Paimon's abort deletes a compaction's output too; that output may be in the table already
+    // (its result offered again after a lost answer), so compaction results are never deleted here.
+    messages.removeIf(m -> m instanceof CommitMessageImpl impl && !impl.compactIncrement().isEmpty());
     try (TableCommitImpl commit = table(id).newCommit(commitUser)) {
       commit.abort(messages);
     } catch (Exception e) {

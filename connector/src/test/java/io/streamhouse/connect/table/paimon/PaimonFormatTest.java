@@ -251,10 +251,14 @@ class PaimonFormatTest {
       }
       OfferedBatch b0 = batch(format, route, task0);
       OfferedBatch b1 = batch(format, route, task1);
-      format.commit(table, 1000, List.of(b0, b1), true);
+      CommitOutcome written = format.commit(table, 1000, List.of(b0, b1), true);
+      assertThat(rows(format.table(table))).isEqualTo(model);
+      // full-compaction.delta-commits=1: the commit hands out a full compaction of every touched
+      // bucket; a task runs it and the coordinator commits its result in the next round.
+      assertThat(written.compactions()).hasSize(2);
+      assertThat(compact(format, written, 1001).decisions()).containsValue(BatchPlan.Decision.APPLY);
       FileStoreTable t = format.table(table);
       assertThat(rows(t)).isEqualTo(model);
-      // full-compaction.delta-commits=1: the coordinator compacted every touched bucket at once.
       assertThat(t.snapshotManager().latestSnapshot().commitKind()).isEqualTo(Snapshot.CommitKind.COMPACT);
       assertThat(t.snapshotManager().latestSnapshot().properties())
           .containsEntry("streamhouse.test-sink.watermarks", "items:0=100,items:1=100");
@@ -288,12 +292,57 @@ class PaimonFormatTest {
       assertThat(moved.decisions()).containsValue(BatchPlan.Decision.APPLY);
       model.put(0L, "moved");
       assertThat(rows(format.table(table))).isEqualTo(model);
-      // The second commit also ran the full compaction (every 2 commits): one file, same rows.
+      // The second commit also called for the full compaction (every 2 commits): one file, same rows.
+      compact(format, moved, 2001);
       FileStoreTable t = format.table(table);
+      assertThat(rows(t)).isEqualTo(model);
       assertThat(t.snapshotManager().latestSnapshot().commitKind()).isEqualTo(Snapshot.CommitKind.COMPACT);
       assertThat(t.newSnapshotReader().read().dataSplits()).singleElement()
           .satisfies(split -> assertThat(split.dataFiles()).hasSize(1));
     }
+  }
+
+  @Test
+  void aSecondCompactionOfABucketIsRejectedAndLeavesTheTableAndItsFilesAlone() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of("route.items.buckets", "1",
+        "route.items.table-property.full-compaction.delta-commits", "1"));
+    try (PaimonFormat coordinator = format(config); PaimonFormat task1 = format(config);
+        PaimonFormat task2 = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      Map<Long, String> model = new TreeMap<>();
+      List<SinkRecord> records = new ArrayList<>();
+      for (long i = 0; i < 100; i++) {
+        records.add(upsert(0, i, i % 10, "v" + i, null));
+        model.put(i % 10, "v" + i);
+      }
+      CommitOutcome written = coordinator.commit(table, 1000, List.of(batch(coordinator, route, records)), true);
+      // The job went out twice (its first task was presumed dead): both tasks compact the same files.
+      PreparedFiles first = task1.compact(table, written.compactions());
+      PreparedFiles stale = task2.compact(table, written.compactions());
+      assertThat(first.files()).isPositive();
+      CommitOutcome outcome = coordinator.commit(table, 1001, List.of(
+          new OfferedBatch("compact-a", 1, Map.of(), first, -1), new OfferedBatch("compact-b", 2, Map.of(), stale, -1)),
+          true);
+      assertThat(outcome.refused()).as("the results pass the file checks").isEmpty();
+      assertThat(outcome.decisions()).containsEntry("compact-a", BatchPlan.Decision.APPLY)
+          .containsEntry("compact-b", BatchPlan.Decision.REJECT);
+      FileStoreTable t = coordinator.table(table);
+      assertThat(rows(t)).isEqualTo(model);
+      assertThat(t.snapshotManager().latestSnapshot().properties())
+          .as("the compaction snapshot keeps the watermarks").containsEntry("streamhouse.test-sink.watermarks",
+              "items:0=100");
+      // Discarding the rejected result deletes nothing: a compaction result may be in the table already.
+      coordinator.discard(table, List.of(first, stale));
+      assertThat(rows(coordinator.table(table))).isEqualTo(model);
+    }
+  }
+
+  /** What a task does with a commit's compaction jobs, and the coordinator's commit of the result. */
+  private CommitOutcome compact(PaimonFormat format, CommitOutcome written, long commitId) {
+    assertThat(written.compactions()).isNotEmpty();
+    PreparedFiles result = format.compact(table, written.compactions());
+    return format.commit(table, commitId, List.of(new OfferedBatch("compact-" + commitId, 1, Map.of(), result, -1)),
+        true);
   }
 
   @Test

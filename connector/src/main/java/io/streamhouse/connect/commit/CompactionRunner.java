@@ -1,0 +1,72 @@
+package io.streamhouse.connect.commit;
+
+import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.table.TableFormat;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the compaction jobs the coordinator hands to this task, one request at a time on a thread of
+ * its own (neither the task's put thread nor its control thread waits for a compaction), and gives
+ * each result to the participant to offer in the next round. A job that fails is logged; the
+ * coordinator hands its buckets out again after its timeout.
+ */
+public final class CompactionRunner implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CompactionRunner.class);
+
+  private final String connector;
+  private final int taskId;
+  private final Map<String, TableFormat> formats;
+  private final Participant participant;
+  private final ExecutorService thread;
+
+  public CompactionRunner(String connector, int taskId, Map<String, TableFormat> formats, Participant participant) {
+    this.connector = connector;
+    this.taskId = taskId;
+    this.formats = formats;
+    this.participant = participant;
+    this.thread = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "streamhouse-compaction-" + connector + "-" + taskId);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Queues {@code request} if it is for this task and a table format of this connector. */
+  public void submit(ControlEvent.CompactRequest request) {
+    if (request.taskId() != taskId) {
+      return;
+    }
+    TableFormat format = formats.get(request.table().catalog());
+    if (format == null) {
+      LOG.warn("Connector {} task {}: compaction job {} names catalog {}, which the connector does not have",
+          connector, taskId, request.jobId(), request.table().catalog());
+      return;
+    }
+    try {
+      thread.execute(() -> run(format, request));
+    } catch (RejectedExecutionException stopping) {
+      // the task is stopping: the coordinator hands the job out again
+    }
+  }
+
+  private void run(TableFormat format, ControlEvent.CompactRequest request) {
+    try {
+      PreparedFiles files = format.compact(request.table(), request.jobs());
+      participant.offerCompaction(request.table(), request.jobId(), files);
+    } catch (RuntimeException e) {
+      LOG.warn("Connector {} task {}: compaction job {} ({} buckets of {}) failed; the coordinator hands its "
+          + "buckets out again: {}", connector, taskId, request.jobId(), request.jobs().size(), request.table(),
+          e.toString());
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+  }
+}

@@ -1,0 +1,49 @@
+package io.streamhouse.connect.commit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.streamhouse.connect.table.CompactionJob;
+import io.streamhouse.connect.table.TableId;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class CompactionAssignmentsTest {
+  private static final TableId TABLE = new TableId("c", List.of("ns"), "t");
+  private static final CompactionJob BUCKET_0 = new CompactionJob("bucket 0", new byte[] {0});
+  private final CompactionAssignments assignments = new CompactionAssignments("conn", 60_000);
+
+  @Test
+  void aBucketWhoseTaskNeverAnsweredGoesOutAgainAfterTheTimeoutAndTheLateResultFreesNothing() {
+    ControlEvent.CompactRequest first = assignments.handOut(1, TABLE, List.of(BUCKET_0), Set.of(0, 1), 0).get(0);
+    assertThat(assignments.handOut(2, TABLE, List.of(BUCKET_0), Set.of(0, 1), 59_999)).isEmpty();
+
+    ControlEvent.CompactRequest second = assignments.handOut(3, TABLE, List.of(BUCKET_0), Set.of(0, 1), 60_000).get(0);
+    assertThat(second.jobId()).isNotEqualTo(first.jobId());
+    assignments.decided(List.of(first.jobId())); // the presumed-dead task answers after all
+    assertThat(assignments.outstanding()).as("the second job still holds the bucket").isEqualTo(1);
+    assertThat(assignments.handOut(4, TABLE, List.of(BUCKET_0), Set.of(0, 1), 60_001)).isEmpty();
+
+    assignments.decided(List.of(second.jobId()));
+    assertThat(assignments.outstanding()).isZero();
+  }
+
+  @Test
+  void noTaskAnsweredNoJobGoesOut() {
+    assertThat(assignments.handOut(1, TABLE, List.of(BUCKET_0), Set.of(), 0)).isEmpty();
+    assertThat(assignments.outstanding()).isZero();
+  }
+
+  @Test
+  void aBucketGoesToTheSameTaskWhileTheTasksStayTheSameAndTheJobsOfATableSpreadOverThem() {
+    ControlEvent.CompactRequest first = assignments.handOut(1, TABLE, List.of(BUCKET_0), Set.of(0, 1, 2), 0).get(0);
+    assignments.decided(List.of(first.jobId()));
+    ControlEvent.CompactRequest next = assignments.handOut(2, TABLE, List.of(BUCKET_0), Set.of(2, 0, 1), 10).get(0);
+    assertThat(next.taskId()).isEqualTo(first.taskId());
+
+    List<CompactionJob> many = java.util.stream.IntStream.range(0, 64)
+        .mapToObj(i -> new CompactionJob("bucket " + i, new byte[] {(byte) i})).toList();
+    assertThat(new CompactionAssignments("conn", 60_000).handOut(3, TABLE, many, Set.of(0, 1, 2), 0))
+        .extracting(ControlEvent.CompactRequest::taskId).containsExactlyInAnyOrder(0, 1, 2);
+  }
+}
