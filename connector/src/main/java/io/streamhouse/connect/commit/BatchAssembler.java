@@ -68,6 +68,11 @@ final class BatchAssembler {
     partial.clear();
   }
 
+  /** Forgets the incomplete batches whose id {@code keep} refuses. */
+  void retain(java.util.function.Predicate<String> keep) {
+    partial.keySet().removeIf(keep.negate());
+  }
+
   /** Cuts a batch into chunks of at most {@link ControlChannel#CHUNK_BYTES} payload bytes. */
   static List<ControlEvent.BatchChunk> split(String connector, long commitId, int taskId, TableId table,
       OfferedBatch batch) {

@@ -17,19 +17,22 @@ import org.slf4j.LoggerFactory;
  * that answered the round, by the hash of its key (so the jobs of a table spread over the tasks and
  * a bucket tends to stay with one task), and no job on the same key is handed out again until the
  * first one's result was decided or {@code timeoutMs} passed (its task died or lost the request).
- * So each bucket has at most one compaction out at a time, across rebalances too; a late result of
- * an expired job still cannot merge a bucket twice, because the table's commit refuses a compaction
- * whose merged files are gone.
+ * So each bucket has at most one compaction out at a time, across rebalances too; an expired job
+ * goes out again, and a late result of it is passed over (were it not, the table's commit would
+ * still refuse a compaction whose merged files are gone).
  */
 final class CompactionAssignments {
   private static final Logger LOG = LoggerFactory.getLogger(CompactionAssignments.class);
 
-  private record Out(String jobId, long since) {}
+  private record Out(String jobId, long since, TableId table, CompactionJob job) {}
+
+  /** A job handed out and not decided yet: its table and the task it went to. */
+  private record Job(TableId table, int task, List<String> keys) {}
 
   private final String connector;
   private final long timeoutMs;
   private final Map<String, Out> out = new HashMap<>();
-  private final Map<String, List<String>> keysOfJob = new HashMap<>();
+  private final Map<String, Job> jobs = new HashMap<>();
 
   CompactionAssignments(String connector, long timeoutMs) {
     this.connector = connector;
@@ -39,9 +42,9 @@ final class CompactionAssignments {
   /** Batches decided in a commit: those that were compaction results free their keys. */
   void decided(Collection<String> batchIds) {
     for (String batchId : batchIds) {
-      List<String> keys = keysOfJob.remove(batchId);
-      if (keys != null) {
-        keys.forEach(k -> out.computeIfPresent(k, (key, o) -> o.jobId().equals(batchId) ? null : o));
+      Job job = jobs.remove(batchId);
+      if (job != null) {
+        job.keys().forEach(k -> out.computeIfPresent(k, (key, o) -> o.jobId().equals(batchId) ? null : o));
       }
     }
   }
@@ -52,7 +55,6 @@ final class CompactionAssignments {
     if (jobs.isEmpty() || tasks.isEmpty()) {
       return List.of();
     }
-    expire(now);
     List<Integer> sorted = tasks.stream().sorted().toList();
     Map<Integer, List<CompactionJob>> byTask = new LinkedHashMap<>();
     int busy = 0;
@@ -76,29 +78,61 @@ final class CompactionAssignments {
         List<String> keys = new ArrayList<>(chunk.size());
         for (CompactionJob job : chunk) {
           String key = table + " " + job.key();
-          out.put(key, new Out(jobId, now));
+          out.put(key, new Out(jobId, now, table, job));
           keys.add(key);
         }
-        keysOfJob.put(jobId, keys);
+        this.jobs.put(jobId, new Job(table, task, keys));
         requests.add(new ControlEvent.CompactRequest(connector, commitId, task, jobId, table, List.copyOf(chunk)));
       }
     });
     return requests;
   }
 
-  private void expire(long now) {
-    out.entrySet().removeIf(e -> {
-      if (now - e.getValue().since() < timeoutMs) {
-        return false;
+  /**
+   * Jobs out for longer than the timeout (their task stopped, died or failed the job) go out again,
+   * to the tasks that answered this round, without waiting for their buckets' next writes: on
+   * tables with deletion vectors the newest rows stay invisible until their bucket is compacted.
+   * A late result of the old job is then passed over.
+   */
+  List<ControlEvent.CompactRequest> reissueExpired(long commitId, Collection<Integer> tasks, long now) {
+    if (tasks.isEmpty()) {
+      return List.of();
+    }
+    Map<TableId, List<CompactionJob>> expired = new java.util.TreeMap<>();
+    for (java.util.Iterator<Map.Entry<String, Out>> it = out.entrySet().iterator(); it.hasNext(); ) {
+      Out o = it.next().getValue();
+      if (now - o.since() >= timeoutMs) {
+        expired.computeIfAbsent(o.table(), t -> new ArrayList<>()).add(o.job());
+        it.remove();
       }
-      LOG.warn("Connector {}: no result of compaction job {} ({}) after {} ms; the key can be handed out again",
-          connector, e.getValue().jobId(), e.getKey(), timeoutMs);
-      return true;
-    });
-    keysOfJob.entrySet().removeIf(job -> job.getValue().stream().noneMatch(k -> {
+    }
+    if (expired.isEmpty()) {
+      return List.of();
+    }
+    jobs.entrySet().removeIf(job -> job.getValue().keys().stream().noneMatch(k -> {
       Out o = out.get(k);
       return o != null && o.jobId().equals(job.getKey());
     }));
+    List<ControlEvent.CompactRequest> requests = new ArrayList<>();
+    expired.forEach((table, list) -> {
+      LOG.warn("Connector {}: no result of {} compaction jobs of {} after {} ms; they go out again", connector,
+          list.size(), table, timeoutMs);
+      requests.addAll(handOut(commitId, table, list, tasks, now));
+    });
+    return requests;
+  }
+
+  /**
+   * Whether {@code chunk} belongs to the result of a job that is out: the job's id, table and task.
+   * Results are taken only then, so a replayed result of a decided job is passed over.
+   */
+  boolean isResultOfJobOut(ControlEvent.BatchChunk chunk) {
+    Job job = jobs.get(chunk.batchId());
+    return job != null && chunk.ranges().isEmpty() && job.table().equals(chunk.table()) && job.task() == chunk.taskId();
+  }
+
+  boolean isOut(String jobId) {
+    return jobs.containsKey(jobId);
   }
 
   /** Keys with a job out (for tests). */

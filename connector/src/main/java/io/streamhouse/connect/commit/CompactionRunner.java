@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the compaction jobs the coordinator hands to this task, one request at a time on a thread of
- * its own (neither the task's put thread nor its control thread waits for a compaction), and gives
- * each result to the participant to offer in the next round. A job that fails is logged; the
+ * its own (neither the task's put thread nor its control thread waits for a compaction), and sends
+ * each result to the coordinator as soon as it is ready. A job that fails is logged; the
  * coordinator hands its buckets out again after its timeout.
  */
 public final class CompactionRunner implements AutoCloseable {
@@ -57,7 +57,7 @@ public final class CompactionRunner implements AutoCloseable {
   private void run(TableFormat format, ControlEvent.CompactRequest request) {
     try {
       PreparedFiles files = format.compact(request.table(), request.jobs());
-      participant.offerCompaction(request.table(), request.jobId(), files);
+      participant.sendCompactionResult(request.table(), request.commitId(), request.jobId(), files);
     } catch (RuntimeException e) {
       LOG.warn("Connector {} task {}: compaction job {} ({} buckets of {}) failed; the coordinator hands its "
           + "buckets out again: {}", connector, taskId, request.jobId(), request.jobs().size(), request.table(),

@@ -48,6 +48,8 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final Map<TableId, Map<String, OfferedBatch>> offered = new TreeMap<>();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final CompactionAssignments compactions;
+  private final BatchAssembler resultChunks = new BatchAssembler();
+  private final Map<TableId, List<OfferedBatch>> compactionResults = new TreeMap<>();
   private volatile boolean running = true;
 
   /** An incomplete round asks again this often: tasks whose assignment changed report anew. */
@@ -98,7 +100,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
       return t;
     });
     this.nextRoundAt = clock.millis() + intervalMs;
-    this.compactions = new CompactionAssignments(connector, Math.max(3 * intervalMs, 60_000));
+    this.compactions = new CompactionAssignments(connector, Math.max(2 * intervalMs, 10_000));
   }
 
   @Override
@@ -125,7 +127,11 @@ public final class Coordinator implements Runnable, AutoCloseable {
       startRound(now);
     }
     for (ControlEvent event : channel.poll(Duration.ofMillis(100))) {
-      if (event instanceof ControlEvent.BatchChunk chunk && round != null && chunk.commitId() == round.commitId()) {
+      if (event instanceof ControlEvent.BatchChunk chunk && compactions.isResultOfJobOut(chunk)) {
+        // A compaction result, sent as soon as its task finished: committed now, between rounds.
+        resultChunks.add(chunk).ifPresent(batch ->
+            compactionResults.computeIfAbsent(chunk.table(), t -> new ArrayList<>()).add(batch));
+      } else if (event instanceof ControlEvent.BatchChunk chunk && round != null && chunk.commitId() == round.commitId()) {
         // Only batches offered for the round in progress: tasks offer every undecided batch again in
         // each round, so an older offer, or a replayed one, has nothing to add.
         assembler.add(chunk).ifPresent(batch ->
@@ -140,6 +146,9 @@ public final class Coordinator implements Runnable, AutoCloseable {
       } else if (event instanceof ControlEvent.RoundRequest request) {
         onRoundRequest(request);
       }
+    }
+    if (!compactionResults.isEmpty()) {
+      commitCompactionResults();
     }
     if (round != null) {
       boolean complete = round.reported().containsAll(round.expected());
@@ -236,8 +245,10 @@ public final class Coordinator implements Runnable, AutoCloseable {
       LOG.info("Connector {} commit {} round: {} tables in {} ms after {} ms waiting for the tasks", connector,
           commitId, toCommit.size(), now - committingAt, committingAt - round.startedAt());
     }
+    results.addAll(compactions.reissueExpired(commitId, round.reporters(), clock.millis()));
     offered.clear();
     assembler.clear();
+    resultChunks.retain(compactions::isOut);
     if (!results.isEmpty()) {
       channel.send(results);
     }
@@ -269,6 +280,30 @@ public final class Coordinator implements Runnable, AutoCloseable {
       format.discard(table, rejected);
     }
     return outcome;
+  }
+
+  /**
+   * Commits the compaction results that arrived, on the coordinator's thread (so never at the same
+   * time as a round's commit of the same table), and frees their buckets for the next jobs. Their
+   * tasks do not wait for the decision: a result that is not committed is dropped, and the bucket
+   * gets a new job with its next write.
+   */
+  private void commitCompactionResults() {
+    compactionResults.forEach((table, batches) -> {
+      long start = System.nanoTime();
+      try {
+        CommitOutcome outcome = formats.get(table.catalog()).commit(table, lastCommitId, batches, false);
+        compactions.decided(outcome.decisions().keySet());
+        LOG.debug("Connector {}: compaction results of {} decided in {} ms: {}", connector, table,
+            (System.nanoTime() - start) / 1_000_000, outcome.decisions());
+      } catch (RuntimeException e) {
+        compactions.decided(batches.stream().map(OfferedBatch::batchId).toList());
+        LOG.warn("Connector {}: could not commit {} compaction results to {}; their buckets get new jobs with "
+            + "their next writes: {}", connector, batches.size(), table, e.toString());
+      }
+    });
+    compactionResults.clear();
+    resultChunks.retain(compactions::isOut);
   }
 
   /** Why the coordinator stopped, if it failed. */

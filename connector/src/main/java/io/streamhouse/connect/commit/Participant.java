@@ -55,8 +55,6 @@ public final class Participant {
   private final Map<TableId, Map<TopicPartition, Long>> positions = new HashMap<>();
   private final Map<String, Pending> pending = new LinkedHashMap<>();
   private final Map<String, Preparing> preparing = new LinkedHashMap<>();
-  /** Results of compaction jobs, offered each round until decided; untouched by resets (they carry no offsets). */
-  private final Map<String, Pending> compactions = new LinkedHashMap<>();
   /** Counts resets: batches prepared across one are void. */
   private long generation;
   private final Set<TopicPartition> assigned = new HashSet<>();
@@ -296,9 +294,6 @@ public final class Participant {
       for (Pending p : pending.values()) {
         events.addAll(BatchAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
       }
-      for (Pending p : compactions.values()) {
-        events.addAll(BatchAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
-      }
       events.add(new ControlEvent.TaskDone(connector, commitId, taskId, List.copyOf(assigned)));
       channel.send(events);
     } finally {
@@ -345,9 +340,6 @@ public final class Participant {
   /** TableCommitted: forget acknowledged batches; a rejected one makes the task start over. */
   public void onTableCommitted(ControlEvent.TableCommitted committed) {
     for (Map.Entry<String, BatchPlan.Decision> d : committed.decisions().entrySet()) {
-      if (compactions.remove(d.getKey()) != null) {
-        continue; // a compaction result, committed or not: either way the job is over
-      }
       Pending p = pending.get(d.getKey());
       if (p == null) {
         continue;
@@ -489,16 +481,14 @@ public final class Participant {
   }
 
   /**
-   * The result of compaction job {@code jobId} on {@code table}, to offer from the next round on:
-   * a batch without offsets. Called by the thread that ran the job, not under the lock.
+   * Sends the result of compaction job {@code jobId} (handed out in round {@code commitId}) to the
+   * coordinator at once, as a batch without offsets; it commits it between rounds. Called by the
+   * thread that ran the job.
    */
-  public void offerCompaction(TableId table, String jobId, PreparedFiles files) {
-    lock.lock();
-    try {
-      compactions.put(jobId, new Pending(table, new OfferedBatch(jobId, taskId, Map.of(), files, -1)));
-    } finally {
-      lock.unlock();
-    }
+  public void sendCompactionResult(TableId table, long commitId, String jobId, PreparedFiles files) {
+    // Not under the lock: the channel is safe for concurrent senders, and the task writes on meanwhile.
+    channel.send(BatchAssembler.split(connector, commitId, taskId, table,
+        new OfferedBatch(jobId, taskId, Map.of(), files, -1)));
   }
 
   /** True when a rejection asked for {@link #reset}. */

@@ -14,18 +14,32 @@ class CompactionAssignmentsTest {
   private final CompactionAssignments assignments = new CompactionAssignments("conn", 60_000);
 
   @Test
-  void aBucketWhoseTaskNeverAnsweredGoesOutAgainAfterTheTimeoutAndTheLateResultFreesNothing() {
+  void aJobWithoutAResultGoesOutAgainAfterTheTimeoutAndItsLateResultIsPassedOver() {
     ControlEvent.CompactRequest first = assignments.handOut(1, TABLE, List.of(BUCKET_0), Set.of(0, 1), 0).get(0);
-    assertThat(assignments.handOut(2, TABLE, List.of(BUCKET_0), Set.of(0, 1), 59_999)).isEmpty();
+    assertThat(assignments.handOut(2, TABLE, List.of(BUCKET_0), Set.of(0, 1), 30_000)).as("still out").isEmpty();
+    assertThat(assignments.reissueExpired(2, Set.of(0, 1), 59_999)).isEmpty();
 
-    ControlEvent.CompactRequest second = assignments.handOut(3, TABLE, List.of(BUCKET_0), Set.of(0, 1), 60_000).get(0);
-    assertThat(second.jobId()).isNotEqualTo(first.jobId());
-    assignments.decided(List.of(first.jobId())); // the presumed-dead task answers after all
+    List<ControlEvent.CompactRequest> again = assignments.reissueExpired(3, Set.of(1, 2), 60_000);
+    assertThat(again).singleElement().satisfies(r -> {
+      assertThat(r.jobId()).isNotEqualTo(first.jobId());
+      assertThat(r.jobs()).containsExactly(BUCKET_0);
+      assertThat(r.commitId()).isEqualTo(3);
+    });
+    ControlEvent.CompactRequest second = again.get(0);
+    assertThat(assignments.isResultOfJobOut(result(first))).as("the first job's late result").isFalse();
+    assertThat(assignments.isResultOfJobOut(result(second))).isTrue();
+    assignments.decided(List.of(first.jobId()));
     assertThat(assignments.outstanding()).as("the second job still holds the bucket").isEqualTo(1);
     assertThat(assignments.handOut(4, TABLE, List.of(BUCKET_0), Set.of(0, 1), 60_001)).isEmpty();
 
     assignments.decided(List.of(second.jobId()));
     assertThat(assignments.outstanding()).isZero();
+    assertThat(assignments.isResultOfJobOut(result(second))).as("a replay after the decision").isFalse();
+  }
+
+  private static ControlEvent.BatchChunk result(ControlEvent.CompactRequest request) {
+    return new ControlEvent.BatchChunk("conn", request.commitId(), request.taskId(), request.jobId(), TABLE,
+        java.util.Map.of(), -1, 1, 1, 0, 10, 0, 1, new byte[] {1});
   }
 
   @Test

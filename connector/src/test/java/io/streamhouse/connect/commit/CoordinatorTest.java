@@ -243,6 +243,8 @@ class CoordinatorTest {
     // Task 0's result is decided: its buckets may go out again, now to task 2.
     ControlEvent.CompactRequest done = handedOut.stream().filter(r -> r.taskId() == 0).findFirst().orElseThrow();
     long third = round(List.of(offer(2, "b2", P0, 20, 30), compactionResult(0, done.jobId())), 2);
+    assertThat(format.commits).as("the result is committed as it arrives, by itself")
+        .contains("commit " + third + " [" + done.jobId() + "] full=false");
     List<ControlEvent.CompactRequest> again = compactRequests().subList(2, compactRequests().size());
     assertThat(again).singleElement().satisfies(r -> {
       assertThat(r.taskId()).isEqualTo(2);
