@@ -119,7 +119,8 @@ public class StreamhouseSinkTask extends SinkTask {
       ConsumedPartitions consumedPartitions = new ConsumedPartitions(admin, config.topics(), config.topicsRegex());
       coordinator = new Coordinator(config.connectorName(), coordinatorFormats, coordinatorChannel, consumedPartitions,
           config.commitIntervalMs(), config.commitTimeoutMs(), config.commitParallelism(), Clock.systemUTC(), faults,
-          new TableMetrics(gauges, Clock.systemUTC(), config.commitIntervalMs()));
+          new TableMetrics(gauges, Clock.systemUTC(), config.commitIntervalMs()),
+          tablesOf(consumedPartitions, new TableRouter(config.routes()))); // a router of its own: not thread-safe
       coordinatorThread = new Thread(coordinator, "streamhouse-coordinator-" + config.connectorName());
       coordinatorThread.setDaemon(true);
       coordinatorThread.start();
@@ -130,6 +131,17 @@ public class StreamhouseSinkTask extends SinkTask {
       lagMonitorThread.start();
     }
     LOG.info("Task {} started (plugin version {})", taskName, Version.get());
+  }
+
+  /** The tables the consumed topics go to by their routes alone (field-routed tables are not known ahead). */
+  private static java.util.function.Supplier<List<io.streamhouse.connect.table.TableId>> tablesOf(
+      ConsumedPartitions partitions, TableRouter router) {
+    return () -> {
+      java.util.Set<io.streamhouse.connect.table.TableId> tables = new java.util.LinkedHashSet<>();
+      partitions.get().stream().map(TopicPartition::topic).distinct().forEach(topic ->
+          router.staticDestinations(topic).ifPresent(list -> list.forEach(d -> tables.add(d.table()))));
+      return List.copyOf(tables);
+    };
   }
 
   /**

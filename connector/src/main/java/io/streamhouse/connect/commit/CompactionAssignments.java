@@ -33,6 +33,11 @@ final class CompactionAssignments {
   private final long timeoutMs;
   private final Map<String, Out> out = new HashMap<>();
   private final Map<String, Job> jobs = new HashMap<>();
+  /**
+   * Jobs that came while their key was out: the job out may have read its bucket before the commit
+   * that called for them, so they go out once it is decided.
+   */
+  private final Map<String, Out> deferred = new LinkedHashMap<>();
 
   CompactionAssignments(String connector, long timeoutMs) {
     this.connector = connector;
@@ -61,6 +66,7 @@ final class CompactionAssignments {
     for (CompactionJob job : jobs) {
       String key = table + " " + job.key();
       if (out.containsKey(key)) {
+        deferred.put(key, new Out(null, now, table, job));
         busy++;
         continue;
       }
@@ -85,6 +91,24 @@ final class CompactionAssignments {
         requests.add(new ControlEvent.CompactRequest(connector, commitId, task, jobId, table, List.copyOf(chunk)));
       }
     });
+    return requests;
+  }
+
+  /** The jobs deferred while their keys were out, now that they are not. */
+  List<ControlEvent.CompactRequest> handOutDeferred(long commitId, Collection<Integer> tasks, long now) {
+    if (tasks.isEmpty() || deferred.isEmpty()) {
+      return List.of();
+    }
+    Map<TableId, List<CompactionJob>> ready = new java.util.TreeMap<>();
+    for (java.util.Iterator<Map.Entry<String, Out>> it = deferred.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Out> e = it.next();
+      if (!out.containsKey(e.getKey())) {
+        ready.computeIfAbsent(e.getValue().table(), t -> new ArrayList<>()).add(e.getValue().job());
+        it.remove();
+      }
+    }
+    List<ControlEvent.CompactRequest> requests = new ArrayList<>();
+    ready.forEach((table, list) -> requests.addAll(handOut(commitId, table, list, tasks, now)));
     return requests;
   }
 

@@ -48,6 +48,9 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final Map<TableId, Map<String, OfferedBatch>> offered = new TreeMap<>();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final CompactionAssignments compactions;
+  /** Tables the consumed topics go to by their routes alone (not those a record field names). */
+  private final Supplier<? extends java.util.Collection<TableId>> knownTables;
+  private boolean pendingChecked;
   private final BatchAssembler resultChunks = new BatchAssembler();
   private final Map<TableId, List<OfferedBatch>> compactionResults = new TreeMap<>();
   private volatile boolean running = true;
@@ -83,7 +86,9 @@ public final class Coordinator implements Runnable, AutoCloseable {
 
   public Coordinator(String connector, Map<String, TableFormat> formats, ControlChannel channel,
       Supplier<Set<TopicPartition>> consumedPartitions, long intervalMs, long timeoutMs, int commitParallelism,
-      Clock clock, FaultInjection faults, CommitObserver observer) {
+      Clock clock, FaultInjection faults, CommitObserver observer,
+      Supplier<? extends java.util.Collection<TableId>> knownTables) {
+    this.knownTables = knownTables;
     this.connector = connector;
     this.formats = formats;
     this.channel = channel;
@@ -246,6 +251,11 @@ public final class Coordinator implements Runnable, AutoCloseable {
           commitId, toCommit.size(), now - committingAt, committingAt - round.startedAt());
     }
     results.addAll(compactions.reissueExpired(commitId, round.reporters(), clock.millis()));
+    results.addAll(compactions.handOutDeferred(commitId, round.reporters(), clock.millis()));
+    if (!pendingChecked && !round.reporters().isEmpty()) {
+      pendingChecked = true;
+      results.addAll(pendingCompactions(commitId));
+    }
     offered.clear();
     assembler.clear();
     resultChunks.retain(compactions::isOut);
@@ -280,6 +290,39 @@ public final class Coordinator implements Runnable, AutoCloseable {
       format.discard(table, rejected);
     }
     return outcome;
+  }
+
+  /**
+   * Once per coordinator, in its first round that a task answered: the maintenance the configured
+   * tables need as they are (a predecessor may have crashed with jobs out, and a table that gets no
+   * more writes would wait for them forever).
+   */
+  private List<ControlEvent.CompactRequest> pendingCompactions(long commitId) {
+    List<ControlEvent.CompactRequest> requests = new ArrayList<>();
+    java.util.Collection<TableId> tables;
+    try {
+      tables = knownTables.get();
+    } catch (RuntimeException e) {
+      LOG.warn("Connector {}: could not list the tables of the consumed topics: {}", connector, e.toString());
+      pendingChecked = false; // the next round tries again
+      return List.of();
+    }
+    for (TableId table : tables) {
+      TableFormat format = formats.get(table.catalog());
+      try {
+        List<io.streamhouse.connect.table.CompactionJob> jobs = format == null ? List.of()
+            : format.pendingCompactions(table);
+        if (!jobs.isEmpty()) {
+          LOG.info("Connector {}: {} buckets of {} wait for a compaction; handing them out", connector, jobs.size(),
+              table);
+          requests.addAll(compactions.handOut(commitId, table, jobs, round.reporters(), clock.millis()));
+        }
+      } catch (RuntimeException e) {
+        LOG.warn("Connector {}: could not check {} for buckets waiting for a compaction: {}", connector, table,
+            e.toString());
+      }
+    }
+    return requests;
   }
 
   /**

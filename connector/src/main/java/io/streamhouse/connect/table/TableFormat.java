@@ -59,6 +59,14 @@ public interface TableFormat extends AutoCloseable {
     throw new UnsupportedOperationException("table " + table + " has no maintenance jobs");
   }
 
+  /**
+   * Maintenance that {@code table} needs as it is now, whatever came before: a new coordinator
+   * (after a crash or a move) has no memory of the jobs its predecessor handed out.
+   */
+  default List<CompactionJob> pendingCompactions(TableId table) {
+    return List.of();
+  }
+
   /** Deletes the files of batches that will never be committed (best effort). */
   void discard(TableId table, List<PreparedFiles> files);
 

@@ -43,6 +43,18 @@ class CompactionAssignmentsTest {
   }
 
   @Test
+  void aJobForABucketThatIsOutGoesOutOnceTheJobOutIsDecided() {
+    ControlEvent.CompactRequest first = assignments.handOut(1, TABLE, List.of(BUCKET_0), Set.of(0), 0).get(0);
+    // A later commit adds files to the bucket: the job out may have read it before them.
+    assertThat(assignments.handOut(2, TABLE, List.of(BUCKET_0), Set.of(0), 10)).isEmpty();
+    assertThat(assignments.handOutDeferred(3, Set.of(0), 20)).as("still out").isEmpty();
+    assignments.decided(List.of(first.jobId()));
+    assertThat(assignments.handOutDeferred(4, Set.of(0), 30)).singleElement()
+        .satisfies(r -> assertThat(r.jobs()).containsExactly(BUCKET_0));
+    assertThat(assignments.handOutDeferred(5, Set.of(0), 40)).as("once").isEmpty();
+  }
+
+  @Test
   void noTaskAnsweredNoJobGoesOut() {
     assertThat(assignments.handOut(1, TABLE, List.of(BUCKET_0), Set.of(), 0)).isEmpty();
     assertThat(assignments.outstanding()).isZero();

@@ -34,7 +34,7 @@ class CoordinatorTest {
   private final FakeChannel channel = new FakeChannel();
   private final RecordingFormat format = new RecordingFormat();
   private final Coordinator coordinator = new Coordinator("conn", Map.of("c", format), channel,
-      () -> Set.of(P0, P1), 1_000, 10_000, 2, clock, FaultInjection.parse(""), CommitObserver.NONE);
+      () -> Set.of(P0, P1), 1_000, 10_000, 2, clock, FaultInjection.parse(""), CommitObserver.NONE, List::of);
 
   @Test
   void aRoundStartsAfterTheIntervalAndCommitsAsSoonAsEveryPartitionReported() {
@@ -255,6 +255,27 @@ class CoordinatorTest {
     });
   }
 
+  @Test
+  void aNewCoordinatorHandsOutTheCompactionsTheConfiguredTablesStillNeedOnce() {
+    format.pending = List.of(new io.streamhouse.connect.table.CompactionJob("bucket 0", new byte[] {0}));
+    Coordinator fresh = new Coordinator("conn", Map.of("c", format), channel, () -> Set.of(P0, P1), 1_000, 10_000, 2,
+        clock, FaultInjection.parse(""), CommitObserver.NONE, () -> List.of(TABLE));
+    for (int round = 0; round < 3; round++) {
+      clock.advance(1_000);
+      fresh.tick();
+      List<ControlEvent.StartCommit> starts = startCommits();
+      channel.deliver(new ControlEvent.TaskDone("conn", starts.get(starts.size() - 1).commitId(), 1, List.of(P0, P1)));
+      fresh.tick();
+    }
+    assertThat(compactRequests()).as("nothing was committed, yet the table's buckets get their job, once")
+        .singleElement().satisfies(r -> {
+          assertThat(r.taskId()).isEqualTo(1);
+          assertThat(r.table()).isEqualTo(TABLE);
+          assertThat(r.jobs()).isEqualTo(format.pending);
+        });
+    fresh.close();
+  }
+
   /** Runs one round: the batches are offered, then the given tasks report every partition. */
   private long round(List<java.util.function.LongFunction<ControlEvent.BatchChunk>> batches, int... tasks) {
     clock.advance(1_000);
@@ -363,6 +384,13 @@ class CoordinatorTest {
     String refuse;
     /** The maintenance every commit calls for. */
     List<io.streamhouse.connect.table.CompactionJob> jobs = List.of();
+    /** The maintenance the tables need as they are. */
+    List<io.streamhouse.connect.table.CompactionJob> pending = List.of();
+
+    @Override
+    public List<io.streamhouse.connect.table.CompactionJob> pendingCompactions(TableId table) {
+      return pending;
+    }
 
     @Override
     public CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound) {

@@ -82,11 +82,35 @@ final class PaimonCompactor {
     }
     List<CompactionJob> jobs = new ArrayList<>();
     for (Bucket b : touched) {
-      byte[] partition = SerializationUtils.serializeBinaryRow(b.partition());
-      jobs.add(new CompactionJob("partition " + HexFormat.of().formatHex(partition) + " bucket " + b.bucket(),
-          spec(partition, b.bucket(), full)));
+      jobs.add(job(b, full));
     }
     return jobs;
+  }
+
+  /**
+   * Coordinator, at its start: a job for every bucket of {@code table} that has level-0 files, which
+   * readers of tables with deletion vectors do not see until they are compacted. Covers the jobs a
+   * previous coordinator handed out and lost with a crash.
+   */
+  static List<CompactionJob> jobsForLevelZero(FileStoreTable table) {
+    CoreOptions options = new CoreOptions(table.options());
+    if (table.primaryKeys().isEmpty() || options.writeOnly() || table.snapshotManager().latestSnapshot() == null) {
+      return List.of();
+    }
+    Set<Bucket> buckets = new LinkedHashSet<>();
+    // The store's own scan lists every live file; a table reader would skip the very level-0 files sought.
+    for (org.apache.paimon.manifest.ManifestEntry entry : table.store().newScan().plan().files()) {
+      if (entry.level() == 0) {
+        buckets.add(new Bucket(entry.partition(), entry.bucket()));
+      }
+    }
+    return buckets.stream().map(b -> job(b, false)).toList();
+  }
+
+  private static CompactionJob job(Bucket b, boolean full) {
+    byte[] partition = SerializationUtils.serializeBinaryRow(b.partition());
+    return new CompactionJob("partition " + HexFormat.of().formatHex(partition) + " bucket " + b.bucket(),
+        spec(partition, b.bucket(), full));
   }
 
   private static byte[] spec(byte[] partition, int bucket, boolean full) {

@@ -298,6 +298,14 @@ public final class PaimonFormat implements TableFormat {
   }
 
   @Override
+  public List<CompactionJob> pendingCompactions(TableId id) {
+    if (!exists(identifier(id))) {
+      return List.of();
+    }
+    return PaimonCompactor.jobsForLevelZero(table(id));
+  }
+
+  @Override
   public PreparedFiles compact(TableId id, List<CompactionJob> jobs) {
     FileStoreTable table = table(id);
     List<PaimonCompactor.Job> decoded = jobs.stream().map(j -> PaimonCompactor.decode(table, j)).toList();

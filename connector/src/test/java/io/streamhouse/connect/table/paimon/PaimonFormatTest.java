@@ -9,6 +9,7 @@ import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.table.CommitOutcome;
 import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.CompactionJob;
 import io.streamhouse.connect.table.OfferedBatch;
 import io.streamhouse.connect.table.PreparedFiles;
 import io.streamhouse.connect.table.RecordConversionException;
@@ -334,6 +335,33 @@ class PaimonFormatTest {
       // Discarding the rejected result deletes nothing: a compaction result may be in the table already.
       coordinator.discard(table, List.of(first, stale));
       assertThat(rows(coordinator.table(table))).isEqualTo(model);
+    }
+  }
+
+  @Test
+  void aNewCoordinatorFindsTheBucketsWhoseCompactionWasLostAndTheirRowsShowOnceTheyAreCompacted() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of("route.items.buckets", "2",
+        "route.items.table-property.deletion-vectors.enabled", "true"));
+    try (PaimonFormat crashed = format(config); PaimonFormat next = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      Map<Long, String> model = new TreeMap<>();
+      List<SinkRecord> records = new ArrayList<>();
+      for (long i = 0; i < 40; i++) {
+        records.add(upsert(0, i, i % 10, "v" + i, null));
+        model.put(i % 10, "v" + i);
+      }
+      CommitOutcome written = crashed.commit(table, 1000, List.of(batch(crashed, route, records)), true);
+      assertThat(written.compactions()).hasSize(2); // and then the coordinator dies with them
+      assertThat(rows(next.table(table))).as("deletion vectors: level-0 rows are not read").isEmpty();
+
+      List<CompactionJob> pending = next.pendingCompactions(table);
+      assertThat(pending).extracting(CompactionJob::key)
+          .containsExactlyInAnyOrderElementsOf(written.compactions().stream().map(CompactionJob::key).toList());
+      PreparedFiles result = next.compact(table, pending);
+      next.commit(table, 2000, List.of(new OfferedBatch("compact-2000", 0, Map.of(), result, -1)), true);
+      assertThat(rows(next.table(table))).isEqualTo(model);
+      assertThat(next.pendingCompactions(table)).isEmpty();
+      assertThat(next.pendingCompactions(new TableId("lake", List.of("db"), "missing"))).isEmpty();
     }
   }
 
