@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -132,37 +133,12 @@ public final class FanoutBenchmark {
     for (int t = 0; t < tables; t++) {
       probes.add(new HadoopTableProbe(warehouse.toUri().toString(), "fanout.t" + t));
     }
-    long peakHeap = 0;
-    long peakLive = 0;
-    try (WorkerJmx jmx = new WorkerJmx(worker.process().pid())) {
-      long start = System.nanoTime();
-      stack.connect().putConfig(name, c);
-      long done = 0;
-      while (done < records) {
-        stack.connect().requireNotFailed(name);
-        if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
-          throw new IllegalStateException(name + " did not drain " + records + " records in " + DRAIN_TIMEOUT
-              + " (" + done + " so far); see " + worker.logFile());
-        }
-        Thread.sleep(1000); // polling interval of a measurement loop, not synchronization
-        peakHeap = Math.max(peakHeap, jmx.heapUsed());
-        peakLive = Math.max(peakLive, jmx.heapAfterGc());
-        done = probes.stream().mapToLong(p -> Long.parseLong(p.currentSummary().getOrDefault("total-records", "0")))
-            .sum();
-      }
-      double seconds = (System.nanoTime() - start) / 1e9;
+    try {
+      Map<String, String> row = timedDrain(stack, name, c, () -> probes.stream()
+              .mapToLong(p -> Long.parseLong(p.currentSummary().getOrDefault("total-records", "0"))).sum(), 1000,
+          "Apache Iceberg sink 1.12.0 (4.3 worker)", tables, tasks, payloadBytes);
       long files = probes.stream().mapToLong(p -> Long.parseLong(p.currentSummary().getOrDefault("total-data-files",
           "0"))).sum();
-      Map<String, String> row = new LinkedHashMap<>();
-      row.put("format", "Apache Iceberg sink 1.12.0 (4.3 worker)");
-      row.put("tables", Integer.toString(tables));
-      row.put("tasks", Integer.toString(tasks));
-      row.put("heap", heap);
-      row.put("seconds", String.format("%.1f", seconds));
-      row.put("records/s", String.format("%,.0f", records / seconds));
-      row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
-      row.put("peak heap MB (used/after GC)", String.format("%.0f/%.0f", peakHeap / 1e6, peakLive / 1e6));
-      row.put("peak RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
       row.put("files/table/commit (mean/max)", "n/a");
       row.put("commit rounds", "n/a");
       row.put("round ms (mean/max)", "n/a");
@@ -234,22 +210,44 @@ public final class FanoutBenchmark {
     worker.restart(Duration.ofMinutes(2));
     String name = format + "-" + tables + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
     Map<String, String> config = config(stack, format, name, tables, tasks);
+    try (Admin admin = stack.admin()) {
+      Map<String, String> row = timedDrain(stack, name, config, () -> SinkBenchmark.committed(admin, name), 200,
+          format, tables, tasks, payloadBytes);
+      stack.connect().delete(name);
+      Thread.sleep(2000); // the last commit's log lines
+      row.putAll(commitFigures(worker.logFile(), name, tables));
+      row.put("data files", Long.toString(dataFiles(Path.of(config.get("catalog.bench.warehouse")))));
+      results.add(row);
+      System.out.println(row);
+    } finally {
+      worker.close();
+      SinkBenchmark.keepProfile(worker, name); // with STREAMHOUSE_BENCH_JFR set
+    }
+  }
+
+  /**
+   * Puts {@code config} and polls every {@code pollMs} until {@code done} reaches the record count,
+   * watching the worker's heap over JMX; the columns every run has, up to its peak RSS.
+   */
+  private Map<String, String> timedDrain(LocalStack stack, String name, Map<String, String> config, LongSupplier done,
+      long pollMs, String format, int tables, int tasks, long payloadBytes) throws Exception {
+    ConnectWorker worker = stack.worker();
     long peakHeap = 0;
     long peakLive = 0;
-    try (Admin admin = stack.admin(); WorkerJmx jmx = new WorkerJmx(worker.process().pid())) {
+    try (WorkerJmx jmx = new WorkerJmx(worker.process().pid())) {
       long start = System.nanoTime();
       stack.connect().putConfig(name, config);
-      long done = 0;
-      while (done < records) {
+      long drained = 0;
+      while (drained < records) {
         stack.connect().requireNotFailed(name);
         if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
           throw new IllegalStateException(name + " did not drain " + records + " records in " + DRAIN_TIMEOUT
-              + " (" + done + " so far); see " + worker.logFile());
+              + " (" + drained + " so far); see " + worker.logFile());
         }
-        Thread.sleep(200); // polling interval of a measurement loop, not synchronization
+        Thread.sleep(pollMs); // polling interval of a measurement loop, not synchronization
         peakHeap = Math.max(peakHeap, jmx.heapUsed());
         peakLive = Math.max(peakLive, jmx.heapAfterGc());
-        done = SinkBenchmark.committed(admin, name);
+        drained = done.getAsLong();
       }
       double seconds = (System.nanoTime() - start) / 1e9;
       Map<String, String> row = new LinkedHashMap<>();
@@ -262,15 +260,7 @@ public final class FanoutBenchmark {
       row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
       row.put("peak heap MB (used/after GC)", String.format("%.0f/%.0f", peakHeap / 1e6, peakLive / 1e6));
       row.put("peak RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
-      stack.connect().delete(name);
-      Thread.sleep(2000); // the last commit's log lines
-      row.putAll(commitFigures(worker.logFile(), name, tables));
-      row.put("data files", Long.toString(dataFiles(Path.of(config.get("catalog.bench.warehouse")))));
-      results.add(row);
-      System.out.println(row);
-    } finally {
-      worker.close();
-      SinkBenchmark.keepProfile(worker, name); // with STREAMHOUSE_BENCH_JFR set
+      return row;
     }
   }
 
