@@ -9,6 +9,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.common.GroupState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -70,6 +73,10 @@ class IcebergExactlyOnceE2E {
         "commit.timeout.ms", "120000"));
     stack.connect().putConfig(sink.name(), sink.config());
     await().atMost(Duration.ofMinutes(1)).until(() -> stack.connect().isRunning(sink.name(), 3));
+    // Tasks join the consumer group one by one; a rebalance hands the in-flight batch over in a
+    // round of its own (no valid-through). Produce once the group is settled with all three.
+    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).until(() ->
+        settledWithMembers(stack, "connect-idle", 3));
     try (IcebergTables tables = IcebergSink.tables(stack)) {
       for (int wave = 1; wave <= 3; wave++) {
         try (JsonRecordProducer producer = stack.producer()) {
@@ -89,6 +96,14 @@ class IcebergExactlyOnceE2E {
     assertThat(java.nio.file.Files.readString(stack.worker().logFile()))
         .doesNotContainPattern("Connector idle commit \\d+: no report for");
     stack.connect().delete(sink.name());
+  }
+
+  static boolean settledWithMembers(LocalStack stack, String group, int members) throws Exception {
+    try (Admin admin = stack.admin()) {
+      ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
+      return d.groupState() == GroupState.STABLE && d.members().size() == members
+          && d.members().stream().allMatch(m -> !m.assignment().topicPartitions().isEmpty());
+    }
   }
 
   static boolean failed(LocalStack stack, String connector) {

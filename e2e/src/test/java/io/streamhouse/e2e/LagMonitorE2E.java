@@ -73,8 +73,10 @@ class LagMonitorE2E {
       await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
           assertThat(jmx.values(mbeans, "partition", "data-loss-records-total")).containsEntry("0", (double) lost)
               .containsEntry("1", 0.0));
-      assertThat(Files.readString(stack.worker().logFile())).contains("Connector lagmon: Kafka deleted records [")
-          .contains("of " + topic + "-0 before the sink read them: " + lost + " records lost");
+      // The count and the log line come from another process: wait for the line rather than read it once.
+      await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
+          assertThat(Files.readString(stack.worker().logFile())).contains("Connector lagmon: Kafka deleted records [")
+              .contains("of " + topic + "-0 before the sink read them: " + lost + " records lost"));
 
       stack.connect().resume(sink.name());
       await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->

@@ -143,13 +143,14 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     if (logStart <= from) {
       return; // counted before
     }
-    metrics.lost(tp, logStart - from);
-    lossCountedUpTo.put(tp, logStart);
     String message = "Connector " + connector + ": Kafka deleted records [" + from + ", " + logStart + ") of "
         + tp + " before the sink read them: " + (logStart - from) + " records lost (committed offset "
         + committed + ", log start " + logStart + ", retention.ms " + retention.retentionMs()
         + ", retention.bytes " + retention.retentionBytes() + ")";
     LOG.error(message);
+    // Counted after the log line, so whoever sees the count also finds the line.
+    metrics.lost(tp, logStart - from);
+    lossCountedUpTo.put(tp, logStart);
     if (failOnLoss && failure == null) {
       failure = new ConnectException(message + "; lag.on-data-loss=fail stops the connector");
     }
