@@ -79,6 +79,23 @@ public final class PaimonTables implements AutoCloseable {
     return rows;
   }
 
+  /** One BIGINT column of the current rows of {@code table} (merged by primary key), read alone. */
+  public List<Long> longs(String table, String column) {
+    FileStoreTable t = table(table);
+    int index = t.rowType().getFieldNames().indexOf(column);
+    if (index < 0) {
+      throw new IllegalArgumentException("Paimon table " + table + " has no column " + column);
+    }
+    ReadBuilder read = t.newReadBuilder().withProjection(new int[] {index});
+    List<Long> values = new ArrayList<>();
+    try (RecordReader<InternalRow> reader = read.newRead().createReader(read.newScan().plan().splits())) {
+      reader.forEachRemaining(row -> values.add(row.getLong(0)));
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read Paimon table " + table, e);
+    }
+    return values;
+  }
+
   private static Object value(InternalRow row, int i, DataField field) {
     if (row.isNullAt(i)) {
       return null;

@@ -5,6 +5,7 @@ import io.streamhouse.e2e.IcebergTables;
 import io.streamhouse.e2e.JsonRecordProducer;
 import io.streamhouse.e2e.JsonText;
 import io.streamhouse.e2e.LocalStack;
+import io.streamhouse.e2e.PaimonTables;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,10 +20,10 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 
 /**
  * Freshness benchmark: records produced at a steady rate into a 4-partition topic, our sink
- * committing every N ms into a Hadoop-catalog Iceberg table, and a reader polling the table's
- * current snapshot every {@link #POLL_MS} ms. A record is visible when the snapshot's watermark of
- * its partition passes its offset; its freshness is that moment minus the moment it was sent.
- * Prints p50, p99 and max per commit interval.
+ * committing every N ms into a Hadoop-catalog Iceberg table or a Paimon primary-key table, and a
+ * reader on a thread of its own looking at the table at most every {@link #POLL_MS} ms. A record's
+ * freshness is the moment the reader first saw it minus the moment it was sent. Prints p50, p99
+ * and max per format and commit interval, and how long the reader's looks took.
  */
 public final class FreshnessBenchmark {
   private static final long POLL_MS = 50;
@@ -54,49 +55,50 @@ public final class FreshnessBenchmark {
         Integer.parseInt(o.getOrDefault("rate", "2000")));
     List<Long> intervals = Arrays.stream(o.getOrDefault("commit-intervals-ms", "60000,1000").split(","))
         .map(String::trim).map(Long::parseLong).toList();
+    List<String> formats = Arrays.stream(o.getOrDefault("formats", "iceberg,paimon").split(","))
+        .map(String::trim).toList();
     long seconds = Long.parseLong(o.getOrDefault("seconds", "0"));
-    bench.run(intervals, seconds);
+    bench.run(formats, intervals, seconds);
   }
 
-  private void run(List<Long> intervals, long seconds) throws Exception {
+  private void run(List<String> formats, List<Long> intervals, long seconds) throws Exception {
     Path plugins = runDir.resolve("plugins");
     BenchPlugins.streamhouse(plugins, root.resolve("connector/target/plugin-path/streamhouse-connect"));
     try (LocalStack stack = LocalStack.settings().kafkaVersion("4.4.0").runDir(runDir.resolve("kafka"))
         .pluginPath(plugins).distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
         .mavenCmd(root.resolve("mvnw").toString()).workerJvmFlags(SinkBenchmark.workerFlags("1g")).start()) {
-      for (long interval : intervals) {
-        // At least three commit rounds, at least a minute.
-        measure(stack, interval, seconds > 0 ? seconds : Math.max(60, 3 * interval / 1000));
+      for (String format : formats) {
+        for (long interval : intervals) {
+          // At least three commit rounds, at least a minute.
+          measure(stack, format, interval, seconds > 0 ? seconds : Math.max(60, 3 * interval / 1000));
+        }
       }
     }
     System.out.println();
-    System.out.printf("Freshness: %,d records/s sent into 4 partitions, reader polling every %d ms%n", rate, POLL_MS);
+    System.out.printf("Freshness: %,d records/s sent into 4 partitions, reader polling every %d ms at most%n",
+        rate, POLL_MS);
     SinkBenchmark.printTable(results);
   }
 
-  private void measure(LocalStack stack, long intervalMs, long seconds) throws Exception {
-    String name = "fresh-" + intervalMs;
+  private void measure(LocalStack stack, String format, long intervalMs, long seconds) throws Exception {
+    String name = "fresh-" + format + "-" + intervalMs;
     stack.createTopic(name, 4, Map.of());
     Path warehouse = Files.createDirectories(runDir.resolve("warehouse-" + name));
-    stack.connect().putConfig(name, config(stack, name, warehouse, intervalMs));
-    HadoopTableProbe table = new HadoopTableProbe(warehouse.toUri().toString(), "bench." + name.replace('-', '_'));
+    stack.connect().putConfig(name, config(stack, format, name, warehouse, intervalMs));
+    String table = "bench." + name.replace('-', '_');
+    int total = (int) (rate * seconds);
+    Reader reader = format.equals("paimon")
+        ? new PaimonReader(warehouse, table, total) : new IcebergReader(warehouse, table, name);
+    Thread polling = new Thread(() -> reader.pollUntilInterrupted(), "freshness-reader");
+    polling.start();
 
     long[][] sentAt = new long[4][]; // partition -> send time by offset
-    List<long[]> seen = new ArrayList<>(); // {time, partition, previous watermark, watermark}
-    Map<String, Long> last = new HashMap<>();
-    int total = (int) (rate * seconds);
     List<Future<RecordMetadata>> sends = new ArrayList<>(total);
     long[] sendTimes = new long[total];
     long start = System.currentTimeMillis();
-    long lastObserved = 0;
     try (JsonRecordProducer producer = stack.producer()) {
       for (int i = 0; i < total; i++) {
-        long due = start + i * 1000L / rate;
-        if (System.currentTimeMillis() - lastObserved >= POLL_MS) {
-          observe(table, name, last, seen);
-          lastObserved = System.currentTimeMillis();
-        }
-        long wait = due - System.currentTimeMillis();
+        long wait = start + i * 1000L / rate - System.currentTimeMillis();
         if (wait > 0) {
           Thread.sleep(wait); // pacing the producer
         }
@@ -124,54 +126,170 @@ public final class FreshnessBenchmark {
       }
     }
     long deadline = System.currentTimeMillis() + Duration.ofMillis(intervalMs).multipliedBy(3).toMillis() + 60_000;
-    while (!allVisible(last, name, sentAt) && System.currentTimeMillis() < deadline) {
-      observe(table, name, last, seen);
-      Thread.sleep(POLL_MS); // the reader's polling interval, not synchronization
+    while (!reader.allVisible(sentAt) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(POLL_MS); // checking the reader's progress, not synchronization
     }
+    polling.interrupt();
+    polling.join();
+    reader.close();
     stack.connect().delete(name);
-    long[] latencies = latencies(sentAt, seen);
+    long[] latencies = reader.latencies(sentAt, sendTimes);
     Arrays.sort(latencies);
     Map<String, String> row = new LinkedHashMap<>();
+    row.put("format", format);
     row.put("commit.interval.ms", Long.toString(intervalMs));
     row.put("records", String.format("%,d", total));
     row.put("visible", String.format("%,d", latencies.length));
     row.put("p50 s", seconds(percentile(latencies, 0.50)));
     row.put("p99 s", seconds(percentile(latencies, 0.99)));
     row.put("max s", seconds(latencies.length == 0 ? -1 : latencies[latencies.length - 1]));
+    row.put("reader poll ms (mean/max)", reader.pollTimes());
     results.add(row);
     System.out.println(row);
   }
 
-  private static void observe(HadoopTableProbe table, String connector, Map<String, Long> last, List<long[]> seen) {
-    long now = System.currentTimeMillis();
-    IcebergTables.watermarksOf(table.currentSummary(), connector).forEach((tp, mark) -> {
-      Long before = last.put(tp, mark);
-      if (before == null || before < mark) {
-        int p = Integer.parseInt(tp.substring(tp.lastIndexOf(':') + 1));
-        seen.add(new long[] {now, p, before == null ? 0 : before, mark});
-      }
-    });
-  }
+  /** A reader of the table on a thread of its own, noting when each record first became visible. */
+  private abstract static class Reader implements AutoCloseable {
+    private long polls;
+    private long pollNanos;
+    private long maxPollNanos;
 
-  private static boolean allVisible(Map<String, Long> last, String topic, long[][] sentAt) {
-    for (int p = 0; p < sentAt.length; p++) {
-      if (last.getOrDefault(topic + ":" + p, 0L) < sentAt[p].length) {
-        return false;
+    /** Looks at the table once; {@code now} is the moment the look started. */
+    abstract void observe(long now);
+
+    abstract boolean allVisible(long[][] sentAt);
+
+    /** For every record that became visible: the moment the reader first saw it minus its send time. */
+    abstract long[] latencies(long[][] sentAt, long[] sendTimes);
+
+    final void pollUntilInterrupted() {
+      while (!Thread.currentThread().isInterrupted()) {
+        long started = System.nanoTime();
+        observe(System.currentTimeMillis());
+        long took = System.nanoTime() - started;
+        synchronized (this) {
+          polls++;
+          pollNanos += took;
+          maxPollNanos = Math.max(maxPollNanos, took);
+        }
+        long rest = POLL_MS - took / 1_000_000;
+        if (rest > 0) {
+          try {
+            Thread.sleep(rest); // the reader's polling interval, not synchronization
+          } catch (InterruptedException stop) {
+            return;
+          }
+        }
       }
     }
-    return true;
+
+    @Override
+    public void close() {}
+
+    final synchronized String pollTimes() {
+      return polls == 0 ? "n/a" : String.format("%d/%d", pollNanos / polls / 1_000_000, maxPollNanos / 1_000_000);
+    }
   }
 
-  /** For every record that became visible: the moment the reader first saw it minus its send time. */
-  private static long[] latencies(long[][] sentAt, List<long[]> seen) {
-    List<Long> out = new ArrayList<>();
-    for (long[] s : seen) {
-      long[] sent = sentAt[(int) s[1]];
-      for (long offset = s[2]; offset < s[3] && offset < sent.length; offset++) {
-        out.add(s[0] - sent[(int) offset]);
+  /** Iceberg: a record is visible once the current snapshot's watermark of its partition passes its offset. */
+  private static final class IcebergReader extends Reader {
+    private final HadoopTableProbe table;
+    private final String connector;
+    private final Map<String, Long> last = new HashMap<>();
+    private final List<long[]> seen = new ArrayList<>(); // {time, partition, previous watermark, watermark}
+
+    IcebergReader(Path warehouse, String table, String connector) {
+      this.table = new HadoopTableProbe(warehouse.toUri().toString(), table);
+      this.connector = connector;
+    }
+
+    @Override
+    synchronized void observe(long now) {
+      IcebergTables.watermarksOf(table.currentSummary(), connector).forEach((tp, mark) -> {
+        Long before = last.put(tp, mark);
+        if (before == null || before < mark) {
+          int p = Integer.parseInt(tp.substring(tp.lastIndexOf(':') + 1));
+          seen.add(new long[] {now, p, before == null ? 0 : before, mark});
+        }
+      });
+    }
+
+    @Override
+    synchronized boolean allVisible(long[][] sentAt) {
+      for (int p = 0; p < sentAt.length; p++) {
+        if (last.getOrDefault(connector + ":" + p, 0L) < sentAt[p].length) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    @Override
+    synchronized long[] latencies(long[][] sentAt, long[] sendTimes) {
+      List<Long> out = new ArrayList<>();
+      for (long[] s : seen) {
+        long[] sent = sentAt[(int) s[1]];
+        for (long offset = s[2]; offset < s[3] && offset < sent.length; offset++) {
+          out.add(s[0] - sent[(int) offset]);
+        }
+      }
+      return out.stream().mapToLong(Long::longValue).toArray();
+    }
+  }
+
+  /**
+   * Paimon: a record is visible once a batch read of the table (what a query engine sees: with
+   * deletion vectors, only after the bucket's compaction) returns its id. Each poll reads the
+   * table's {@code id} column in full.
+   */
+  private static final class PaimonReader extends Reader {
+    private final PaimonTables tables;
+    private final String table;
+    private final long[] firstSeen;
+    private int visible;
+
+    PaimonReader(Path warehouse, String table, int total) {
+      this.tables = PaimonTables.filesystem(warehouse);
+      this.table = table;
+      this.firstSeen = new long[total];
+    }
+
+    @Override
+    void observe(long now) {
+      if (!tables.exists(table)) {
+        return;
+      }
+      List<Long> ids = tables.longs(table, "id");
+      synchronized (this) {
+        for (long id : ids) {
+          if (id >= 0 && id < firstSeen.length && firstSeen[(int) id] == 0) {
+            firstSeen[(int) id] = now;
+            visible++;
+          }
+        }
       }
     }
-    return out.stream().mapToLong(Long::longValue).toArray();
+
+    @Override
+    synchronized boolean allVisible(long[][] sentAt) {
+      return visible == firstSeen.length;
+    }
+
+    @Override
+    public void close() {
+      tables.close();
+    }
+
+    @Override
+    synchronized long[] latencies(long[][] sentAt, long[] sendTimes) {
+      List<Long> out = new ArrayList<>();
+      for (int id = 0; id < firstSeen.length; id++) {
+        if (firstSeen[id] != 0) {
+          out.add(firstSeen[id] - sendTimes[id]);
+        }
+      }
+      return out.stream().mapToLong(Long::longValue).toArray();
+    }
   }
 
   private static long percentile(long[] sorted, double q) {
@@ -182,7 +300,8 @@ public final class FreshnessBenchmark {
     return ms < 0 ? "n/a" : String.format("%.2f", ms / 1000.0);
   }
 
-  private static Map<String, String> config(LocalStack stack, String name, Path warehouse, long intervalMs) {
+  private static Map<String, String> config(LocalStack stack, String format, String name, Path warehouse,
+      long intervalMs) {
     Map<String, String> c = new HashMap<>();
     c.put("connector.class", "io.streamhouse.connect.StreamhouseSinkConnector");
     c.put("topics", name);
@@ -192,8 +311,16 @@ public final class FreshnessBenchmark {
     c.put("value.converter.schemas.enable", "true");
     c.put("kafka.bootstrap.servers", stack.bootstrapServers());
     c.put("catalogs", "bench");
-    c.put("catalog.bench.type", "hadoop");
-    c.put("catalog.bench.warehouse", warehouse.toUri().toString());
+    if (format.equals("paimon")) {
+      c.put("catalog.bench.format", "paimon");
+      c.put("catalog.bench.type", "filesystem");
+      c.put("catalog.bench.warehouse", warehouse.toString());
+      c.put("route.r.input", "upsert");
+      c.put("route.r.primary-key", "id");
+    } else {
+      c.put("catalog.bench.type", "hadoop");
+      c.put("catalog.bench.warehouse", warehouse.toUri().toString());
+    }
     c.put("routes", "r");
     c.put("route.r.topics", name);
     c.put("route.r.namespace", "bench");

@@ -176,7 +176,8 @@ public final class IcebergFormat implements TableFormat {
         return new CommitOutcome(decisions, current, OptionalLong.empty(), 0, 0, checked.refused());
       }
       Long expectedOwn = own.map(Snapshot::snapshotId).orElse(null);
-      AppendFiles append = table.newAppend();
+      AppendFiles append = table.newAppend().scanManifestsWith(CallerRunsExecutor.INSTANCE)
+          .writeManifestsWith(CallerRunsExecutor.INSTANCE, 1);
       long records = 0;
       int files = 0;
       long validThrough = Long.MAX_VALUE;
