@@ -1,23 +1,16 @@
 package io.streamhouse.connect.table.iceberg;
 
+import io.streamhouse.connect.convert.ValueCoercion;
 import io.streamhouse.connect.table.RecordConversionException;
-import java.math.BigDecimal;
-import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.LocalDateTime;
-import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -28,18 +21,19 @@ import org.apache.kafka.connect.data.Struct;
 /**
  * A Connect value (a {@link Struct}, or a schemaless JSON map) to an Iceberg record of the table's
  * schema. The table schema decides: fields the table lacks are ignored, fields the value lacks
- * are null (an error for a required column), and values are converted where no precision is lost.
+ * are null (an error for a required column), and values fit their columns by the policy both formats
+ * share ({@link ValueCoercion}).
  */
-final class IcebergRecordConverter {
+public final class IcebergRecordConverter {
   private final Schema schema;
   /** An empty record per struct type: copying it is cheaper than creating one by type. */
   private final Map<Types.StructType, GenericRecord> templates = new java.util.IdentityHashMap<>();
 
-  IcebergRecordConverter(Schema schema) {
+  public IcebergRecordConverter(Schema schema) {
     this.schema = schema;
   }
 
-  Record convert(Object value) throws RecordConversionException {
+  public Record convert(Object value) throws RecordConversionException {
     if (value == null) {
       throw new RecordConversionException("<value>", "the record value is null");
     }
@@ -64,7 +58,7 @@ final class IcebergRecordConverter {
       }
     } else {
       throw new RecordConversionException(path.isEmpty() ? "<value>" : path,
-          "expected a struct or JSON object, got " + describe(value));
+          "expected a struct or a JSON object, got " + value.getClass().getSimpleName());
     }
     return record;
   }
@@ -82,170 +76,37 @@ final class IcebergRecordConverter {
   }
 
   private Object value(Type type, Object value, String path) throws RecordConversionException {
-    try {
-      return switch (type.typeId()) {
-        case BOOLEAN -> bool(value, path);
-        case INTEGER -> Math.toIntExact(integral(value, path));
-        case LONG -> integral(value, path);
-        case FLOAT -> (float) floating(value, path);
-        case DOUBLE -> floating(value, path);
-        case DECIMAL -> decimal((Types.DecimalType) type, value, path);
-        case STRING -> string(value, path);
-        case BINARY, FIXED -> bytes(value, path);
-        case DATE -> date(value, path);
-        case TIME -> time(value, path);
-        case TIMESTAMP -> timestamp((Types.TimestampType) type, value, path);
-        case STRUCT -> struct(type.asStructType(), value, path);
-        case LIST -> list(type.asListType(), value, path);
-        case MAP -> map(type.asMapType(), value, path);
-        default -> throw new RecordConversionException(path, "column type " + type + " is not supported");
-      };
-    } catch (ArithmeticException | NumberFormatException | DateTimeParseException e) {
-      throw new RecordConversionException(path, "value " + describe(value) + " does not fit column '"
-          + path + "' of type " + type + ": " + e.getMessage(), e);
-    }
-  }
-
-  private static boolean bool(Object value, String path) throws RecordConversionException {
-    if (value instanceof Boolean b) {
-      return b;
-    }
-    if (value instanceof String s && (s.equalsIgnoreCase("true") || s.equalsIgnoreCase("false"))) {
-      return Boolean.parseBoolean(s);
-    }
-    throw mismatch(path, "boolean", value);
-  }
-
-  private static long integral(Object value, String path) throws RecordConversionException {
-    if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
-      return ((Number) value).longValue();
-    }
-    if (value instanceof BigDecimal d) {
-      return d.longValueExact();
-    }
-    if (value instanceof BigInteger i) {
-      return i.longValueExact();
-    }
-    if ((value instanceof Double || value instanceof Float) && ((Number) value).doubleValue() % 1 == 0) {
-      return BigDecimal.valueOf(((Number) value).doubleValue()).longValueExact();
-    }
-    if (value instanceof String s) {
-      return Long.parseLong(s.trim());
-    }
-    throw mismatch(path, "integer", value);
-  }
-
-  private static double floating(Object value, String path) throws RecordConversionException {
-    if (value instanceof Number n) {
-      return n.doubleValue();
-    }
-    if (value instanceof String s) {
-      return Double.parseDouble(s.trim());
-    }
-    throw mismatch(path, "floating-point", value);
-  }
-
-  private static BigDecimal decimal(Types.DecimalType type, Object value, String path)
-      throws RecordConversionException {
-    BigDecimal d;
-    if (value instanceof BigDecimal b) {
-      d = b;
-    } else if (value instanceof Number n) {
-      d = new BigDecimal(n.toString());
-    } else if (value instanceof String s) {
-      d = new BigDecimal(s.trim());
-    } else {
-      throw mismatch(path, "decimal", value);
-    }
-    BigDecimal scaled = d.setScale(type.scale(), java.math.RoundingMode.UNNECESSARY);
-    if (scaled.precision() > type.precision()) {
-      throw new RecordConversionException(path, "value " + d + " needs precision " + scaled.precision()
-          + " but column '" + path + "' is " + type);
-    }
-    return scaled;
-  }
-
-  private static String string(Object value, String path) throws RecordConversionException {
-    if (value instanceof String s) {
-      return s;
-    }
-    if (value instanceof Number || value instanceof Boolean) {
-      return value.toString();
-    }
-    throw mismatch(path, "string", value);
-  }
-
-  private static ByteBuffer bytes(Object value, String path) throws RecordConversionException {
-    if (value instanceof byte[] b) {
-      return ByteBuffer.wrap(b);
-    }
-    if (value instanceof ByteBuffer b) {
-      return b;
-    }
-    if (value instanceof String s) {
-      try {
-        return ByteBuffer.wrap(Base64.getDecoder().decode(s));
-      } catch (IllegalArgumentException e) {
-        return ByteBuffer.wrap(s.getBytes(StandardCharsets.UTF_8));
+    return switch (type.typeId()) {
+      case BOOLEAN -> ValueCoercion.toBoolean(value, path, type);
+      case INTEGER -> (int) ValueCoercion.toLong(value, Integer.MIN_VALUE, Integer.MAX_VALUE, path, type);
+      case LONG -> ValueCoercion.toLong(value, Long.MIN_VALUE, Long.MAX_VALUE, path, type);
+      case FLOAT -> (float) ValueCoercion.toDouble(value, path, type);
+      case DOUBLE -> ValueCoercion.toDouble(value, path, type);
+      case DECIMAL -> {
+        Types.DecimalType decimal = (Types.DecimalType) type;
+        yield ValueCoercion.toDecimal(value, decimal.precision(), decimal.scale(), path, type);
       }
-    }
-    throw mismatch(path, "bytes", value);
+      case STRING -> ValueCoercion.toText(value, path, type);
+      case BINARY, FIXED -> ByteBuffer.wrap(ValueCoercion.toBytes(value, path, type));
+      case DATE -> ValueCoercion.toDate(value, path, type);
+      case TIME -> ValueCoercion.toTime(value, path, type);
+      case TIMESTAMP -> timestamp((Types.TimestampType) type, ValueCoercion.toInstant(value, path, type));
+      case STRUCT -> struct(type.asStructType(), value, path);
+      case LIST -> list(type.asListType(), value, path);
+      case MAP -> map(type.asMapType(), value, path);
+      default -> throw new RecordConversionException(path, "column type " + type + " is not supported");
+    };
   }
 
-  private static LocalDate date(Object value, String path) throws RecordConversionException {
-    if (value instanceof java.util.Date d) {
-      return LocalDate.ofEpochDay(TimeUnit.MILLISECONDS.toDays(d.getTime()));
-    }
-    if (value instanceof Integer || value instanceof Long) {
-      return LocalDate.ofEpochDay(((Number) value).longValue());
-    }
-    if (value instanceof String s) {
-      return LocalDate.parse(s.trim());
-    }
-    throw mismatch(path, "date", value);
-  }
-
-  private static LocalTime time(Object value, String path) throws RecordConversionException {
-    if (value instanceof java.util.Date d) {
-      return LocalTime.ofNanoOfDay(TimeUnit.MILLISECONDS.toNanos(d.getTime()));
-    }
-    if (value instanceof Integer || value instanceof Long) {
-      return LocalTime.ofNanoOfDay(TimeUnit.MILLISECONDS.toNanos(((Number) value).longValue()));
-    }
-    if (value instanceof String s) {
-      return LocalTime.parse(s.trim());
-    }
-    throw mismatch(path, "time", value);
-  }
-
-  private static Object timestamp(Types.TimestampType type, Object value, String path)
-      throws RecordConversionException {
-    Instant instant;
-    if (value instanceof java.util.Date d) {
-      instant = d.toInstant();
-    } else if (value instanceof Long || value instanceof Integer) {
-      instant = Instant.ofEpochMilli(((Number) value).longValue());
-    } else if (value instanceof String s) {
-      instant = parseInstant(s.trim());
-    } else {
-      throw mismatch(path, "timestamp", value);
-    }
+  private static Object timestamp(Types.TimestampType type, Instant instant) {
     // Not Instant.atOffset: it looks up the offset's ZoneRules, a new object per call (JFR: ~4 % of a task thread).
     LocalDateTime local = LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(), ZoneOffset.UTC);
     return type.shouldAdjustToUTC() ? OffsetDateTime.of(local, ZoneOffset.UTC) : local;
   }
 
-  private static Instant parseInstant(String s) {
-    try {
-      return OffsetDateTime.parse(s.replace(' ', 'T')).toInstant();
-    } catch (DateTimeParseException e) {
-      return LocalDateTime.parse(s.replace(' ', 'T')).toInstant(ZoneOffset.UTC);
-    }
-  }
-
   private List<Object> list(Types.ListType type, Object value, String path) throws RecordConversionException {
     if (!(value instanceof List<?> list)) {
-      throw mismatch(path, "list", value);
+      throw ValueCoercion.misfit(value, path, type, null);
     }
     List<Object> result = new ArrayList<>(list.size());
     for (int i = 0; i < list.size(); i++) {
@@ -265,7 +126,7 @@ final class IcebergRecordConverter {
 
   private Map<Object, Object> map(Types.MapType type, Object value, String path) throws RecordConversionException {
     if (!(value instanceof Map<?, ?> map)) {
-      throw mismatch(path, "map", value);
+      throw ValueCoercion.misfit(value, path, type, null);
     }
     Map<Object, Object> result = new HashMap<>(map.size() * 2);
     for (Map.Entry<?, ?> e : map.entrySet()) {
@@ -280,18 +141,5 @@ final class IcebergRecordConverter {
       result.put(key, v);
     }
     return result;
-  }
-
-  private static RecordConversionException mismatch(String path, String expected, Object value) {
-    return new RecordConversionException(path, "column '" + path + "' expects a " + expected
-        + " value, got " + describe(value));
-  }
-
-  private static String describe(Object value) {
-    String text = String.valueOf(value);
-    if (text.length() > 60) {
-      text = text.substring(0, 57) + "...";
-    }
-    return value == null ? "null" : value.getClass().getSimpleName() + " '" + text + "'";
   }
 }

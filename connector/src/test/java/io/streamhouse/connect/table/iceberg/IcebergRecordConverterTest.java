@@ -145,6 +145,6 @@ class IcebergRecordConverterTest {
     assertThatThrownBy(() -> converter.convert(Map.of("n", 1, "s", Map.of())))
         .hasMessage("required column 's.inner' is missing or null");
     assertThatThrownBy(() -> converter.convert(List.of(1)))
-        .hasMessageContaining("expected a struct or JSON object");
+        .hasMessageContaining("expected a struct or a JSON object");
   }
 }

@@ -229,6 +229,27 @@ class PaimonFormatTest {
     }
   }
 
+  /** The most common key format: {@code StringConverter}, key "28638", for a BIGINT primary key. */
+  @Test
+  void aTombstoneWithAStringKeyDeletesTheRowOfTheBigintKeyItSpells() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of("route.items.input", "upsert", "route.items.primary-key", "id"));
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      SinkRecord stringKeyed = new SinkRecord("items", 0, Schema.STRING_SCHEMA, "28638", ROW,
+          new Struct(ROW).put("id", 28638L).put("name", "x"), 0);
+      SinkRecord tombstone = new SinkRecord("items", 0, Schema.STRING_SCHEMA, "28638", null, null, 2);
+      OfferedBatch batch = batch(format, route, List.of(stringKeyed, upsert(0, 1, 7, "y", null), tombstone));
+      format.commit(table, 1000, List.of(batch), true);
+      assertThat(rows(format.table(table))).containsExactlyEntriesOf(Map.of(7L, "y"));
+
+      TableWriter writer = format.openWriter(table, route, tombstone, new FileBudget(8, 64L << 20)).orElseThrow();
+      SinkRecord notANumber = new SinkRecord("items", 0, Schema.STRING_SCHEMA, "28638x", null, null, 3);
+      assertThatThrownBy(() -> writer.write(notANumber)).isInstanceOf(RecordConversionException.class)
+          .hasMessageContaining("a String value (28638x) does not fit column 'id' of type BIGINT NOT NULL");
+      writer.close();
+    }
+  }
+
   @Test
   void twoTasksWritingTheSameBucketsInOneCommitGiveTheModelBeforeAndAfterFullCompaction() throws Exception {
     StreamhouseSinkConfig config = config(Map.of("route.items.table-property.sequence.field", "seq",
