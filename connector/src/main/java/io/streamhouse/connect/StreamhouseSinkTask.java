@@ -13,16 +13,15 @@ import io.streamhouse.connect.commit.KafkaControlChannel;
 import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.BadRecordHandler;
+import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.monitor.LagMetrics;
-import io.streamhouse.connect.monitor.PluginGauges;
 import io.streamhouse.connect.monitor.LagMonitor;
+import io.streamhouse.connect.monitor.PluginGauges;
 import io.streamhouse.connect.monitor.TableMetrics;
 import io.streamhouse.connect.monitor.TaskMetrics;
 import io.streamhouse.connect.routing.TableRouter;
 import io.streamhouse.connect.table.FileBudget;
-import io.streamhouse.connect.table.RecordConversionException;
 import io.streamhouse.connect.table.TableFormat;
-import io.streamhouse.connect.table.TableFormats;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
@@ -134,10 +133,10 @@ public class StreamhouseSinkTask extends SinkTask {
   }
 
   /** The tables the consumed topics go to by their routes alone (field-routed tables are not known ahead). */
-  private static java.util.function.Supplier<List<io.streamhouse.connect.table.TableId>> tablesOf(
+  private static java.util.function.Supplier<List<io.streamhouse.connect.protocol.TableId>> tablesOf(
       ConsumedPartitions partitions, TableRouter router) {
     return () -> {
-      java.util.Set<io.streamhouse.connect.table.TableId> tables = new java.util.LinkedHashSet<>();
+      java.util.Set<io.streamhouse.connect.protocol.TableId> tables = new java.util.LinkedHashSet<>();
       partitions.get().stream().map(TopicPartition::topic).distinct().forEach(topic ->
           router.staticDestinations(topic).ifPresent(list -> list.forEach(d -> tables.add(d.table()))));
       return List.copyOf(tables);

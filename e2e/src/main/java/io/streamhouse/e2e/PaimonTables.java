@@ -1,6 +1,6 @@
 package io.streamhouse.e2e;
 
-import io.streamhouse.connect.commit.Watermarks;
+import io.streamhouse.connect.protocol.Watermarks;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;

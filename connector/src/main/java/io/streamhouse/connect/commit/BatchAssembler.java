@@ -1,8 +1,8 @@
 package io.streamhouse.connect.commit;
 
-import io.streamhouse.connect.table.OfferedBatch;
-import io.streamhouse.connect.table.PreparedFiles;
-import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.protocol.TableId;
 import java.io.ByteArrayOutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,7 +1,7 @@
 package io.streamhouse.connect.commit;
 
-import io.streamhouse.connect.table.CommitOutcome;
-import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.TableId;
 
 /** Hears what the coordinator did to each table (for metrics). Called from committer threads. */
 public interface CommitObserver {

@@ -1,7 +1,7 @@
 package io.streamhouse.connect.commit;
 
-import io.streamhouse.connect.table.CompactionJob;
-import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.protocol.CompactionJob;
+import io.streamhouse.connect.protocol.TableId;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;

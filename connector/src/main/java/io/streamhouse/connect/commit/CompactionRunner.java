@@ -1,6 +1,6 @@
 package io.streamhouse.connect.commit;
 
-import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.table.TableFormat;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;

@@ -1,6 +1,8 @@
 package io.streamhouse.connect.commit;
 
-import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.TableId;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -32,11 +34,11 @@ public sealed interface ControlEvent {
 
   /**
    * Coordinator to task {@code taskId}: run these maintenance jobs of {@code table} (a format's
-   * {@link io.streamhouse.connect.table.CompactionJob}s, one key each) and offer the result, without
+   * {@link io.streamhouse.connect.protocol.CompactionJob}s, one key each) and offer the result, without
    * offsets, as batch {@code jobId}.
    */
   record CompactRequest(String connector, long commitId, int taskId, String jobId, TableId table,
-      List<io.streamhouse.connect.table.CompactionJob> jobs) implements ControlEvent {}
+      List<io.streamhouse.connect.protocol.CompactionJob> jobs) implements ControlEvent {}
 
   /** Coordinator to tasks: what the commit of {@code table} decided for each offered batch. */
   record TableCommitted(String connector, long commitId, TableId table, Map<String, BatchPlan.Decision> decisions)

@@ -1,7 +1,9 @@
 package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.commit.InvalidControlEventException.Reason;
-import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.TableId;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -92,7 +94,7 @@ public final class ControlEventCodec {
         out.writeUTF(e.jobId());
         writeTable(out, e.table());
         out.writeInt(e.jobs().size());
-        for (io.streamhouse.connect.table.CompactionJob job : e.jobs()) {
+        for (io.streamhouse.connect.protocol.CompactionJob job : e.jobs()) {
           out.writeUTF(job.key());
           out.writeInt(job.spec().length);
           out.write(job.spec());
@@ -227,10 +229,10 @@ public final class ControlEventCodec {
     String jobId = in.readString("job id", MAX_NAME_BYTES);
     TableId table = readTable(in);
     int n = in.readCount("compaction jobs", 2 + 1 + 4 + 1, MAX_JOBS);
-    List<io.streamhouse.connect.table.CompactionJob> jobs = new ArrayList<>(n);
+    List<io.streamhouse.connect.protocol.CompactionJob> jobs = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       String key = in.readString("job key", MAX_NAME_BYTES);
-      jobs.add(new io.streamhouse.connect.table.CompactionJob(key, in.readBytes("job spec", MAX_JOB_SPEC_BYTES)));
+      jobs.add(new io.streamhouse.connect.protocol.CompactionJob(key, in.readBytes("job spec", MAX_JOB_SPEC_BYTES)));
     }
     if (jobs.isEmpty()) {
       throw WireReader.malformed("a compaction request without jobs");

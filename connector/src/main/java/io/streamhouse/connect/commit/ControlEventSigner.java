@@ -1,5 +1,6 @@
 package io.streamhouse.connect.commit;
 
+import io.streamhouse.connect.config.SigningKeyValidator;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -17,7 +18,7 @@ import javax.crypto.spec.SecretKeySpec;
 public final class ControlEventSigner {
   static final int MAC_BYTES = 32;
   /** Keys shorter than this are refused: an HMAC key should carry at least 128 bits. */
-  public static final int MIN_KEY_CHARS = 16;
+  public static final int MIN_KEY_CHARS = SigningKeyValidator.MIN_KEY_CHARS;
   private static final String ALGORITHM = "HmacSHA256";
 
   private final SecretKeySpec key;

@@ -1,10 +1,11 @@
 package io.streamhouse.connect.commit;
 
-import io.streamhouse.connect.table.CommitOutcome;
-import io.streamhouse.connect.table.OfferedBatch;
-import io.streamhouse.connect.table.PreparedFiles;
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.TableFormat;
-import io.streamhouse.connect.table.TableId;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -310,7 +311,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     for (TableId table : tables) {
       TableFormat format = formats.get(table.catalog());
       try {
-        List<io.streamhouse.connect.table.CompactionJob> jobs = format == null ? List.of()
+        List<io.streamhouse.connect.protocol.CompactionJob> jobs = format == null ? List.of()
             : format.pendingCompactions(table);
         if (!jobs.isEmpty()) {
           LOG.info("Connector {}: {} buckets of {} wait for a compaction; handing them out", connector, jobs.size(),

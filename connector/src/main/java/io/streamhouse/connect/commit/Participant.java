@@ -1,19 +1,21 @@
 package io.streamhouse.connect.commit;
 
+import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
 import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.schema.EvolutionPlan;
 import io.streamhouse.connect.schema.EvolutionPlanner;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.RecordSchemas;
-import io.streamhouse.connect.table.CommitOutcome;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
-import io.streamhouse.connect.table.OfferedBatch;
-import io.streamhouse.connect.table.PreparedFiles;
-import io.streamhouse.connect.table.RecordConversionException;
 import io.streamhouse.connect.table.TableFormat;
-import io.streamhouse.connect.table.TableId;
 import io.streamhouse.connect.table.TableWriter;
 import java.util.ArrayList;
 import java.util.HashMap;

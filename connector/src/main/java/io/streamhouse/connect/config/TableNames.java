@@ -1,6 +1,6 @@
 package io.streamhouse.connect.config;
 
-import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.protocol.TableId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

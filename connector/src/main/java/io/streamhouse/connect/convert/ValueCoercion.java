@@ -1,6 +1,6 @@
 package io.streamhouse.connect.convert;
 
-import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.errors.RecordConversionException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.RoundingMode;

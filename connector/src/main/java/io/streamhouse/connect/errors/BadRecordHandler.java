@@ -1,6 +1,5 @@
 package io.streamhouse.connect.errors;
 
-import io.streamhouse.connect.table.RecordConversionException;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.sink.ErrantRecordReporter;

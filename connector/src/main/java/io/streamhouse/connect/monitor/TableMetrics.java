@@ -1,8 +1,8 @@
 package io.streamhouse.connect.monitor;
 
 import io.streamhouse.connect.commit.CommitObserver;
-import io.streamhouse.connect.table.CommitOutcome;
-import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.TableId;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.streamhouse.connect.routing;
 
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.config.TableNames;
-import io.streamhouse.connect.table.RecordConversionException;
-import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.TableId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.streamhouse.connect.table;
 
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.TableId;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -106,13 +108,13 @@ public final class CheckedBatches<F> {
   }
 
   /** {@code planned} plus a rejection for each refused batch. */
-  public Map<String, io.streamhouse.connect.commit.BatchPlan.Decision> withRefused(
-      Map<String, io.streamhouse.connect.commit.BatchPlan.Decision> planned) {
+  public Map<String, io.streamhouse.connect.protocol.BatchPlan.Decision> withRefused(
+      Map<String, io.streamhouse.connect.protocol.BatchPlan.Decision> planned) {
     if (refused.isEmpty()) {
       return planned;
     }
-    Map<String, io.streamhouse.connect.commit.BatchPlan.Decision> all = new LinkedHashMap<>(planned);
-    refused.forEach(b -> all.put(b, io.streamhouse.connect.commit.BatchPlan.Decision.REJECT));
+    Map<String, io.streamhouse.connect.protocol.BatchPlan.Decision> all = new LinkedHashMap<>(planned);
+    refused.forEach(b -> all.put(b, io.streamhouse.connect.protocol.BatchPlan.Decision.REJECT));
     return all;
   }
 

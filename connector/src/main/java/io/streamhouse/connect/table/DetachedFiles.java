@@ -1,5 +1,7 @@
 package io.streamhouse.connect.table;
 
+import io.streamhouse.connect.protocol.PreparedFiles;
+
 /**
  * Files taken out of a {@link TableWriter} for a commit, still to be closed. Closing is the slow
  * part of preparing a batch (the last pages, the footer, the upload), so it may run on another

@@ -1,5 +1,7 @@
 package io.streamhouse.connect.table;
 
+import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.schema.EvolutionPlan;
 import io.streamhouse.connect.schema.EvolutionPlanner;

@@ -1,7 +1,13 @@
 package io.streamhouse.connect.table;
 
-import io.streamhouse.connect.commit.Watermarks;
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.CompactionJob;
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.Watermarks;
 import java.util.List;
 import org.apache.kafka.connect.sink.SinkRecord;
 

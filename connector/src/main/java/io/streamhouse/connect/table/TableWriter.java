@@ -1,5 +1,7 @@
 package io.streamhouse.connect.table;
 
+import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.PreparedFiles;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /** Writes the records of one task for one table into data files; not thread-safe. */

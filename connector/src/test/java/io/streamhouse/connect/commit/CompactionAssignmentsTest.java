@@ -2,8 +2,8 @@ package io.streamhouse.connect.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.streamhouse.connect.table.CompactionJob;
-import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.protocol.CompactionJob;
+import io.streamhouse.connect.protocol.TableId;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

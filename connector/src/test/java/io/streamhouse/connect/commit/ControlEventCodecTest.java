@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.streamhouse.connect.commit.InvalidControlEventException.Reason;
-import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.TableId;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,7 +31,7 @@ class ControlEventCodecTest {
             "conn-0-def", BatchPlan.Decision.APPLY)),
         new ControlEvent.RoundRequest(connector, 7, 2),
         new ControlEvent.CompactRequest(connector, 7, 1, "conn-compact-1", TABLE, List.of(
-            new io.streamhouse.connect.table.CompactionJob("partition 00000000 bucket 3", new byte[] {0, 0, 0, 1, 1}))));
+            new io.streamhouse.connect.protocol.CompactionJob("partition 00000000 bucket 3", new byte[] {0, 0, 0, 1, 1}))));
   }
 
   @Test

@@ -3,12 +3,15 @@ package io.streamhouse.connect.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.table.CommitOutcome;
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.table.FileBudget;
-import io.streamhouse.connect.table.OfferedBatch;
-import io.streamhouse.connect.table.PreparedFiles;
 import io.streamhouse.connect.table.TableFormat;
-import io.streamhouse.connect.table.TableId;
 import io.streamhouse.connect.table.TableWriter;
 import java.time.Clock;
 import java.time.Duration;
@@ -228,7 +231,7 @@ class CoordinatorTest {
   @Test
   void compactionJobsGoToTheTasksThatAnsweredAndNoBucketHasTwoJobsOutUntilItsResultIsDecided() {
     format.jobs = java.util.stream.IntStream.range(0, 20)
-        .mapToObj(i -> new io.streamhouse.connect.table.CompactionJob("bucket " + i, new byte[] {(byte) i})).toList();
+        .mapToObj(i -> new io.streamhouse.connect.protocol.CompactionJob("bucket " + i, new byte[] {(byte) i})).toList();
     long first = round(List.of(offer(0, "b0", P0, 0, 10)), 0, 1);
     List<ControlEvent.CompactRequest> handedOut = compactRequests();
     assertThat(handedOut).extracting(ControlEvent.CompactRequest::taskId).as("spread over both tasks")
@@ -249,15 +252,15 @@ class CoordinatorTest {
     assertThat(again).singleElement().satisfies(r -> {
       assertThat(r.taskId()).isEqualTo(2);
       assertThat(r.commitId()).isEqualTo(third);
-      assertThat(r.jobs()).extracting(io.streamhouse.connect.table.CompactionJob::key)
-          .containsExactlyInAnyOrderElementsOf(done.jobs().stream().map(io.streamhouse.connect.table.CompactionJob::key)
+      assertThat(r.jobs()).extracting(io.streamhouse.connect.protocol.CompactionJob::key)
+          .containsExactlyInAnyOrderElementsOf(done.jobs().stream().map(io.streamhouse.connect.protocol.CompactionJob::key)
               .toList());
     });
   }
 
   @Test
   void aNewCoordinatorHandsOutTheCompactionsTheConfiguredTablesStillNeedOnce() {
-    format.pending = List.of(new io.streamhouse.connect.table.CompactionJob("bucket 0", new byte[] {0}));
+    format.pending = List.of(new io.streamhouse.connect.protocol.CompactionJob("bucket 0", new byte[] {0}));
     Coordinator fresh = new Coordinator("conn", Map.of("c", format), channel, () -> Set.of(P0, P1), 1_000, 10_000, 2,
         clock, FaultInjection.parse(""), CommitObserver.NONE, () -> List.of(TABLE));
     for (int round = 0; round < 3; round++) {
@@ -383,12 +386,12 @@ class CoordinatorTest {
     /** A batch id to refuse (and reject every other): a format whose file checks failed for it. */
     String refuse;
     /** The maintenance every commit calls for. */
-    List<io.streamhouse.connect.table.CompactionJob> jobs = List.of();
+    List<io.streamhouse.connect.protocol.CompactionJob> jobs = List.of();
     /** The maintenance the tables need as they are. */
-    List<io.streamhouse.connect.table.CompactionJob> pending = List.of();
+    List<io.streamhouse.connect.protocol.CompactionJob> pending = List.of();
 
     @Override
-    public List<io.streamhouse.connect.table.CompactionJob> pendingCompactions(TableId table) {
+    public List<io.streamhouse.connect.protocol.CompactionJob> pendingCompactions(TableId table) {
       return pending;
     }
 

@@ -3,7 +3,7 @@ package io.streamhouse.connect.convert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.table.iceberg.IcebergRecordConverter;
 import io.streamhouse.connect.table.paimon.PaimonRowConverter;
 import java.math.BigDecimal;

@@ -3,8 +3,8 @@ package io.streamhouse.connect.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.schema.EvolutionMode;
-import io.streamhouse.connect.table.TableId;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

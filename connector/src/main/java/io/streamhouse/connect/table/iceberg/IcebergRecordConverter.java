@@ -1,7 +1,7 @@
 package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.convert.ValueCoercion;
-import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.errors.RecordConversionException;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.time.LocalDateTime;

@@ -1,9 +1,9 @@
 package io.streamhouse.connect.table.iceberg;
 
+import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
-import io.streamhouse.connect.table.PreparedFiles;
-import io.streamhouse.connect.table.RecordConversionException;
 import io.streamhouse.connect.table.TableWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,7 +1,7 @@
 package io.streamhouse.connect.table.paimon;
 
-import io.streamhouse.connect.table.CompactionJob;
-import io.streamhouse.connect.table.TableId;
+import io.streamhouse.connect.protocol.CompactionJob;
+import io.streamhouse.connect.protocol.TableId;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;

@@ -1,7 +1,7 @@
 package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.convert.ValueCoercion;
-import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.errors.RecordConversionException;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,9 +2,9 @@ package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.config.PartitionTerm;
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.RecordSchemas;
-import io.streamhouse.connect.table.RecordConversionException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

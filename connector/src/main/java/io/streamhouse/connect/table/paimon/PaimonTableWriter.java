@@ -1,8 +1,8 @@
 package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.table.PreparedFiles;
-import io.streamhouse.connect.table.RecordConversionException;
+import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.table.TableWriter;
 import java.util.List;
 import java.util.Map;

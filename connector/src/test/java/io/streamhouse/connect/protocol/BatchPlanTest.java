@@ -1,8 +1,8 @@
-package io.streamhouse.connect.commit;
+package io.streamhouse.connect.protocol;
 
-import static io.streamhouse.connect.commit.BatchPlan.Decision.ALREADY_PRESENT;
-import static io.streamhouse.connect.commit.BatchPlan.Decision.APPLY;
-import static io.streamhouse.connect.commit.BatchPlan.Decision.REJECT;
+import static io.streamhouse.connect.protocol.BatchPlan.Decision.ALREADY_PRESENT;
+import static io.streamhouse.connect.protocol.BatchPlan.Decision.APPLY;
+import static io.streamhouse.connect.protocol.BatchPlan.Decision.REJECT;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -1,7 +1,8 @@
-package io.streamhouse.connect.table;
+package io.streamhouse.connect;
 
 import io.streamhouse.connect.config.CatalogSettings;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
+import io.streamhouse.connect.table.TableFormat;
 import io.streamhouse.connect.table.iceberg.IcebergFormat;
 import io.streamhouse.connect.table.paimon.PaimonFormat;
 import java.util.LinkedHashMap;

@@ -1,4 +1,5 @@
-package io.streamhouse.connect.table;
+package io.streamhouse.connect.protocol;
+
 
 /**
  * One unit of table maintenance the coordinator hands to a task: {@code key} names what it works

@@ -1,4 +1,4 @@
-package io.streamhouse.connect.commit;
+package io.streamhouse.connect.protocol;
 
 import java.util.Collections;
 import java.util.Map;

@@ -1,4 +1,5 @@
-package io.streamhouse.connect.commit;
+package io.streamhouse.connect.protocol;
+
 
 /** Kafka offsets {@code [from, to)} of one topic-partition in a batch; {@code from < to}. */
 public record OffsetRange(long from, long to) {

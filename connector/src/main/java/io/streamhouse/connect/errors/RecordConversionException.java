@@ -1,4 +1,5 @@
-package io.streamhouse.connect.table;
+package io.streamhouse.connect.errors;
+
 
 /** A record value that cannot be written to a table; names the field concerned. */
 public class RecordConversionException extends Exception {

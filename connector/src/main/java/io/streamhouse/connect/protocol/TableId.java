@@ -1,4 +1,4 @@
-package io.streamhouse.connect.table;
+package io.streamhouse.connect.protocol;
 
 import java.util.List;
 

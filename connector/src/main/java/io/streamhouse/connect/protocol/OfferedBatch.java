@@ -1,6 +1,5 @@
-package io.streamhouse.connect.table;
+package io.streamhouse.connect.protocol;
 
-import io.streamhouse.connect.commit.OffsetRange;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
 

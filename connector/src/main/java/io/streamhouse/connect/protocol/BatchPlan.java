@@ -1,4 +1,4 @@
-package io.streamhouse.connect.commit;
+package io.streamhouse.connect.protocol;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,7 +1,5 @@
-package io.streamhouse.connect.table;
+package io.streamhouse.connect.protocol;
 
-import io.streamhouse.connect.commit.BatchPlan;
-import io.streamhouse.connect.commit.Watermarks;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;

@@ -1,0 +1,58 @@
+package io.streamhouse.connect;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The layering of docs/architecture.md, checked on the compiled main classes. */
+class ArchitectureTest {
+  private static JavaClasses main;
+
+  @BeforeAll
+  static void importMainClasses() {
+    main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages("io.streamhouse.connect");
+  }
+
+  @Test
+  void packagesDependOnEachOtherWithoutCycles() {
+    slices().matching("io.streamhouse.connect.(*)..").should().beFreeOfCycles().check(main);
+  }
+
+  @Test
+  void aFormatNeverUsesAnotherFormat() {
+    noClasses().that().resideInAPackage("..table.iceberg..")
+        .should().dependOnClassesThat().resideInAPackage("..table.paimon..").check(main);
+    noClasses().that().resideInAPackage("..table.paimon..")
+        .should().dependOnClassesThat().resideInAPackage("..table.iceberg..").check(main);
+  }
+
+  @Test
+  void theFormatSpiNamesNoFormat() {
+    noClasses().that().resideInAPackage("io.streamhouse.connect.table")
+        .should().dependOnClassesThat().resideInAnyPackage("..table.iceberg..", "..table.paimon..").check(main);
+  }
+
+  @Test
+  void theProtocolVocabularyDependsOnNothingOfOurs() {
+    classes().that().resideInAPackage("..connect.protocol..")
+        .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.apache.kafka.common..",
+            "io.streamhouse.connect.protocol..")
+        .check(main);
+  }
+
+  @Test
+  void formatsRoutingAndConfigKnowNothingOfTheCommitProtocol() {
+    noClasses().that().resideInAnyPackage("..connect.table..", "..connect.routing..", "..connect.config..",
+            "..connect.convert..", "..connect.schema..", "..connect.errors..", "..connect.protocol..")
+        .should().dependOnClassesThat().resideInAPackage("..connect.commit..")
+        .because("the task wires the protocol to the formats; a format is usable without it")
+        .check(main);
+  }
+}
