@@ -13,10 +13,6 @@ final class ReceivedRecordCounter {
     total += records.size();
   }
 
-  long total() {
-    return total;
-  }
-
   void reportIfChanged(String taskName, Logger log) {
     if (total != reported) {
       log.info("Task {} received {} records in total ({} since the last report)",

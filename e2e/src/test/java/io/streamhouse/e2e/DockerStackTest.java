@@ -42,7 +42,7 @@ class DockerStackTest {
   @Test
   void everyMountedFileExists() {
     int binds = 0;
-    for (Map.Entry<String, JsonNode> service : iterable(services.fields())) {
+    for (Map.Entry<String, JsonNode> service : services.properties()) {
       for (Map.Entry<Path, String> mount : binds(service.getValue()).entrySet()) {
         assertThat(mount.getKey()).as("%s mounts %s", service.getKey(), mount.getKey()).exists();
         binds++;
@@ -53,7 +53,7 @@ class DockerStackTest {
 
   @Test
   void everyImageIsPinnedAndTheConnectImageCopiesFilesThatExist() throws IOException {
-    for (Map.Entry<String, JsonNode> service : iterable(services.fields())) {
+    for (Map.Entry<String, JsonNode> service : services.properties()) {
       if (service.getValue().has("image")) {
         assertThat(service.getValue().path("image").asText()).as("image of %s", service.getKey())
             .matches("[^:]+:[^:]+").doesNotEndWith(":latest");
@@ -153,7 +153,7 @@ class DockerStackTest {
     Properties worker = properties(docker.resolve("connect/connect-distributed.properties"));
     assertThat(worker.getProperty("config.providers")).isEqualTo("file");
     Map<String, String> secrets = new HashMap<>();
-    for (Map.Entry<String, JsonNode> entry : iterable(config.fields())) {
+    for (Map.Entry<String, JsonNode> entry : config.properties()) {
       Matcher m = FILE_SECRET.matcher(entry.getValue().asText());
       if (m.matches()) {
         Path file = connectMounts.get(m.group(1));

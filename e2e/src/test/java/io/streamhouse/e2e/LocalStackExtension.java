@@ -43,7 +43,7 @@ public final class LocalStackExtension implements BeforeAllCallback, ParameterRe
   }
 
   /** Closes the stack when JUnit discards the class's store. */
-  private record StackResource(LocalStack stack) implements ExtensionContext.Store.CloseableResource {
+  private record StackResource(LocalStack stack) implements AutoCloseable {
     @Override
     public void close() {
       stack.close();

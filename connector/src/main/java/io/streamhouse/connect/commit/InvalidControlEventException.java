@@ -5,6 +5,8 @@ package io.streamhouse.connect.commit;
  * Nothing else may escape a decoder; the channel logs, counts and skips the event.
  */
 public final class InvalidControlEventException extends Exception {
+  private static final long serialVersionUID = 1L;
+
   /** Why an event was refused. */
   public enum Reason {
     /** Shorter than any event, or cut short inside a field. */

@@ -150,7 +150,9 @@ public final class KafkaControlChannel implements ControlChannel {
     consumer.wakeup();
   }
 
+  /** {@code KafkaConsumer.close(Duration)}: see {@code LagMonitor.closeClients} for why not {@code CloseOptions}. */
   @Override
+  @SuppressWarnings("deprecation")
   public void close() {
     producer.close(Duration.ofSeconds(5));
     consumer.close(Duration.ofSeconds(5));

@@ -19,7 +19,6 @@ public final class BadRecordHandler {
   private final int taskId;
   private final boolean tolerate;
   private final ErrantRecordReporter reporter;
-  private long reported;
 
   public BadRecordHandler(String connector, int taskId, boolean tolerate, SinkTaskContext context) {
     this.connector = connector;
@@ -40,14 +39,9 @@ public final class BadRecordHandler {
         + " to table " + table + ": field " + cause.field() + ": " + cause.getMessage();
     if (tolerate && reporter != null) {
       reporter.report(record, new DataException(message, cause));
-      reported++;
       LOG.debug("{} (sent to the dead-letter queue)", message);
       return;
     }
     throw new ConnectException(message, cause);
-  }
-
-  public long reported() {
-    return reported;
   }
 }

@@ -1,8 +1,9 @@
 package io.streamhouse.connect.errors;
 
-
 /** A record value that cannot be written to a table; names the field concerned. */
 public class RecordConversionException extends Exception {
+  private static final long serialVersionUID = 1L;
+
   private final String field;
 
   public RecordConversionException(String field, String message) {

@@ -252,7 +252,12 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     }
   }
 
-  /** Closes the monitor's consumer; call after its thread ended. */
+  /**
+   * Closes the monitor's consumer; call after its thread ended. {@code close(Duration)} is
+   * deprecated since Kafka 4.1, but its replacement ({@code CloseOptions}) is missing on the 3.9
+   * workers the plugin supports.
+   */
+  @SuppressWarnings("deprecation")
   public void closeClients() {
     if (consumer != null) {
       consumer.close(Duration.ofSeconds(5));

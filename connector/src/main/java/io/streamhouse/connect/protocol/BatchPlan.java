@@ -118,10 +118,6 @@ public final class BatchPlan {
     return !applied().isEmpty();
   }
 
-  public Watermarks before() {
-    return before;
-  }
-
   /** The watermarks the new snapshot records. */
   public Watermarks after() {
     return after;

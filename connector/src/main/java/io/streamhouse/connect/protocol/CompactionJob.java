@@ -1,6 +1,5 @@
 package io.streamhouse.connect.protocol;
 
-
 /**
  * One unit of table maintenance the coordinator hands to a task: {@code key} names what it works
  * on (for a Paimon table, one bucket), so that the coordinator never has two jobs on one key out at

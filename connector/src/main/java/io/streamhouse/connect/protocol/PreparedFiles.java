@@ -1,9 +1,4 @@
 package io.streamhouse.connect.protocol;
 
-
 /** Files a writer closed, serialized for the control topic, with what they hold. */
-public record PreparedFiles(int payloadVersion, byte[] payload, int files, long records, long bytes) {
-  public boolean isEmpty() {
-    return files == 0;
-  }
-}
+public record PreparedFiles(int payloadVersion, byte[] payload, int files, long records, long bytes) {}

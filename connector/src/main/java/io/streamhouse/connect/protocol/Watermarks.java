@@ -36,18 +36,6 @@ public final class Watermarks {
     return next;
   }
 
-  public boolean isEmpty() {
-    return next.isEmpty();
-  }
-
-  /** These watermarks with {@code updates} applied. */
-  public Watermarks with(Map<TopicPartition, Long> updates) {
-    Map<TopicPartition, Long> merged = new TreeMap<>(Watermarks::compare);
-    merged.putAll(next);
-    merged.putAll(updates);
-    return new Watermarks(merged);
-  }
-
   public String encode() {
     StringBuilder out = new StringBuilder();
     next.forEach((tp, offset) -> {

@@ -44,6 +44,8 @@ public final class EvolutionPlanner {
   }
 
   private static final class Rejected extends Exception {
+    private static final long serialVersionUID = 1L;
+
     private final String field;
 
     Rejected(List<String> path, String reason) {

@@ -211,7 +211,7 @@ class ValueCoercionParityTest {
       return d.toBigDecimal();
     }
     if (v instanceof Timestamp t) {
-      return t.toInstant();
+      return Instant.ofEpochMilli(t.getMillisecond()).plusNanos(t.getNanoOfMillisecond());
     }
     if (v instanceof LocalDateTime t) {
       return t.toInstant(ZoneOffset.UTC);

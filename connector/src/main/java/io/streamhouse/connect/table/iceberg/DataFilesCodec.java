@@ -84,6 +84,8 @@ final class DataFilesCodec {
 
   /** A payload that is not a list of data files of the table. */
   static final class InvalidDataFilesException extends Exception {
+    private static final long serialVersionUID = 1L;
+
     InvalidDataFilesException(String message) {
       super(message, null, false, false);
     }

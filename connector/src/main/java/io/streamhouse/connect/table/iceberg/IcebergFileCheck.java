@@ -23,7 +23,12 @@ final class IcebergFileCheck {
         TableProperties.DEFAULT_FILE_FORMAT_DEFAULT));
   }
 
-  /** Where the table's location provider puts data files: {@code write.data.path}, else {@code <location>/data}. */
+  /**
+   * Where the table's location provider puts data files: {@code write.data.path}, else {@code <location>/data}.
+   * The deprecated older names of the property still steer Iceberg's location provider, so tables
+   * written by older engines are read by them too.
+   */
+  @SuppressWarnings("deprecation")
   static String dataLocation(Table table) {
     String configured = table.properties().get(TableProperties.WRITE_DATA_LOCATION);
     if (configured == null) {

@@ -18,6 +18,8 @@ import org.apache.iceberg.io.OutputFile;
  * {@code io-impl}.
  */
 public final class LocalFileIO implements FileIO {
+  private static final long serialVersionUID = 1L;
+
   private Map<String, String> properties = Map.of();
 
   @Override

@@ -67,6 +67,8 @@ final class CommitMessagesCodec {
 
   /** Commit messages that cannot be read. */
   static final class InvalidCommitMessagesException extends Exception {
+    private static final long serialVersionUID = 1L;
+
     InvalidCommitMessagesException(String message) {
       super(message, null, false, false);
     }

@@ -102,12 +102,16 @@ public final class PaimonRowConverter {
       case DATE -> (int) ValueCoercion.toDate(v, field, type).toEpochDay();
       case TIME_WITHOUT_TIME_ZONE -> (int) (ValueCoercion.toTime(v, field, type).toNanoOfDay() / 1_000_000L);
       case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
-          Timestamp.fromInstant(ValueCoercion.toInstant(v, field, type));
+          timestamp(ValueCoercion.toInstant(v, field, type));
       case ARRAY -> array((ArrayType) type, v, field);
       case MAP -> map((MapType) type, v, field);
       case ROW -> row((RowType) type, v, field + ".", RowKind.INSERT);
       default -> throw new RecordConversionException(field, "column type " + type + " is not supported");
     };
+  }
+
+  private static Timestamp timestamp(java.time.Instant instant) {
+    return Timestamp.fromEpochMillis(instant.toEpochMilli(), instant.getNano() % 1_000_000);
   }
 
   private static Decimal decimal(DecimalType type, Object v, String field) throws RecordConversionException {

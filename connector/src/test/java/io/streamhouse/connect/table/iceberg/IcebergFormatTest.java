@@ -332,7 +332,7 @@ class IcebergFormatTest {
       format.commit(table, 1L, List.of(batch("b", 0, 3000, files)), true);
       Table t = format.table(table);
       assertThat(t.properties()).containsEntry("write.format.default", fileFormat);
-      assertThat(t.currentSnapshot().addedDataFiles(t.io()))
+      assertThat(org.apache.iceberg.SnapshotChanges.builderFor(t).build().addedDataFiles())
           .allSatisfy(f -> assertThat(f.format().name()).isEqualToIgnoringCase(fileFormat));
       assertThat(ids(format)).hasSize(3000).doesNotHaveDuplicates();
     }
