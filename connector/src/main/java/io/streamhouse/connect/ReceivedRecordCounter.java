@@ -15,8 +15,11 @@ final class ReceivedRecordCounter {
 
   void reportIfChanged(String taskName, Logger log) {
     if (total != reported) {
-      log.info("Task {} received {} records in total ({} since the last report)",
-          taskName, total, total - reported);
+      log.info(
+          "Task {} received {} records in total ({} since the last report)",
+          taskName,
+          total,
+          total - reported);
       reported = total;
     }
   }

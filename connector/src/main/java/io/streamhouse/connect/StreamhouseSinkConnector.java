@@ -15,6 +15,7 @@ import org.apache.kafka.connect.sink.SinkConnector;
 /** Connect entry point: validates the configuration and hands one config per task. */
 public class StreamhouseSinkConnector extends SinkConnector {
   private Map<String, String> props;
+
   /**
    * The key this instance made, kept across its stop and start: Connect stops and starts the same
    * instance to pause and resume a connector, and a new key would change the task configs and so
@@ -33,7 +34,8 @@ public class StreamhouseSinkConnector extends SinkConnector {
     Map<String, String> withKey = new HashMap<>(props);
     String key = props.get(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
     if (key == null || key.isEmpty()) {
-      // Only this connector's tasks learn it, through their configs: events signed under it are theirs.
+      // Only this connector's tasks learn it, through their configs: events signed under it are
+      // theirs.
       if (generatedKey == null) {
         generatedKey = ControlEventSigner.generateKey();
       }

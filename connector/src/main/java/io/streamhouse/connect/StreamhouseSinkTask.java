@@ -43,11 +43,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connect entry point for one task: routes records to table writers and runs the task side of
- * the commit protocol; task 0 also runs the coordinator.
+ * Connect entry point for one task: routes records to table writers and runs the task side of the
+ * commit protocol; task 0 also runs the coordinator.
  */
 public class StreamhouseSinkTask extends SinkTask {
   private static final Logger LOG = LoggerFactory.getLogger(StreamhouseSinkTask.class);
+
   /** The missing plugin metrics of an older worker are reported once per worker, not per task. */
   private static final java.util.concurrent.atomic.AtomicBoolean NO_METRICS_REPORTED =
       new java.util.concurrent.atomic.AtomicBoolean();
@@ -74,8 +75,12 @@ public class StreamhouseSinkTask extends SinkTask {
   private volatile boolean running;
   private volatile Throwable controlFailure;
   private final Map<TopicPartition, Long> consumed = new HashMap<>();
-  /** Partitions whose first records since their assignment or the last rewind have not arrived yet. */
+
+  /**
+   * Partitions whose first records since their assignment or the last rewind have not arrived yet.
+   */
   private final Set<TopicPartition> unseen = new HashSet<>();
+
   /** Whether the records of a partition go to tables known from its topic (no transforms). */
   private boolean tablesKnownByTopic;
 
@@ -94,58 +99,121 @@ public class StreamhouseSinkTask extends SinkTask {
     router = new TableRouter(config.routes());
     gauges = new PluginGauges(pluginMetrics(), taskName);
     ControlEventRejections rejections = new ControlEventRejections(taskName);
-    ControlEventCodec codec = new ControlEventCodec(config.connectorName(), new ControlEventSigner(
-        config.controlSigningKey().orElseThrow(() -> new ConnectException("Connector " + config.connectorName()
-            + " task " + config.taskId() + " has no control-event signing key: the connector hands one to its tasks"))));
-    badRecords = new BadRecordHandler(config.connectorName(), config.taskId(), config.toleratesErrors(), context);
+    ControlEventCodec codec =
+        new ControlEventCodec(
+            config.connectorName(),
+            new ControlEventSigner(
+                config
+                    .controlSigningKey()
+                    .orElseThrow(
+                        () ->
+                            new ConnectException(
+                                "Connector "
+                                    + config.connectorName()
+                                    + " task "
+                                    + config.taskId()
+                                    + " has no control-event signing key: the connector hands one to its tasks"))));
+    badRecords =
+        new BadRecordHandler(
+            config.connectorName(), config.taskId(), config.toleratesErrors(), context);
     admin = Admin.create(config.kafkaClientProps());
     KafkaControlChannel.ensureTopic(admin, config.controlTopic());
-    channel = new KafkaControlChannel(config.controlTopic(), config.connectorName(), codec, rejections, taskName,
-        config.kafkaClientProps());
-    participant = new Participant(config.connectorName(), config.taskId(), formats, channel,
-        new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()), faults);
+    channel =
+        new KafkaControlChannel(
+            config.controlTopic(),
+            config.connectorName(),
+            codec,
+            rejections,
+            taskName,
+            config.kafkaClientProps());
+    participant =
+        new Participant(
+            config.connectorName(),
+            config.taskId(),
+            formats,
+            channel,
+            new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()),
+            faults);
     taskMetrics = new TaskMetrics(gauges, rejections::total, participant::rewoundOffsets);
-    compactions = new CompactionRunner(config.connectorName(), config.taskId(), formats, participant);
+    compactions =
+        new CompactionRunner(config.connectorName(), config.taskId(), formats, participant);
     running = true;
     controlThread = new Thread(this::controlLoop, "streamhouse-control-" + taskName);
     controlThread.setDaemon(true);
     controlThread.start();
     if (config.taskId() == 0) {
       coordinatorFormats = TableFormats.open(config, config.taskId());
-      coordinatorChannel = new KafkaControlChannel(config.controlTopic(), config.connectorName(), codec,
-          ControlEventRejections.silent(),
-          taskName + "-coordinator", config.kafkaClientProps());
-      ConsumedPartitions consumedPartitions = new ConsumedPartitions(admin, config.topics(), config.topicsRegex());
-      coordinator = new Coordinator(config.connectorName(), coordinatorFormats, coordinatorChannel, consumedPartitions,
-          config.commitIntervalMs(), config.commitTimeoutMs(), config.commitParallelism(), Clock.systemUTC(), faults,
-          new TableMetrics(gauges, Clock.systemUTC(), config.commitIntervalMs()),
-          tablesOf(consumedPartitions, new TableRouter(config.routes()))); // a router of its own: not thread-safe
-      coordinatorThread = new Thread(coordinator, "streamhouse-coordinator-" + config.connectorName());
+      coordinatorChannel =
+          new KafkaControlChannel(
+              config.controlTopic(),
+              config.connectorName(),
+              codec,
+              ControlEventRejections.silent(),
+              taskName + "-coordinator",
+              config.kafkaClientProps());
+      ConsumedPartitions consumedPartitions =
+          new ConsumedPartitions(admin, config.topics(), config.topicsRegex());
+      coordinator =
+          new Coordinator(
+              config.connectorName(),
+              coordinatorFormats,
+              coordinatorChannel,
+              consumedPartitions,
+              config.commitIntervalMs(),
+              config.commitTimeoutMs(),
+              config.commitParallelism(),
+              Clock.systemUTC(),
+              faults,
+              new TableMetrics(gauges, Clock.systemUTC(), config.commitIntervalMs()),
+              tablesOf(
+                  consumedPartitions,
+                  new TableRouter(config.routes()))); // a router of its own: not thread-safe
+      coordinatorThread =
+          new Thread(coordinator, "streamhouse-coordinator-" + config.connectorName());
       coordinatorThread.setDaemon(true);
       coordinatorThread.start();
-      lagMonitor = new LagMonitor(config.connectorName(), admin, config.kafkaClientProps(), consumedPartitions,
-          new LagMetrics(gauges), config.lagCheckIntervalMs(), Clock.systemUTC(), config.failOnDataLoss());
-      lagMonitorThread = new Thread(lagMonitor, "streamhouse-lag-monitor-" + config.connectorName());
+      lagMonitor =
+          new LagMonitor(
+              config.connectorName(),
+              admin,
+              config.kafkaClientProps(),
+              consumedPartitions,
+              new LagMetrics(gauges),
+              config.lagCheckIntervalMs(),
+              Clock.systemUTC(),
+              config.failOnDataLoss());
+      lagMonitorThread =
+          new Thread(lagMonitor, "streamhouse-lag-monitor-" + config.connectorName());
       lagMonitorThread.setDaemon(true);
       lagMonitorThread.start();
     }
     LOG.info("Task {} started (plugin version {})", taskName, Version.get());
   }
 
-  /** The tables the consumed topics go to by their routes alone (field-routed tables are not known ahead). */
-  private static java.util.function.Supplier<List<io.streamhouse.connect.protocol.TableId>> tablesOf(
-      ConsumedPartitions partitions, TableRouter router) {
+  /**
+   * The tables the consumed topics go to by their routes alone (field-routed tables are not known
+   * ahead).
+   */
+  private static java.util.function.Supplier<List<io.streamhouse.connect.protocol.TableId>>
+      tablesOf(ConsumedPartitions partitions, TableRouter router) {
     return () -> {
-      java.util.Set<io.streamhouse.connect.protocol.TableId> tables = new java.util.LinkedHashSet<>();
-      partitions.get().stream().map(TopicPartition::topic).distinct().forEach(topic ->
-          router.staticDestinations(topic).ifPresent(list -> list.forEach(d -> tables.add(d.table()))));
+      java.util.Set<io.streamhouse.connect.protocol.TableId> tables =
+          new java.util.LinkedHashSet<>();
+      partitions.get().stream()
+          .map(TopicPartition::topic)
+          .distinct()
+          .forEach(
+              topic ->
+                  router
+                      .staticDestinations(topic)
+                      .ifPresent(list -> list.forEach(d -> tables.add(d.table()))));
       return List.copyOf(tables);
     };
   }
 
   /**
-   * Connect's plugin metrics (KIP-877, Kafka 4.1+); null on an older worker, which is said once
-   * per worker in the log: the connector runs the same, without its metrics.
+   * Connect's plugin metrics (KIP-877, Kafka 4.1+); null on an older worker, which is said once per
+   * worker in the log: the connector runs the same, without its metrics.
    */
   private org.apache.kafka.common.metrics.PluginMetrics pluginMetrics() {
     try {
@@ -154,8 +222,10 @@ public class StreamhouseSinkTask extends SinkTask {
       if (NO_METRICS_REPORTED.getAndSet(true)) {
         return null;
       }
-      LOG.warn("Task {}: this Connect worker has no plugin metrics (Kafka 4.1+ has them): the lag and table "
-          + "metrics are not published; lag checks and data-loss errors still run", taskName);
+      LOG.warn(
+          "Task {}: this Connect worker has no plugin metrics (Kafka 4.1+ has them): the lag and table "
+              + "metrics are not published; lag checks and data-loss errors still run",
+          taskName);
       return null;
     }
   }
@@ -166,7 +236,8 @@ public class StreamhouseSinkTask extends SinkTask {
       while (running) {
         for (ControlEvent event : channel.poll(Duration.ofMillis(200))) {
           if (event instanceof ControlEvent.StartCommit start) {
-            participant.onStartCommit(start.commitId()); // takes the lock itself, not while closing files
+            participant.onStartCommit(
+                start.commitId()); // takes the lock itself, not while closing files
           } else if (event instanceof ControlEvent.CompactRequest request) {
             compactions.submit(request);
           } else if (event instanceof ControlEvent.TableCommitted committed) {
@@ -213,16 +284,25 @@ public class StreamhouseSinkTask extends SinkTask {
   public void put(Collection<SinkRecord> records) {
     gauges.retryPending();
     if (coordinator != null && coordinator.failure() != null) {
-      throw new ConnectException("Connector " + config.connectorName() + ": the commit coordinator failed: "
-          + coordinator.failure(), coordinator.failure());
+      throw new ConnectException(
+          "Connector "
+              + config.connectorName()
+              + ": the commit coordinator failed: "
+              + coordinator.failure(),
+          coordinator.failure());
     }
     if (lagMonitor != null && lagMonitor.failure() != null) {
       throw lagMonitor.failure();
     }
     if (controlFailure != null) {
-      throw new ConnectException("Connector " + config.connectorName() + " task " + config.taskId()
-          + ": the control-topic loop failed, so this task can no longer take part in commits: "
-          + controlFailure, controlFailure);
+      throw new ConnectException(
+          "Connector "
+              + config.connectorName()
+              + " task "
+              + config.taskId()
+              + ": the control-topic loop failed, so this task can no longer take part in commits: "
+              + controlFailure,
+          controlFailure);
     }
     counter.add(records);
     participant.lock().lock();
@@ -281,9 +361,13 @@ public class StreamhouseSinkTask extends SinkTask {
     }
   }
 
-  /** The record's original topic-partition; {@code last} again when it is the same (batches come by partition). */
+  /**
+   * The record's original topic-partition; {@code last} again when it is the same (batches come by
+   * partition).
+   */
   private static TopicPartition partitionOf(SinkRecord record, TopicPartition last) {
-    if (last != null && last.partition() == record.originalKafkaPartition()
+    if (last != null
+        && last.partition() == record.originalKafkaPartition()
         && last.topic().equals(record.originalTopic())) {
       return last;
     }
@@ -293,7 +377,11 @@ public class StreamhouseSinkTask extends SinkTask {
   private void rewind() {
     long before = participant.rewoundOffsets();
     Map<TopicPartition, Long> to = participant.reset(consumed);
-    LOG.warn("Task {} rewinds {} ({} offsets to read again)", taskName, to, participant.rewoundOffsets() - before);
+    LOG.warn(
+        "Task {} rewinds {} ({} offsets to read again)",
+        taskName,
+        to,
+        participant.rewoundOffsets() - before);
     consumed.putAll(to);
     context.offset(to);
     watchFirstRecords(participant.assignedPartitions());
@@ -310,29 +398,39 @@ public class StreamhouseSinkTask extends SinkTask {
    * offset, which lags the tables' watermarks by up to the worker's offset flush interval (after a
    * crash, for example). When every table the partition feeds holds more than this batch brings,
    * the task seeks to the last record they hold instead of reading the rest again only to skip it;
-   * reading that one record again moves Connect's position, so that Connect commits it. The
-   * records of this batch are skipped one by one, as always. Not with transforms: one could send
-   * records of the partition to other tables than its topic's.
+   * reading that one record again moves Connect's position, so that Connect commits it. The records
+   * of this batch are skipped one by one, as always. Not with transforms: one could send records of
+   * the partition to other tables than its topic's.
    */
-  private void skipWhatTheTablesHold(Map<TopicPartition, SinkRecord> firstSeen, Map<TopicPartition, Long> lastSeen) {
-    firstSeen.forEach((tp, first) -> {
-      unseen.remove(tp);
-      Optional<List<TableRouter.Destination>> destinations = router.staticDestinations(first.topic());
-      if (destinations.isEmpty()) {
-        return; // a route names tables from record fields: which tables the partition feeds is unknown
-      }
-      OptionalLong held = participant.commonPosition(tp, destinations.get());
-      if (held.isPresent() && held.getAsLong() - 1 > lastSeen.get(tp) + 1) {
-        LOG.info("Task {}: {} hold {} below offset {} already; skipping from offset {} to offset {}", taskName,
-            destinations.get().stream().map(d -> d.table().toString()).distinct().toList(), tp,
-            held.getAsLong(), first.originalKafkaOffset(), held.getAsLong() - 1);
-        context.offset(tp, held.getAsLong() - 1);
-      }
-    });
+  private void skipWhatTheTablesHold(
+      Map<TopicPartition, SinkRecord> firstSeen, Map<TopicPartition, Long> lastSeen) {
+    firstSeen.forEach(
+        (tp, first) -> {
+          unseen.remove(tp);
+          Optional<List<TableRouter.Destination>> destinations =
+              router.staticDestinations(first.topic());
+          if (destinations.isEmpty()) {
+            return; // a route names tables from record fields: which tables the partition feeds is
+            // unknown
+          }
+          OptionalLong held = participant.commonPosition(tp, destinations.get());
+          if (held.isPresent() && held.getAsLong() - 1 > lastSeen.get(tp) + 1) {
+            LOG.info(
+                "Task {}: {} hold {} below offset {} already; skipping from offset {} to offset {}",
+                taskName,
+                destinations.get().stream().map(d -> d.table().toString()).distinct().toList(),
+                tp,
+                held.getAsLong(),
+                first.originalKafkaOffset(),
+                held.getAsLong() - 1);
+            context.offset(tp, held.getAsLong() - 1);
+          }
+        });
   }
 
   @Override
-  public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+  public Map<TopicPartition, OffsetAndMetadata> preCommit(
+      Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
     counter.reportIfChanged(taskName, LOG);
     participant.lock().lock();
     try {
@@ -362,7 +460,10 @@ public class StreamhouseSinkTask extends SinkTask {
       Map<TopicPartition, Long> rewindTo = participant.reset(consumed);
       long rewound = participant.rewoundOffsets() - before;
       if (rewound > 0) {
-        LOG.warn("Task {}: {} offsets of uncommitted work are read again after the revocation", taskName, rewound);
+        LOG.warn(
+            "Task {}: {} offsets of uncommitted work are read again after the revocation",
+            taskName,
+            rewound);
       }
       partitions.forEach(consumed::remove);
       unseen.removeAll(partitions);

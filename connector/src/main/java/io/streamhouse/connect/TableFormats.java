@@ -17,12 +17,20 @@ public final class TableFormats {
     Map<String, TableFormat> formats = new LinkedHashMap<>();
     try {
       for (CatalogSettings catalog : config.catalogs()) {
-        formats.put(catalog.name(), switch (catalog.format()) {
-          case "iceberg" -> new IcebergFormat(catalog, config.connectorName(), taskId);
-          case "paimon" -> new PaimonFormat(catalog, config.connectorName(), config.paimonWriteBufferBytes(),
-              config.paimonSpillDir());
-          default -> throw new IllegalArgumentException(catalog + ": unknown table format " + catalog.format());
-        });
+        formats.put(
+            catalog.name(),
+            switch (catalog.format()) {
+              case "iceberg" -> new IcebergFormat(catalog, config.connectorName(), taskId);
+              case "paimon" ->
+                  new PaimonFormat(
+                      catalog,
+                      config.connectorName(),
+                      config.paimonWriteBufferBytes(),
+                      config.paimonSpillDir());
+              default ->
+                  throw new IllegalArgumentException(
+                      catalog + ": unknown table format " + catalog.format());
+            });
       }
       return formats;
     } catch (RuntimeException e) {

@@ -16,8 +16,10 @@ class ArchitectureTest {
 
   @BeforeAll
   static void importMainClasses() {
-    main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-        .importPackages("io.streamhouse.connect");
+    main =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.streamhouse.connect");
   }
 
   @Test
@@ -27,31 +29,60 @@ class ArchitectureTest {
 
   @Test
   void aFormatNeverUsesAnotherFormat() {
-    noClasses().that().resideInAPackage("..table.iceberg..")
-        .should().dependOnClassesThat().resideInAPackage("..table.paimon..").check(main);
-    noClasses().that().resideInAPackage("..table.paimon..")
-        .should().dependOnClassesThat().resideInAPackage("..table.iceberg..").check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("..table.iceberg..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("..table.paimon..")
+        .check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("..table.paimon..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("..table.iceberg..")
+        .check(main);
   }
 
   @Test
   void theFormatSpiNamesNoFormat() {
-    noClasses().that().resideInAPackage("io.streamhouse.connect.table")
-        .should().dependOnClassesThat().resideInAnyPackage("..table.iceberg..", "..table.paimon..").check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("io.streamhouse.connect.table")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("..table.iceberg..", "..table.paimon..")
+        .check(main);
   }
 
   @Test
   void theProtocolVocabularyDependsOnNothingOfOurs() {
-    classes().that().resideInAPackage("..connect.protocol..")
-        .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "org.apache.kafka.common..",
-            "io.streamhouse.connect.protocol..")
+    classes()
+        .that()
+        .resideInAPackage("..connect.protocol..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            "java..", "org.apache.kafka.common..", "io.streamhouse.connect.protocol..")
         .check(main);
   }
 
   @Test
   void formatsRoutingAndConfigKnowNothingOfTheCommitProtocol() {
-    noClasses().that().resideInAnyPackage("..connect.table..", "..connect.routing..", "..connect.config..",
-            "..connect.convert..", "..connect.schema..", "..connect.errors..", "..connect.protocol..")
-        .should().dependOnClassesThat().resideInAPackage("..connect.commit..")
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            "..connect.table..",
+            "..connect.routing..",
+            "..connect.config..",
+            "..connect.convert..",
+            "..connect.schema..",
+            "..connect.errors..",
+            "..connect.protocol..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("..connect.commit..")
         .because("the task wires the protocol to the formats; a format is usable without it")
         .check(main);
   }

@@ -15,7 +15,9 @@ import org.apache.kafka.common.config.ConfigValue;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Every file in config-examples/ is a valid connector config (the worker checks them too, in e2e). */
+/**
+ * Every file in config-examples/ is a valid connector config (the worker checks them too, in e2e).
+ */
 class ConfigExamplesTest {
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -38,7 +40,9 @@ class ConfigExamplesTest {
     assertThat(config).containsEntry("connector.class", StreamhouseSinkConnector.class.getName());
     config.put("name", root.path("name").asText());
     List<ConfigValue> values = new StreamhouseSinkConnector().validate(config).configValues();
-    assertThat(values).allSatisfy(v ->
-        assertThat(v.errorMessages()).as("%s: %s", file.getFileName(), v.name()).isEmpty());
+    assertThat(values)
+        .allSatisfy(
+            v ->
+                assertThat(v.errorMessages()).as("%s: %s", file.getFileName(), v.name()).isEmpty());
   }
 }

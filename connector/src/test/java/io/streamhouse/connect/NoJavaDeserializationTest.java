@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * parameter) fails the build.
  */
 class NoJavaDeserializationTest {
-  private static final List<String> FORBIDDEN = List.of("java/io/ObjectInputStream", "java/io/ObjectOutputStream");
+  private static final List<String> FORBIDDEN =
+      List.of("java/io/ObjectInputStream", "java/io/ObjectOutputStream");
 
   @Test
   void noMainClassReferencesObjectStreams() throws IOException {
@@ -28,7 +29,11 @@ class NoJavaDeserializationTest {
     try (Stream<Path> files = Files.walk(classes)) {
       List<Path> classFiles = files.filter(p -> p.toString().endsWith(".class")).toList();
       checked = classFiles.size();
-      offenders = classFiles.stream().filter(NoJavaDeserializationTest::references).map(Path::toString).toList();
+      offenders =
+          classFiles.stream()
+              .filter(NoJavaDeserializationTest::references)
+              .map(Path::toString)
+              .toList();
     }
     assertThat(checked).isGreaterThan(50);
     assertThat(offenders).as("main classes that use Java serialization").isEmpty();

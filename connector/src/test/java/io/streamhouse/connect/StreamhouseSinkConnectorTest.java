@@ -10,18 +10,48 @@ class StreamhouseSinkConnectorTest {
   @Test
   void eachTaskGetsTheConfigAndItsOwnTaskId() {
     StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
-    connector.start(Map.of("name", "c", "topics", "orders", "kafka.bootstrap.servers", "k:9092",
-        "catalogs", "local", "catalog.local.uri", "jdbc:sqlite:/tmp/c.db", "catalog.local.warehouse", "/tmp/w",
-        "routes", "r", "route.r.topics", "orders"));
+    connector.start(
+        Map.of(
+            "name",
+            "c",
+            "topics",
+            "orders",
+            "kafka.bootstrap.servers",
+            "k:9092",
+            "catalogs",
+            "local",
+            "catalog.local.uri",
+            "jdbc:sqlite:/tmp/c.db",
+            "catalog.local.warehouse",
+            "/tmp/w",
+            "routes",
+            "r",
+            "route.r.topics",
+            "orders"));
     List<Map<String, String>> configs = connector.taskConfigs(3);
     assertThat(configs).extracting(c -> c.get("task.id")).containsExactly("0", "1", "2");
     assertThat(configs).allSatisfy(c -> assertThat(c).containsEntry("topics", "orders"));
     assertThat(connector.taskClass()).isEqualTo(StreamhouseSinkTask.class);
   }
 
-  private static final Map<String, String> BASE = Map.of("name", "c", "topics", "orders",
-      "kafka.bootstrap.servers", "k:9092", "catalogs", "local", "catalog.local.uri", "jdbc:sqlite:/tmp/c.db",
-      "catalog.local.warehouse", "/tmp/w", "routes", "r", "route.r.topics", "orders");
+  private static final Map<String, String> BASE =
+      Map.of(
+          "name",
+          "c",
+          "topics",
+          "orders",
+          "kafka.bootstrap.servers",
+          "k:9092",
+          "catalogs",
+          "local",
+          "catalog.local.uri",
+          "jdbc:sqlite:/tmp/c.db",
+          "catalog.local.warehouse",
+          "/tmp/w",
+          "routes",
+          "r",
+          "route.r.topics",
+          "orders");
 
   @Test
   void withoutAKeyOfTheUsersEachConnectorInstanceHandsItsTasksOneRandomKey() {
@@ -33,9 +63,11 @@ class StreamhouseSinkConnectorTest {
     assertThat(first.get(1)).containsEntry("control.signing.key", key);
     connector.stop(); // a pause and a resume: Connect stops and starts the same instance
     connector.start(BASE);
-    assertThat(connector.taskConfigs(1).get(0)).as("same task configs, so no task restart")
+    assertThat(connector.taskConfigs(1).get(0))
+        .as("same task configs, so no task restart")
         .containsEntry("control.signing.key", key);
-    StreamhouseSinkConnector elsewhere = new StreamhouseSinkConnector(); // started on another worker
+    StreamhouseSinkConnector elsewhere =
+        new StreamhouseSinkConnector(); // started on another worker
     elsewhere.start(BASE);
     assertThat(elsewhere.taskConfigs(1).get(0).get("control.signing.key")).isNotEqualTo(key);
   }
@@ -46,12 +78,20 @@ class StreamhouseSinkConnectorTest {
     props.put("control.signing.key", "the-users-own-key-0123");
     StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
     connector.start(props);
-    assertThat(connector.taskConfigs(2)).allSatisfy(c ->
-        assertThat(c).containsEntry("control.signing.key", "the-users-own-key-0123"));
+    assertThat(connector.taskConfigs(2))
+        .allSatisfy(
+            c -> assertThat(c).containsEntry("control.signing.key", "the-users-own-key-0123"));
     props.put("control.signing.key", "short-secret");
-    assertThat(connector.validate(props).configValues()).filteredOn(v -> v.name().equals("control.signing.key"))
-        .singleElement().satisfies(v -> assertThat(v.errorMessages()).singleElement().asString()
-            .contains("has 12 characters").doesNotContain("short-secret"));
+    assertThat(connector.validate(props).configValues())
+        .filteredOn(v -> v.name().equals("control.signing.key"))
+        .singleElement()
+        .satisfies(
+            v ->
+                assertThat(v.errorMessages())
+                    .singleElement()
+                    .asString()
+                    .contains("has 12 characters")
+                    .doesNotContain("short-secret"));
   }
 
   @Test
@@ -63,8 +103,10 @@ class StreamhouseSinkConnectorTest {
 
   @Test
   void theServiceLoaderManifestNamesTheConnector() throws Exception {
-    try (var in = getClass().getResourceAsStream(
-        "/META-INF/services/org.apache.kafka.connect.sink.SinkConnector")) {
+    try (var in =
+        getClass()
+            .getResourceAsStream(
+                "/META-INF/services/org.apache.kafka.connect.sink.SinkConnector")) {
       assertThat(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim())
           .isEqualTo(StreamhouseSinkConnector.class.getName());
     }

@@ -22,7 +22,10 @@ public final class ConnectJson {
       this.name = name;
     }
 
-    /** A primitive field: {@code type} is a JsonConverter type name: int8..int64, float, double, boolean, string, bytes. */
+    /**
+     * A primitive field: {@code type} is a JsonConverter type name: int8..int64, float, double,
+     * boolean, string, bytes.
+     */
     public StructSchema field(String field, String type, boolean optional) {
       Map<String, Object> f = new LinkedHashMap<>();
       f.put("field", field);

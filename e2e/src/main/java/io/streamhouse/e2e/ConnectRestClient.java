@@ -52,7 +52,8 @@ public final class ConnectRestClient {
   /** {@code PUT /connector-plugins/CLASS/config/validate}: per-key validation result. */
   public JsonNode validate(Map<String, String> config) {
     String connectorClass = config.get("connector.class");
-    return call("PUT", "/connector-plugins/" + encode(connectorClass) + "/config/validate", config, 200);
+    return call(
+        "PUT", "/connector-plugins/" + encode(connectorClass) + "/config/validate", config, 200);
   }
 
   /** {@code PUT /connectors/NAME/config}: creates or updates a connector. */
@@ -92,7 +93,10 @@ public final class ConnectRestClient {
     call("PUT", "/connectors/" + encode(name) + "/stop", null, 202, 204);
   }
 
-  /** {@code DELETE /connectors/NAME/offsets} (Connect 3.6+, connector STOPPED): a sink's consumer group offsets go. */
+  /**
+   * {@code DELETE /connectors/NAME/offsets} (Connect 3.6+, connector STOPPED): a sink's consumer
+   * group offsets go.
+   */
   public void resetOffsets(String name) {
     call("DELETE", "/connectors/" + encode(name) + "/offsets", null, 200);
   }
@@ -103,8 +107,18 @@ public final class ConnectRestClient {
 
   /** {@code POST /connectors/NAME/restart?includeTasks=..&onlyFailed=..}. */
   public void restart(String name, boolean includeTasks, boolean onlyFailed) {
-    call("POST", "/connectors/" + encode(name) + "/restart?includeTasks=" + includeTasks
-        + "&onlyFailed=" + onlyFailed, null, 200, 202, 204);
+    call(
+        "POST",
+        "/connectors/"
+            + encode(name)
+            + "/restart?includeTasks="
+            + includeTasks
+            + "&onlyFailed="
+            + onlyFailed,
+        null,
+        200,
+        202,
+        204);
   }
 
   /** {@code POST /connectors/NAME/tasks/ID/restart}. */
@@ -120,13 +134,20 @@ public final class ConnectRestClient {
     }
     JsonNode status = parse(response.body());
     if ("FAILED".equals(status.path("connector").path("state").asText())) {
-      throw new IllegalStateException("Connector " + name + " FAILED: "
-          + status.path("connector").path("trace").asText());
+      throw new IllegalStateException(
+          "Connector " + name + " FAILED: " + status.path("connector").path("trace").asText());
     }
     for (JsonNode task : status.path("tasks")) {
       if ("FAILED".equals(task.path("state").asText())) {
-        throw new IllegalStateException("Task " + name + "-" + task.path("id").asInt() + " FAILED on "
-            + task.path("worker_id").asText() + ": " + task.path("trace").asText());
+        throw new IllegalStateException(
+            "Task "
+                + name
+                + "-"
+                + task.path("id").asInt()
+                + " FAILED on "
+                + task.path("worker_id").asText()
+                + ": "
+                + task.path("trace").asText());
       }
     }
   }
@@ -154,7 +175,8 @@ public final class ConnectRestClient {
   }
 
   private JsonNode call(String method, String path, Object body, int... expected) {
-    // 409: the worker is rebalancing; a 500 "trying to forward" means the leader it forwarded to has just
+    // 409: the worker is rebalancing; a 500 "trying to forward" means the leader it forwarded to
+    // has just
     // left the group (a worker stopped). Both are safe to repeat once the group has settled.
     long deadline = System.nanoTime() + REQUEST_TIMEOUT.toNanos();
     while (true) {
@@ -164,10 +186,19 @@ public final class ConnectRestClient {
           return response.body().isBlank() ? NullNode.getInstance() : parse(response.body());
         }
       }
-      boolean leaderGone = response.statusCode() == 500 && response.body().contains("trying to forward REST request");
+      boolean leaderGone =
+          response.statusCode() == 500
+              && response.body().contains("trying to forward REST request");
       if ((response.statusCode() != 409 && !leaderGone) || System.nanoTime() > deadline) {
-        throw new IllegalStateException(method + " " + baseUrl + path + " answered "
-            + response.statusCode() + ": " + response.body());
+        throw new IllegalStateException(
+            method
+                + " "
+                + baseUrl
+                + path
+                + " answered "
+                + response.statusCode()
+                + ": "
+                + response.body());
       }
       pause409();
     }
@@ -184,15 +215,17 @@ public final class ConnectRestClient {
 
   private HttpResponse<String> send(String method, String path, Object body) {
     try {
-      HttpRequest.BodyPublisher publisher = body == null
-          ? HttpRequest.BodyPublishers.noBody()
-          : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body));
-      HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl + path))
-          .timeout(REQUEST_TIMEOUT)
-          .header("Content-Type", "application/json")
-          .header("Accept", "application/json")
-          .method(method, publisher)
-          .build();
+      HttpRequest.BodyPublisher publisher =
+          body == null
+              ? HttpRequest.BodyPublishers.noBody()
+              : HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(body));
+      HttpRequest request =
+          HttpRequest.newBuilder(URI.create(baseUrl + path))
+              .timeout(REQUEST_TIMEOUT)
+              .header("Content-Type", "application/json")
+              .header("Accept", "application/json")
+              .method(method, publisher)
+              .build();
       return http.send(request, HttpResponse.BodyHandlers.ofString());
     } catch (IOException e) {
       throw new IllegalStateException(method + " " + baseUrl + path + " failed: " + e, e);

@@ -20,8 +20,14 @@ public final class ConnectWorker implements AutoCloseable {
   private final List<String> jvmFlags;
   private ManagedProcess process;
 
-  ConnectWorker(KafkaDistribution kafka, Path dir, String name, String bootstrapServers,
-      Path pluginPath, Map<String, String> overrides, List<String> jvmFlags) {
+  ConnectWorker(
+      KafkaDistribution kafka,
+      Path dir,
+      String name,
+      String bootstrapServers,
+      Path pluginPath,
+      Map<String, String> overrides,
+      List<String> jvmFlags) {
     this.kafka = kafka;
     this.dir = dir;
     this.name = name;
@@ -67,13 +73,23 @@ public final class ConnectWorker implements AutoCloseable {
     PropertiesFile.write(properties, props);
     LogConfig.write(dir);
     List<String> flags = new ArrayList<>(jvmFlags);
-    process = ManagedProcess.start(name,
-        JavaCommand.of(kafka, dir, flags, "org.apache.kafka.connect.cli.ConnectDistributed",
-            properties.toString()),
-        dir, dir.resolve("connect.log"));
+    process =
+        ManagedProcess.start(
+            name,
+            JavaCommand.of(
+                kafka,
+                dir,
+                flags,
+                "org.apache.kafka.connect.cli.ConnectDistributed",
+                properties.toString()),
+            dir,
+            dir.resolve("connect.log"));
   }
 
-  /** Starts the worker again, with the same configuration and REST port, after it died or was stopped. */
+  /**
+   * Starts the worker again, with the same configuration and REST port, after it died or was
+   * stopped.
+   */
   public void restart(Duration readyTimeout) {
     if (process != null && !process.awaitExit(Duration.ofSeconds(60))) {
       throw new IllegalStateException(name + " is still running");
@@ -85,14 +101,20 @@ public final class ConnectWorker implements AutoCloseable {
   /** Ready when the REST API answers {@code GET /connectors} with 200. */
   public void awaitReady(Duration timeout) {
     ConnectRestClient rest = new ConnectRestClient(restUrl());
-    Wait.until(name + " REST API at " + restUrl(), timeout, Duration.ofMillis(250),
-        process::requireAlive, rest::isReady);
+    Wait.until(
+        name + " REST API at " + restUrl(),
+        timeout,
+        Duration.ofMillis(250),
+        process::requireAlive,
+        rest::isReady);
   }
 
   /** Peak resident memory of the worker JVM so far (VmHWM), in bytes; -1 where /proc is missing. */
   public long peakRssBytes() {
     try {
-      for (String line : java.nio.file.Files.readAllLines(Path.of("/proc", Long.toString(process.pid()), "status"))) {
+      for (String line :
+          java.nio.file.Files.readAllLines(
+              Path.of("/proc", Long.toString(process.pid()), "status"))) {
         if (line.startsWith("VmHWM:")) {
           return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
         }

@@ -10,8 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A connector config file from {@code config-examples/}: {@code {"name": .., "config": {..}}},
- * the body of {@code POST /connectors}. {@code ${VAR}} placeholders are filled from a map.
+ * A connector config file from {@code config-examples/}: {@code {"name": .., "config": {..}}}, the
+ * body of {@code POST /connectors}. {@code ${VAR}} placeholders are filled from a map.
  */
 public record ConnectorExample(String name, Map<String, String> config) {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -20,7 +20,10 @@ public record ConnectorExample(String name, Map<String, String> config) {
     return load(file, Map.of());
   }
 
-  /** Loads {@code file} and replaces each {@code ${KEY}} in the values by {@code variables.get(KEY)}. */
+  /**
+   * Loads {@code file} and replaces each {@code ${KEY}} in the values by {@code
+   * variables.get(KEY)}.
+   */
   public static ConnectorExample load(Path file, Map<String, String> variables) {
     try {
       JsonNode root = JSON.readTree(file.toFile());

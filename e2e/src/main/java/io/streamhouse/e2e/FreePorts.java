@@ -23,7 +23,8 @@ final class FreePorts {
         return port;
       }
     }
-    throw new IllegalStateException("No loopback port that was not handed out already, after 100 probes");
+    throw new IllegalStateException(
+        "No loopback port that was not handed out already, after 100 probes");
   }
 
   private static int probe() {

@@ -12,7 +12,10 @@ final class HttpProbe {
   /** True when {@code request} gets a 200; false while the server refuses or is not up. */
   static boolean answersOk(HttpRequest request) {
     try {
-      return HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+      return HttpClient.newHttpClient()
+              .send(request, HttpResponse.BodyHandlers.discarding())
+              .statusCode()
+          == 200;
     } catch (IOException e) {
       return false;
     } catch (InterruptedException e) {

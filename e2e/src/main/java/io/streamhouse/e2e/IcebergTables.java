@@ -45,7 +45,8 @@ public final class IcebergTables implements AutoCloseable {
 
   /** A Hadoop catalog (tables as folders of a warehouse on a file system). */
   public static IcebergTables hadoop(String name, String warehouse) {
-    Map<String, String> props = Map.of(CatalogUtil.ICEBERG_CATALOG_TYPE, "hadoop", "warehouse", warehouse);
+    Map<String, String> props =
+        Map.of(CatalogUtil.ICEBERG_CATALOG_TYPE, "hadoop", "warehouse", warehouse);
     return new IcebergTables(CatalogUtil.buildIcebergCatalog(name, props, new Configuration()));
   }
 
@@ -54,7 +55,10 @@ public final class IcebergTables implements AutoCloseable {
     return rest(uri, Map.of());
   }
 
-  /** A REST catalog whose files live in an S3-compatible store: read through S3FileIO with these properties. */
+  /**
+   * A REST catalog whose files live in an S3-compatible store: read through S3FileIO with these
+   * properties.
+   */
   public static IcebergTables rest(String uri, Map<String, String> fileIoProperties) {
     Map<String, String> props = new HashMap<>(fileIoProperties);
     props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, "rest");

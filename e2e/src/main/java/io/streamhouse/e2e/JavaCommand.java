@@ -8,8 +8,12 @@ import java.util.List;
 final class JavaCommand {
   private JavaCommand() {}
 
-  static List<String> of(KafkaDistribution kafka, Path logConfigDir, List<String> jvmFlags,
-      String mainClass, String... args) {
+  static List<String> of(
+      KafkaDistribution kafka,
+      Path logConfigDir,
+      List<String> jvmFlags,
+      String mainClass,
+      String... args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(jvmFlags);

@@ -22,8 +22,10 @@ public final class JsonRecordProducer implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int RESENDS = 5;
   private final KafkaProducer<String, String> producer;
-  private final java.util.Queue<ProducerRecord<String, String>> failed = new java.util.concurrent.ConcurrentLinkedQueue<>();
-  private final java.util.concurrent.atomic.AtomicReference<Exception> lastError = new java.util.concurrent.atomic.AtomicReference<>();
+  private final java.util.Queue<ProducerRecord<String, String>> failed =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final java.util.concurrent.atomic.AtomicReference<Exception> lastError =
+      new java.util.concurrent.atomic.AtomicReference<>();
 
   public JsonRecordProducer(String bootstrapServers) {
     this(bootstrapServers, Map.of());
@@ -51,17 +53,23 @@ public final class JsonRecordProducer implements AutoCloseable {
   }
 
   private Future<RecordMetadata> send(ProducerRecord<String, String> record) {
-    return producer.send(record, (metadata, error) -> {
-      if (error != null) {
-        failed.add(record);
-        lastError.set(error);
-      }
-    });
+    return producer.send(
+        record,
+        (metadata, error) -> {
+          if (error != null) {
+            failed.add(record);
+            lastError.set(error);
+          }
+        });
   }
 
   /** Sends a value wrapped in a Connect JSON schema envelope. */
-  public Future<RecordMetadata> sendWithSchema(String topic, Integer partition, String key,
-      ConnectJson.StructSchema schema, Map<String, Object> payload) {
+  public Future<RecordMetadata> sendWithSchema(
+      String topic,
+      Integer partition,
+      String key,
+      ConnectJson.StructSchema schema,
+      Map<String, Object> payload) {
     return send(topic, partition, key, ConnectJson.envelope(schema, payload));
   }
 
@@ -75,7 +83,10 @@ public final class JsonRecordProducer implements AutoCloseable {
     return send(new ProducerRecord<>(topic, partition, key, value));
   }
 
-  /** Blocks until everything sent so far is acknowledged; re-sends failures, then fails if any remain. */
+  /**
+   * Blocks until everything sent so far is acknowledged; re-sends failures, then fails if any
+   * remain.
+   */
   public void flush() {
     producer.flush();
     for (int attempt = 1; attempt <= RESENDS && !failed.isEmpty(); attempt++) {
@@ -85,8 +96,13 @@ public final class JsonRecordProducer implements AutoCloseable {
       producer.flush();
     }
     if (!failed.isEmpty()) {
-      throw new IllegalStateException(failed.size() + " records could not be produced, e.g. to "
-          + failed.peek().topic() + ": " + lastError.get(), lastError.get());
+      throw new IllegalStateException(
+          failed.size()
+              + " records could not be produced, e.g. to "
+              + failed.peek().topic()
+              + ": "
+              + lastError.get(),
+          lastError.get());
     }
   }
 

@@ -31,7 +31,11 @@ public final class KafkaBroker implements AutoCloseable {
    * otherwise secured: SASL (SCRAM-SHA-512) on the client listener, ACLs, {@code admin} the only
    * super user, and {@code users} created with the storage.
    */
-  KafkaBroker(KafkaDistribution kafka, Path dir, Map<String, String> overrides, ScramUser admin,
+  KafkaBroker(
+      KafkaDistribution kafka,
+      Path dir,
+      Map<String, String> overrides,
+      ScramUser admin,
       List<ScramUser> users) {
     this.kafka = kafka;
     this.dir = dir;
@@ -58,7 +62,9 @@ public final class KafkaBroker implements AutoCloseable {
     props.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
     props.put("controller.listener.names", "CONTROLLER");
     if (admin == null) {
-      props.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+      props.put(
+          "listeners",
+          "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
       props.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
       props.put("inter.broker.listener.name", "PLAINTEXT");
       props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
@@ -78,42 +84,67 @@ public final class KafkaBroker implements AutoCloseable {
     props.putAll(overrides);
     PropertiesFile.write(dir.resolve("server.properties"), props);
     LogConfig.write(dir);
-    List<String> format = new ArrayList<>(List.of("format",
-        "--config", dir.resolve("server.properties").toString(),
-        "--cluster-id", randomClusterId(), "--ignore-formatted"));
+    List<String> format =
+        new ArrayList<>(
+            List.of(
+                "format",
+                "--config",
+                dir.resolve("server.properties").toString(),
+                "--cluster-id",
+                randomClusterId(),
+                "--ignore-formatted"));
     if (admin != null) {
       for (ScramUser user : allUsers()) {
         format.add("--add-scram");
         format.add(user.storageToolArgument());
       }
     }
-    ManagedProcess.run("kafka-storage-format",
-        JavaCommand.of(kafka, dir, JVM_FLAGS, "kafka.tools.StorageTool", format.toArray(String[]::new)),
-        dir, dir.resolve("format.log"), Duration.ofMinutes(2));
+    ManagedProcess.run(
+        "kafka-storage-format",
+        JavaCommand.of(
+            kafka, dir, JVM_FLAGS, "kafka.tools.StorageTool", format.toArray(String[]::new)),
+        dir,
+        dir.resolve("format.log"),
+        Duration.ofMinutes(2));
   }
 
   /**
    * Clients and the broker itself (inter-broker) use SCRAM-SHA-512 on the one client listener; the
    * broker authenticates as {@code admin}. The controller listener cannot use SCRAM (its
-   * credentials live in the metadata the controller serves), so it uses PLAIN with {@code admin}
-   * as its one static user. Nothing connects unauthenticated, and {@code admin} is the only super
+   * credentials live in the metadata the controller serves), so it uses PLAIN with {@code admin} as
+   * its one static user. Nothing connects unauthenticated, and {@code admin} is the only super
    * user: everyone else needs ACLs (no ACL: denied).
    */
   private Map<String, String> securedListeners() {
     Map<String, String> props = new LinkedHashMap<>();
-    props.put("listeners", "SASL_PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    props.put(
+        "listeners",
+        "SASL_PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
     props.put("advertised.listeners", "SASL_PLAINTEXT://127.0.0.1:" + port);
     props.put("inter.broker.listener.name", "SASL_PLAINTEXT");
-    props.put("listener.security.protocol.map", "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
+    props.put(
+        "listener.security.protocol.map",
+        "SASL_PLAINTEXT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
     props.put("sasl.enabled.mechanisms", ScramUser.MECHANISM);
     props.put("sasl.mechanism.inter.broker.protocol", ScramUser.MECHANISM);
-    props.put("listener.name.sasl_plaintext." + ScramUser.MECHANISM.toLowerCase(java.util.Locale.ROOT)
-        + ".sasl.jaas.config", admin.jaasConfig());
+    props.put(
+        "listener.name.sasl_plaintext."
+            + ScramUser.MECHANISM.toLowerCase(java.util.Locale.ROOT)
+            + ".sasl.jaas.config",
+        admin.jaasConfig());
     props.put("sasl.mechanism.controller.protocol", "PLAIN");
     props.put("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
-    props.put("listener.name.controller.plain.sasl.jaas.config",
-        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\"" + admin.name()
-            + "\" password=\"" + admin.password() + "\" user_" + admin.name() + "=\"" + admin.password() + "\";");
+    props.put(
+        "listener.name.controller.plain.sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required username=\""
+            + admin.name()
+            + "\" password=\""
+            + admin.password()
+            + "\" user_"
+            + admin.name()
+            + "=\""
+            + admin.password()
+            + "\";");
     props.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
     props.put("allow.everyone.if.no.acl.found", "false");
     props.put("super.users", admin.principal());
@@ -128,15 +159,23 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   void start() {
-    process = ManagedProcess.start("kafka-broker",
-        JavaCommand.of(kafka, dir, JVM_FLAGS, "kafka.Kafka", dir.resolve("server.properties").toString()),
-        dir, dir.resolve("broker.log"));
+    process =
+        ManagedProcess.start(
+            "kafka-broker",
+            JavaCommand.of(
+                kafka, dir, JVM_FLAGS, "kafka.Kafka", dir.resolve("server.properties").toString()),
+            dir,
+            dir.resolve("broker.log"));
   }
 
   /** The broker opens its client port only once it has started, so a TCP connect means ready. */
   void awaitReady(Duration timeout) {
-    Wait.until("the Kafka broker on port " + port, timeout, Duration.ofMillis(200),
-        process::requireAlive, this::acceptsConnections);
+    Wait.until(
+        "the Kafka broker on port " + port,
+        timeout,
+        Duration.ofMillis(200),
+        process::requireAlive,
+        this::acceptsConnections);
   }
 
   private boolean acceptsConnections() {
@@ -152,7 +191,10 @@ public final class KafkaBroker implements AutoCloseable {
     return process;
   }
 
-  /** A base64url UUID like Kafka's own; never starting with '-', which the tool would take for an option. */
+  /**
+   * A base64url UUID like Kafka's own; never starting with '-', which the tool would take for an
+   * option.
+   */
   static String randomClusterId() {
     SecureRandom random = new SecureRandom();
     byte[] bytes = new byte[16];

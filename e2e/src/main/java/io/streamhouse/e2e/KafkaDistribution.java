@@ -21,16 +21,20 @@ public final class KafkaDistribution {
 
   /** Resolves (once) and returns the distribution of {@code version}. */
   public static KafkaDistribution resolve(String version, Path cacheRoot, String mavenCmd) {
-    List<String> artifacts = new java.util.ArrayList<>(List.of(
-        "org.apache.kafka:kafka_2.13:" + version,
-        "org.apache.kafka:connect-runtime:" + version,
-        "org.apache.kafka:connect-json:" + version));
-    artifacts.addAll(usesLog4j2(version)
-        ? List.of("org.apache.logging.log4j:log4j-slf4j-impl:" + LOG4J2_VERSION,
-            "org.apache.logging.log4j:log4j-core:" + LOG4J2_VERSION)
-        : List.of("org.slf4j:slf4j-reload4j:1.7.36", "ch.qos.reload4j:reload4j:1.2.25"));
-    return new KafkaDistribution(version,
-        MavenClasspath.resolve(cacheRoot, "kafka-" + version, mavenCmd, artifacts));
+    List<String> artifacts =
+        new java.util.ArrayList<>(
+            List.of(
+                "org.apache.kafka:kafka_2.13:" + version,
+                "org.apache.kafka:connect-runtime:" + version,
+                "org.apache.kafka:connect-json:" + version));
+    artifacts.addAll(
+        usesLog4j2(version)
+            ? List.of(
+                "org.apache.logging.log4j:log4j-slf4j-impl:" + LOG4J2_VERSION,
+                "org.apache.logging.log4j:log4j-core:" + LOG4J2_VERSION)
+            : List.of("org.slf4j:slf4j-reload4j:1.7.36", "ch.qos.reload4j:reload4j:1.2.25"));
+    return new KafkaDistribution(
+        version, MavenClasspath.resolve(cacheRoot, "kafka-" + version, mavenCmd, artifacts));
   }
 
   public String version() {
@@ -50,5 +54,4 @@ public final class KafkaDistribution {
   private static boolean usesLog4j2(String version) {
     return Integer.parseInt(version.substring(0, version.indexOf('.'))) >= 4;
   }
-
 }

@@ -23,8 +23,13 @@ import org.apache.kafka.common.acl.AclBindingFilter;
  */
 public final class LocalStack implements AutoCloseable {
   public static final String DEFAULT_KAFKA_VERSION = "4.4.0";
-  /** The worker JVM property that lets a connector config arm the plugin's test-only fault injection. */
+
+  /**
+   * The worker JVM property that lets a connector config arm the plugin's test-only fault
+   * injection.
+   */
   public static final String FAULT_INJECTION_PROPERTY = "streamhouse.fault-injection";
+
   private static final Duration BROKER_READY = Duration.ofSeconds(90);
   private static final Duration WORKER_READY = Duration.ofSeconds(120);
 
@@ -35,10 +40,16 @@ public final class LocalStack implements AutoCloseable {
 
   private LocalStack(Settings settings) {
     this.settings = settings;
-    this.kafka = KafkaDistribution.resolve(settings.kafkaVersion, settings.distributionCache,
-        settings.mavenCmd);
-    this.broker = new KafkaBroker(kafka, settings.runDir.resolve("broker"), settings.brokerConfig,
-        settings.admin, settings.scramUsers);
+    this.kafka =
+        KafkaDistribution.resolve(
+            settings.kafkaVersion, settings.distributionCache, settings.mavenCmd);
+    this.broker =
+        new KafkaBroker(
+            kafka,
+            settings.runDir.resolve("broker"),
+            settings.brokerConfig,
+            settings.admin,
+            settings.scramUsers);
   }
 
   /** What a stack is made of; every field has a default that works from a fresh checkout. */
@@ -100,8 +111,8 @@ public final class LocalStack implements AutoCloseable {
     }
 
     /**
-     * Starts the workers with {@code -Dstreamhouse.fault-injection=enabled}, without which the plugin
-     * refuses its test-only {@code streamhouse.test.halt-at} key.
+     * Starts the workers with {@code -Dstreamhouse.fault-injection=enabled}, without which the
+     * plugin refuses its test-only {@code streamhouse.test.halt-at} key.
      */
     public Settings faultInjection(boolean enabled) {
       this.faultInjection = enabled;
@@ -110,8 +121,8 @@ public final class LocalStack implements AutoCloseable {
 
     /**
      * A secured broker: SASL_PLAINTEXT with SCRAM-SHA-512, ACLs enforced (no ACL: denied), and
-     * {@code admin} the only super user. The stack's own clients ({@link #admin()},
-     * {@link #producer()}, {@link #createTopic}) authenticate as {@code admin}.
+     * {@code admin} the only super user. The stack's own clients ({@link #admin()}, {@link
+     * #producer()}, {@link #createTopic}) authenticate as {@code admin}.
      */
     public Settings secured(ScramUser admin) {
       this.admin = admin;
@@ -152,8 +163,10 @@ public final class LocalStack implements AutoCloseable {
         throw new IllegalStateException("runDir and pluginPath are required");
       }
       if (!Files.isDirectory(pluginPath)) {
-        throw new IllegalStateException("No plugin archive at " + pluginPath
-            + ": build it first with ./mvnw -DskipTests package");
+        throw new IllegalStateException(
+            "No plugin archive at "
+                + pluginPath
+                + ": build it first with ./mvnw -DskipTests package");
       }
       if (admin == null && (!scramUsers.isEmpty() || !acls.isEmpty())) {
         throw new IllegalStateException("SCRAM users and ACLs need a secured(admin) broker");
@@ -186,7 +199,8 @@ public final class LocalStack implements AutoCloseable {
     }
     ConnectWorker first = newWorker();
     first.start(); // the worker retries until the broker is up, so both start at once
-    CompletableFuture<Void> brokerReady = CompletableFuture.runAsync(() -> broker.awaitReady(BROKER_READY));
+    CompletableFuture<Void> brokerReady =
+        CompletableFuture.runAsync(() -> broker.awaitReady(BROKER_READY));
     first.awaitReady(WORKER_READY);
     brokerReady.join();
   }
@@ -198,8 +212,15 @@ public final class LocalStack implements AutoCloseable {
     if (settings.faultInjection) {
       flags.add("-D" + FAULT_INJECTION_PROPERTY + "=enabled");
     }
-    ConnectWorker worker = new ConnectWorker(kafka, settings.runDir.resolve(name), name,
-        broker.bootstrapServers(), settings.pluginPath, settings.workerConfig, flags);
+    ConnectWorker worker =
+        new ConnectWorker(
+            kafka,
+            settings.runDir.resolve(name),
+            name,
+            broker.bootstrapServers(),
+            settings.pluginPath,
+            settings.workerConfig,
+            flags);
     workers.add(worker);
     return worker;
   }
@@ -254,7 +275,10 @@ public final class LocalStack implements AutoCloseable {
     return new JsonRecordProducer(bootstrapServers(), clientSecurity());
   }
 
-  /** The security settings of the stack's own clients: the admin user's on a secured stack, else none. */
+  /**
+   * The security settings of the stack's own clients: the admin user's on a secured stack, else
+   * none.
+   */
   public Map<String, String> clientSecurity() {
     return settings.admin == null ? Map.of() : settings.admin.clientProperties();
   }
@@ -266,8 +290,12 @@ public final class LocalStack implements AutoCloseable {
   public void createAcls(Collection<AclBinding> bindings) {
     try (Admin admin = admin()) {
       admin.createAcls(bindings).all().get();
-      Wait.until("the broker to apply " + bindings.size() + " ACLs", Duration.ofSeconds(30), Duration.ofMillis(100),
-          () -> { }, () -> {
+      Wait.until(
+          "the broker to apply " + bindings.size() + " ACLs",
+          Duration.ofSeconds(30),
+          Duration.ofMillis(100),
+          () -> {},
+          () -> {
             try {
               return admin.describeAcls(AclBindingFilter.ANY).values().get().containsAll(bindings);
             } catch (Exception notYet) {
@@ -279,15 +307,30 @@ public final class LocalStack implements AutoCloseable {
     }
   }
 
-  /** Creates a topic with {@code partitions} partitions and replication factor 1; returns once every partition has a leader. */
+  /**
+   * Creates a topic with {@code partitions} partitions and replication factor 1; returns once every
+   * partition has a leader.
+   */
   public void createTopic(String name, int partitions, Map<String, String> config) {
     try (Admin admin = admin()) {
-      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(config)))
-          .all().get();
-      Wait.until("leaders of every partition of " + name, Duration.ofSeconds(30), Duration.ofMillis(100),
-          () -> { }, () -> {
+      admin
+          .createTopics(List.of(new NewTopic(name, partitions, (short) 1).configs(config)))
+          .all()
+          .get();
+      Wait.until(
+          "leaders of every partition of " + name,
+          Duration.ofSeconds(30),
+          Duration.ofMillis(100),
+          () -> {},
+          () -> {
             try {
-              return admin.describeTopics(List.of(name)).allTopicNames().get().get(name).partitions().stream()
+              return admin
+                  .describeTopics(List.of(name))
+                  .allTopicNames()
+                  .get()
+                  .get(name)
+                  .partitions()
+                  .stream()
                   .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
             } catch (Exception notYet) {
               return false;

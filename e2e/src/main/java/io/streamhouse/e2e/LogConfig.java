@@ -16,7 +16,9 @@ final class LogConfig {
   static void write(Path dir) {
     try {
       Files.createDirectories(dir);
-      Files.writeString(dir.resolve("log4j2.properties"), """
+      Files.writeString(
+          dir.resolve("log4j2.properties"),
+          """
           status = warn
           appender.out.type = Console
           appender.out.name = OUT
@@ -36,8 +38,11 @@ final class LogConfig {
           logger.clients.level = WARN
           logger.streamhouse.name = io.streamhouse
           logger.streamhouse.level = INFO
-          """, StandardCharsets.UTF_8);
-      Files.writeString(dir.resolve("log4j.properties"), """
+          """,
+          StandardCharsets.UTF_8);
+      Files.writeString(
+          dir.resolve("log4j.properties"),
+          """
           log4j.rootLogger=INFO, stdout
           log4j.appender.stdout=org.apache.log4j.ConsoleAppender
           log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
@@ -48,7 +53,8 @@ final class LogConfig {
           log4j.logger.org.reflections=ERROR
           log4j.logger.org.apache.kafka.clients=WARN
           log4j.logger.io.streamhouse=INFO
-          """, StandardCharsets.UTF_8);
+          """,
+          StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write log configuration into " + dir, e);
     }

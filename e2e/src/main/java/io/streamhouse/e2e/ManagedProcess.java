@@ -6,25 +6,28 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A child process with its own log file. Every process started here is stopped on JVM exit too,
- * so a crashed test run leaves nothing behind.
+ * A child process with its own log file. Every process started here is stopped on JVM exit too, so
+ * a crashed test run leaves nothing behind.
  */
 public final class ManagedProcess implements AutoCloseable {
   private static final Set<ManagedProcess> LIVE = ConcurrentHashMap.newKeySet();
 
   static {
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      for (ManagedProcess p : List.copyOf(LIVE)) {
-        p.stop(Duration.ofSeconds(10));
-      }
-    }, "managed-process-reaper"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  for (ManagedProcess p : List.copyOf(LIVE)) {
+                    p.stop(Duration.ofSeconds(10));
+                  }
+                },
+                "managed-process-reaper"));
   }
 
   private final String name;
@@ -38,19 +41,25 @@ public final class ManagedProcess implements AutoCloseable {
   }
 
   /** Starts {@code command} in {@code workDir}; stdout and stderr go to {@code logFile}. */
-  public static ManagedProcess start(String name, List<String> command, Path workDir, Path logFile) {
+  public static ManagedProcess start(
+      String name, List<String> command, Path workDir, Path logFile) {
     return start(name, command, workDir, logFile, java.util.Map.of());
   }
 
   /** The same, with extra environment variables. */
-  public static ManagedProcess start(String name, List<String> command, Path workDir, Path logFile,
+  public static ManagedProcess start(
+      String name,
+      List<String> command,
+      Path workDir,
+      Path logFile,
       java.util.Map<String, String> env) {
     try {
       Files.createDirectories(logFile.getParent());
-      ProcessBuilder builder = new ProcessBuilder(command)
-          .directory(workDir.toFile())
-          .redirectErrorStream(true)
-          .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+      ProcessBuilder builder =
+          new ProcessBuilder(command)
+              .directory(workDir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
       builder.environment().remove("KAFKA_OPTS");
       builder.environment().remove("JAVA_TOOL_OPTIONS");
       builder.environment().keySet().removeIf(k -> k.startsWith("CATALOG_"));
@@ -64,13 +73,14 @@ public final class ManagedProcess implements AutoCloseable {
   }
 
   /** Runs {@code command} to completion and fails with its output if it exits non-zero. */
-  public static void run(String name, List<String> command, Path workDir, Path logFile,
-      Duration timeout) {
+  public static void run(
+      String name, List<String> command, Path workDir, Path logFile, Duration timeout) {
     ManagedProcess p = start(name, command, workDir, logFile);
     try {
       if (!p.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         p.stop(Duration.ofSeconds(5));
-        throw new IllegalStateException(name + " did not finish within " + timeout + "\n" + p.logTail(40));
+        throw new IllegalStateException(
+            name + " did not finish within " + timeout + "\n" + p.logTail(40));
       }
       if (p.process.exitValue() != 0) {
         throw new IllegalStateException(
@@ -104,8 +114,16 @@ public final class ManagedProcess implements AutoCloseable {
   /** Fails with the log tail if the process has died. */
   public void requireAlive() {
     if (!process.isAlive()) {
-      throw new IllegalStateException(name + " (pid " + pid() + ") exited with code "
-          + process.exitValue() + "; last lines of " + logFile + ":\n" + logTail(60));
+      throw new IllegalStateException(
+          name
+              + " (pid "
+              + pid()
+              + ") exited with code "
+              + process.exitValue()
+              + "; last lines of "
+              + logFile
+              + ":\n"
+              + logTail(60));
     }
   }
 
@@ -138,7 +156,8 @@ public final class ManagedProcess implements AutoCloseable {
   /** Sends a signal (STOP, CONT, INT, ...) with the system's kill command. */
   public void signal(String signal) {
     try {
-      Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
+      Process kill =
+          new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
       if (kill.waitFor() != 0) {
         throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
       }

@@ -8,7 +8,8 @@ public final class MavenArtifacts {
   private MavenArtifacts() {}
 
   /** Resolves {@code coordinates} with their dependencies into {@code cacheRoot/name/lib}. */
-  public static Path resolve(Path cacheRoot, String name, String mavenCmd, List<String> coordinates) {
+  public static Path resolve(
+      Path cacheRoot, String name, String mavenCmd, List<String> coordinates) {
     return MavenClasspath.resolve(cacheRoot, name, mavenCmd, coordinates);
   }
 }

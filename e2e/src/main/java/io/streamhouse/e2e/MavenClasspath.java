@@ -9,9 +9,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * The jars of a set of Maven artifacts and their dependencies, resolved from Maven Central by
- * Maven itself (a generated pom, {@code dependency:copy-dependencies}) into
- * {@code cacheRoot/NAME/lib} once, and reused afterwards.
+ * The jars of a set of Maven artifacts and their dependencies, resolved from Maven Central by Maven
+ * itself (a generated pom, {@code dependency:copy-dependencies}) into {@code cacheRoot/NAME/lib}
+ * once, and reused afterwards.
  */
 final class MavenClasspath {
   private static final String DEPENDENCY_PLUGIN =
@@ -19,8 +19,12 @@ final class MavenClasspath {
 
   private MavenClasspath() {}
 
-  /** Resolves {@code coordinates} ({@code group:artifact:version[:classifier]}); returns the lib folder. */
-  static synchronized Path resolve(Path cacheRoot, String name, String mavenCmd, List<String> coordinates) {
+  /**
+   * Resolves {@code coordinates} ({@code group:artifact:version[:classifier]}); returns the lib
+   * folder.
+   */
+  static synchronized Path resolve(
+      Path cacheRoot, String name, String mavenCmd, List<String> coordinates) {
     Path home = cacheRoot.resolve(name).toAbsolutePath();
     Path lib = home.resolve("lib");
     Path complete = home.resolve(".complete");
@@ -30,10 +34,20 @@ final class MavenClasspath {
     try {
       Files.createDirectories(home);
       Files.writeString(home.resolve("pom.xml"), pom(name, coordinates), StandardCharsets.UTF_8);
-      ManagedProcess.run("resolve-" + name,
-          List.of(mavenCmd, "-q", "-B", "-f", home.resolve("pom.xml").toString(), DEPENDENCY_PLUGIN,
-              "-DoutputDirectory=" + lib, "-DincludeScope=runtime"),
-          home, home.resolve("resolve.log"), Duration.ofMinutes(10));
+      ManagedProcess.run(
+          "resolve-" + name,
+          List.of(
+              mavenCmd,
+              "-q",
+              "-B",
+              "-f",
+              home.resolve("pom.xml").toString(),
+              DEPENDENCY_PLUGIN,
+              "-DoutputDirectory=" + lib,
+              "-DincludeScope=runtime"),
+          home,
+          home.resolve("resolve.log"),
+          Duration.ofMinutes(10));
       Files.writeString(complete, String.join("\n", coordinates), StandardCharsets.UTF_8);
       return lib;
     } catch (IOException e) {
@@ -45,8 +59,13 @@ final class MavenClasspath {
     StringBuilder deps = new StringBuilder();
     for (String c : coordinates) {
       String[] p = c.split(":");
-      deps.append("    <dependency><groupId>").append(p[0]).append("</groupId><artifactId>").append(p[1])
-          .append("</artifactId><version>").append(p[2]).append("</version>");
+      deps.append("    <dependency><groupId>")
+          .append(p[0])
+          .append("</groupId><artifactId>")
+          .append(p[1])
+          .append("</artifactId><version>")
+          .append(p[2])
+          .append("</version>");
       if (p.length > 3) {
         deps.append("<classifier>").append(p[3]).append("</classifier>");
       }
@@ -63,6 +82,7 @@ final class MavenClasspath {
           <dependencies>
         %s  </dependencies>
         </project>
-        """.formatted(name.replaceAll("[^A-Za-z0-9_.-]", "-"), deps);
+        """
+        .formatted(name.replaceAll("[^A-Za-z0-9_.-]", "-"), deps);
   }
 }

@@ -20,7 +20,10 @@ import org.apache.paimon.table.source.ReadBuilder;
 import org.apache.paimon.types.DataField;
 import org.apache.paimon.utils.SnapshotManager;
 
-/** Reads Paimon tables of a filesystem catalog with Paimon's own reader, for tests and the quickstart. */
+/**
+ * Reads Paimon tables of a filesystem catalog with Paimon's own reader, for tests and the
+ * quickstart.
+ */
 public final class PaimonTables implements AutoCloseable {
   private final Catalog catalog;
 
@@ -65,14 +68,16 @@ public final class PaimonTables implements AutoCloseable {
     List<DataField> fields = t.rowType().getFields();
     ReadBuilder read = t.newReadBuilder();
     List<Map<String, Object>> rows = new ArrayList<>();
-    try (RecordReader<InternalRow> reader = read.newRead().createReader(read.newScan().plan().splits())) {
-      reader.forEachRemaining(row -> {
-        Map<String, Object> values = new HashMap<>();
-        for (int i = 0; i < fields.size(); i++) {
-          values.put(fields.get(i).name(), value(row, i, fields.get(i)));
-        }
-        rows.add(values);
-      });
+    try (RecordReader<InternalRow> reader =
+        read.newRead().createReader(read.newScan().plan().splits())) {
+      reader.forEachRemaining(
+          row -> {
+            Map<String, Object> values = new HashMap<>();
+            for (int i = 0; i < fields.size(); i++) {
+              values.put(fields.get(i).name(), value(row, i, fields.get(i)));
+            }
+            rows.add(values);
+          });
     } catch (Exception e) {
       throw new IllegalStateException("cannot read Paimon table " + table, e);
     }
@@ -88,7 +93,8 @@ public final class PaimonTables implements AutoCloseable {
     }
     ReadBuilder read = t.newReadBuilder().withProjection(new int[] {index});
     List<Long> values = new ArrayList<>();
-    try (RecordReader<InternalRow> reader = read.newRead().createReader(read.newScan().plan().splits())) {
+    try (RecordReader<InternalRow> reader =
+        read.newRead().createReader(read.newScan().plan().splits())) {
       reader.forEachRemaining(row -> values.add(row.getLong(0)));
     } catch (Exception e) {
       throw new IllegalStateException("cannot read Paimon table " + table, e);
@@ -129,9 +135,14 @@ public final class PaimonTables implements AutoCloseable {
   public Map<String, Long> watermarks(String table, String connector) {
     Map<String, Long> result = new HashMap<>();
     latestOwnSnapshot(table, connector)
-        .map(s -> s.properties() == null ? null : s.properties().get("streamhouse." + connector + ".watermarks"))
+        .map(
+            s ->
+                s.properties() == null
+                    ? null
+                    : s.properties().get("streamhouse." + connector + ".watermarks"))
         .map(Watermarks::decode)
-        .ifPresent(w -> w.asMap().forEach((tp, o) -> result.put(tp.topic() + ":" + tp.partition(), o)));
+        .ifPresent(
+            w -> w.asMap().forEach((tp, o) -> result.put(tp.topic() + ":" + tp.partition(), o)));
     return result;
   }
 

@@ -10,9 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Process liveness that treats a zombie as dead. A child whose parent was killed is re-parented
- * to PID 1, and not every init reaps promptly: {@link ProcessHandle#isAlive()} still says true
- * for such a zombie, although it runs nothing and holds no port.
+ * Process liveness that treats a zombie as dead. A child whose parent was killed is re-parented to
+ * PID 1, and not every init reaps promptly: {@link ProcessHandle#isAlive()} still says true for
+ * such a zombie, although it runs nothing and holds no port.
  */
 public final class Processes {
   private Processes() {}
@@ -48,8 +48,11 @@ public final class Processes {
 
   private static void awaitStopped(List<ProcessHandle> handles, Duration timeout) {
     try {
-      Wait.until("processes " + handles.stream().map(ProcessHandle::pid).toList() + " to stop",
-          timeout, Duration.ofMillis(100), () -> { },
+      Wait.until(
+          "processes " + handles.stream().map(ProcessHandle::pid).toList() + " to stop",
+          timeout,
+          Duration.ofMillis(100),
+          () -> {},
           () -> handles.stream().noneMatch(h -> isRunning(h.pid())));
     } catch (IllegalStateException timedOut) {
       // the caller escalates to SIGKILL

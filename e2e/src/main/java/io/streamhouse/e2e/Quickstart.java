@@ -43,68 +43,98 @@ public final class Quickstart {
       case "up" -> up(options, runDir, pidfile);
       case "down" -> {
         int stopped = pidfile.stopAll(Duration.ofSeconds(30));
-        OUT.println(stopped == 0 ? "No quickstart stack is running in " + runDir
-            : "Stopped " + stopped + " quickstart process(es) in " + runDir);
+        OUT.println(
+            stopped == 0
+                ? "No quickstart stack is running in " + runDir
+                : "Stopped " + stopped + " quickstart process(es) in " + runDir);
       }
       default -> throw new IllegalArgumentException("Unknown command " + command + " (up | down)");
     }
   }
 
-  private static void up(Map<String, String> options, Path runDir, Pidfile pidfile) throws Exception {
+  private static void up(Map<String, String> options, Path runDir, Pidfile pidfile)
+      throws Exception {
     if (pidfile.anyAlive()) {
-      throw new IllegalStateException("A quickstart stack is already running from " + runDir
-          + " (pids " + pidfile.read().values() + "). Stop it with ./quickstart.sh --down");
+      throw new IllegalStateException(
+          "A quickstart stack is already running from "
+              + runDir
+              + " (pids "
+              + pidfile.read().values()
+              + "). Stop it with ./quickstart.sh --down");
     }
     Path root = Path.of(options.getOrDefault("repo-root", ".")).toAbsolutePath().normalize();
     String version = options.getOrDefault("kafka-version", LocalStack.DEFAULT_KAFKA_VERSION);
     int records = Integer.parseInt(options.getOrDefault("records", "1000"));
     Path stackDir = runDir.resolve("stack-" + Instant.now().toEpochMilli());
-    OUT.printf("Starting Kafka %s (KRaft broker) and a Connect worker in %s ...%n", version, stackDir);
+    OUT.printf(
+        "Starting Kafka %s (KRaft broker) and a Connect worker in %s ...%n", version, stackDir);
     long t0 = System.nanoTime();
-    LocalStack stack = LocalStack.settings()
-        .kafkaVersion(version)
-        .runDir(stackDir)
-        .pluginPath(root.resolve("connector/target/plugin-path"))
-        .distributionCache(runDir.getParent().resolve("kafka-dists"))
-        .mavenCmd(root.resolve("mvnw").toString())
-        .start();
+    LocalStack stack =
+        LocalStack.settings()
+            .kafkaVersion(version)
+            .runDir(stackDir)
+            .pluginPath(root.resolve("connector/target/plugin-path"))
+            .distributionCache(runDir.getParent().resolve("kafka-dists"))
+            .mavenCmd(root.resolve("mvnw").toString())
+            .start();
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      OUT.println("\nStopping the quickstart stack ...");
-      stack.close();
-      pidfile.delete();
-      OUT.println("Stopped.");
-      stopped.countDown();
-    }, "quickstart-stop"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  OUT.println("\nStopping the quickstart stack ...");
+                  stack.close();
+                  pidfile.delete();
+                  OUT.println("Stopped.");
+                  stopped.countDown();
+                },
+                "quickstart-stop"));
     Map<String, Long> pids = new LinkedHashMap<>();
     pids.put("launcher", ProcessHandle.current().pid());
     pids.putAll(stack.pids());
     pidfile.write(pids);
-    OUT.printf("Stack ready in %.1f s: broker %s, Connect REST %s%n",
+    OUT.printf(
+        "Stack ready in %.1f s: broker %s, Connect REST %s%n",
         (System.nanoTime() - t0) / 1e9, stack.bootstrapServers(), stack.connect().baseUrl());
 
     Path warehouse = stackDir.resolve("warehouse");
     Files.createDirectories(warehouse);
-    ConnectorExample example = ConnectorExample.load(root.resolve("config-examples/quickstart.json"),
-        Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrapServers(), "WAREHOUSE", warehouse.toString()));
+    ConnectorExample example =
+        ConnectorExample.load(
+            root.resolve("config-examples/quickstart.json"),
+            Map.of(
+                "KAFKA_BOOTSTRAP_SERVERS",
+                stack.bootstrapServers(),
+                "WAREHOUSE",
+                warehouse.toString()));
     runExample(stack, example, records, warehouse);
     OUT.println();
-    ConnectorExample cdc = ConnectorExample.load(root.resolve("config-examples/paimon-cdc.json"),
-        Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrapServers(), "WAREHOUSE", warehouse.toString()));
+    ConnectorExample cdc =
+        ConnectorExample.load(
+            root.resolve("config-examples/paimon-cdc.json"),
+            Map.of(
+                "KAFKA_BOOTSTRAP_SERVERS",
+                stack.bootstrapServers(),
+                "WAREHOUSE",
+                warehouse.toString()));
     runCdcExample(stack, cdc, records, warehouse);
     OUT.println();
-    OUT.println(READY_LINE + " Press Ctrl-C to stop (or run ./quickstart.sh --down from another shell).");
-    OUT.println("Logs: " + stack.worker().logFile() + " and " + stackDir.resolve("broker/broker.log"));
+    OUT.println(
+        READY_LINE + " Press Ctrl-C to stop (or run ./quickstart.sh --down from another shell).");
+    OUT.println(
+        "Logs: " + stack.worker().logFile() + " and " + stackDir.resolve("broker/broker.log"));
     OUT.flush();
     stopped.await();
   }
 
-  private static void runExample(LocalStack stack, ConnectorExample example, int records, Path warehouse) {
+  private static void runExample(
+      LocalStack stack, ConnectorExample example, int records, Path warehouse) {
     String topic = example.config().get("topics").split(",")[0].trim();
     ConnectRestClient rest = stack.connect();
     int tasks = start(stack, example, topic);
-    OUT.printf("Connector %s is RUNNING with %d task(s) (plugin %s)%n", example.name(), tasks,
-        pluginVersion(rest));
+    OUT.printf(
+        "Connector %s is RUNNING with %d task(s) (plugin %s)%n",
+        example.name(), tasks, pluginVersion(rest));
 
     try (JsonRecordProducer producer = stack.producer()) {
       for (SampleOrders.Order order : SampleOrders.generate(records)) {
@@ -112,38 +142,58 @@ public final class Quickstart {
       }
       producer.flush();
     }
-    OUT.printf("Produced %d sample orders to topic %s (%d partitions)%n", records, topic, PARTITIONS);
+    OUT.printf(
+        "Produced %d sample orders to topic %s (%d partitions)%n", records, topic, PARTITIONS);
 
     String table = "sales." + topic;
-    try (IcebergTables tables = IcebergTables.jdbc("local",
-        example.config().get("catalog.local.uri"), warehouse.resolve("iceberg"))) {
-      Wait.until("every record in table " + table, Duration.ofSeconds(120), Duration.ofMillis(500),
+    try (IcebergTables tables =
+        IcebergTables.jdbc(
+            "local", example.config().get("catalog.local.uri"), warehouse.resolve("iceberg"))) {
+      Wait.until(
+          "every record in table " + table,
+          Duration.ofSeconds(120),
+          Duration.ofMillis(500),
           () -> rest.requireNotFailed(example.name()),
-          () -> tables.exists(table) && tables.watermarks(table, example.name()).values().stream()
-              .mapToLong(Long::longValue).sum() >= records);
+          () ->
+              tables.exists(table)
+                  && tables.watermarks(table, example.name()).values().stream()
+                          .mapToLong(Long::longValue)
+                          .sum()
+                      >= records);
       List<Map<String, Object>> rows = tables.rows(table);
-      OUT.printf("Iceberg table %s (catalog: %s) holds %d rows. A few of them:%n", table,
-          example.config().get("catalog.local.uri"), rows.size());
-      rows.stream().sorted(java.util.Comparator.comparing(r -> (Long) r.get("id"))).limit(3)
+      OUT.printf(
+          "Iceberg table %s (catalog: %s) holds %d rows. A few of them:%n",
+          table, example.config().get("catalog.local.uri"), rows.size());
+      rows.stream()
+          .sorted(java.util.Comparator.comparing(r -> (Long) r.get("id")))
+          .limit(3)
           .forEach(r -> OUT.println("  " + new java.util.TreeMap<>(r)));
       Map<String, String> summary = tables.lastSummary(table);
       OUT.println("Last snapshot: " + tables.table(table).currentSnapshot().snapshotId());
-      summary.forEach((k, v) -> {
-        if (k.startsWith("streamhouse.") || k.equals("added-records") || k.equals("total-records")) {
-          OUT.printf("  %s = %s%n", k, v);
-        }
-      });
+      summary.forEach(
+          (k, v) -> {
+            if (k.startsWith("streamhouse.")
+                || k.equals("added-records")
+                || k.equals("total-records")) {
+              OUT.printf("  %s = %s%n", k, v);
+            }
+          });
     }
     try (Admin admin = stack.admin()) {
       Map<TopicPartition, Long> ends = SinkProgress.endOffsets(admin, topic);
       OUT.println("Log end offsets of " + topic + ": " + ends.values());
     }
-    OUT.printf("The sink tasks received %d records.%n",
+    OUT.printf(
+        "The sink tasks received %d records.%n",
         SinkProgress.reportedReceived(stack.worker().logFile(), example.name()));
   }
 
-  /** Debezium changes of a customers table into a Paimon primary-key table, shown next to the source. */
-  private static void runCdcExample(LocalStack stack, ConnectorExample example, int changes, Path warehouse) {
+  /**
+   * Debezium changes of a customers table into a Paimon primary-key table, shown next to the
+   * source.
+   */
+  private static void runCdcExample(
+      LocalStack stack, ConnectorExample example, int changes, Path warehouse) {
     String topic = example.config().get("topics").split(",")[0].trim();
     ConnectRestClient rest = stack.connect();
     start(stack, example, topic);
@@ -162,7 +212,8 @@ public final class Quickstart {
       }
       producer.flush();
     }
-    OUT.printf("Produced %d Debezium changes (inserts, updates, deletes) of %d customers to topic %s%n",
+    OUT.printf(
+        "Produced %d Debezium changes (inserts, updates, deletes) of %d customers to topic %s%n",
         changes, Math.max(1, changes / 5), topic);
     String table = example.config().get("route.customers.table");
     long end;
@@ -170,33 +221,55 @@ public final class Quickstart {
       end = sum(SinkProgress.endOffsets(admin, topic));
     }
     try (PaimonTables tables = PaimonTables.filesystem(warehouse.resolve("paimon"))) {
-      Wait.until("every change in table " + table, Duration.ofSeconds(120), Duration.ofMillis(500),
+      Wait.until(
+          "every change in table " + table,
+          Duration.ofSeconds(120),
+          Duration.ofMillis(500),
           () -> rest.requireNotFailed(example.name()),
-          () -> tables.exists(table) && tables.watermarks(table, example.name()).values().stream()
-              .mapToLong(Long::longValue).sum() >= end
-              // deletion vectors: a commit's rows show once a task compacted their buckets, a second later
-              && tables.rows(table).size() == source.state().size());
+          () ->
+              tables.exists(table)
+                  && tables.watermarks(table, example.name()).values().stream()
+                          .mapToLong(Long::longValue)
+                          .sum()
+                      >= end
+                  // deletion vectors: a commit's rows show once a task compacted their buckets, a
+                  // second later
+                  && tables.rows(table).size() == source.state().size());
       List<Map<String, Object>> rows = tables.rows(table);
-      OUT.printf("Paimon table %s (primary key id, deletion vectors) holds %d rows, the source table %d. "
-          + "A few of them:%n", table, rows.size(), source.state().size());
-      rows.stream().sorted(java.util.Comparator.comparing(r -> (Long) r.get("id"))).limit(3)
+      OUT.printf(
+          "Paimon table %s (primary key id, deletion vectors) holds %d rows, the source table %d. "
+              + "A few of them:%n",
+          table, rows.size(), source.state().size());
+      rows.stream()
+          .sorted(java.util.Comparator.comparing(r -> (Long) r.get("id")))
+          .limit(3)
           .forEach(r -> OUT.println("  " + new java.util.TreeMap<>(r)));
-      tables.latestOwnSnapshot(table, example.name()).ifPresent(s -> {
-        OUT.printf("Latest snapshot of the connector: %d (%s, identifier %d)%n", s.id(), s.commitKind(),
-            s.commitIdentifier());
-        s.properties().forEach((k, v) -> OUT.printf("  %s = %s%n", k, v));
-      });
+      tables
+          .latestOwnSnapshot(table, example.name())
+          .ifPresent(
+              s -> {
+                OUT.printf(
+                    "Latest snapshot of the connector: %d (%s, identifier %d)%n",
+                    s.id(), s.commitKind(), s.commitIdentifier());
+                s.properties().forEach((k, v) -> OUT.printf("  %s = %s%n", k, v));
+              });
     }
   }
 
-  /** Creates the example's topic, PUTs its config and waits until it runs; returns its task count. */
+  /**
+   * Creates the example's topic, PUTs its config and waits until it runs; returns its task count.
+   */
   private static int start(LocalStack stack, ConnectorExample example, String topic) {
     stack.createTopic(topic, PARTITIONS, Map.of());
     ConnectRestClient rest = stack.connect();
     rest.putConfig(example.name(), example.config());
     int tasks = Integer.parseInt(example.config().getOrDefault("tasks.max", "1"));
-    Wait.until("connector " + example.name() + " RUNNING", Duration.ofSeconds(60),
-        Duration.ofMillis(250), () -> rest.requireNotFailed(example.name()), () -> rest.isRunning(example.name(), tasks));
+    Wait.until(
+        "connector " + example.name() + " RUNNING",
+        Duration.ofSeconds(60),
+        Duration.ofMillis(250),
+        () -> rest.requireNotFailed(example.name()),
+        () -> rest.isRunning(example.name(), tasks));
     return tasks;
   }
 
@@ -267,7 +340,9 @@ public final class Quickstart {
     List<ProcessHandle> alive() {
       List<ProcessHandle> alive = new ArrayList<>();
       for (long pid : read().values()) {
-        ProcessHandle.of(pid).filter(h -> Processes.isRunning(h.pid())).filter(this::belongsToUs)
+        ProcessHandle.of(pid)
+            .filter(h -> Processes.isRunning(h.pid()))
+            .filter(this::belongsToUs)
             .ifPresent(alive::add);
       }
       return alive;
@@ -279,7 +354,9 @@ public final class Quickstart {
 
     private boolean belongsToUs(ProcessHandle handle) {
       Optional<String> cmd = handle.info().commandLine();
-      return cmd.isEmpty() || cmd.get().contains(runDir.toString()) || cmd.get().contains("Quickstart");
+      return cmd.isEmpty()
+          || cmd.get().contains(runDir.toString())
+          || cmd.get().contains("Quickstart");
     }
 
     /** Stops the launcher first (its shutdown hook stops the rest), then whatever survived. */

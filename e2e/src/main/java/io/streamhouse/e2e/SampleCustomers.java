@@ -8,26 +8,35 @@ import java.util.Random;
 /**
  * A deterministic source table of customers that changes: inserts, updates and deletes by key,
  * rendered as Kafka records in three shapes (plain upserts with tombstones, Debezium envelopes,
- * flattened Debezium rows), each with a Connect JSON schema. {@link #state()} is the source
- * table as of the last change: what a primary-key table fed by the records must equal.
+ * flattened Debezium rows), each with a Connect JSON schema. {@link #state()} is the source table
+ * as of the last change: what a primary-key table fed by the records must equal.
  */
 public final class SampleCustomers {
-  public static final ConnectJson.StructSchema KEY = ConnectJson.struct("io.streamhouse.sample.CustomerKey")
-      .field("id", "int64", false);
+  public static final ConnectJson.StructSchema KEY =
+      ConnectJson.struct("io.streamhouse.sample.CustomerKey").field("id", "int64", false);
   public static final ConnectJson.StructSchema ROW = row("io.streamhouse.sample.Customer");
-  private static final ConnectJson.StructSchema FLAT = row("io.streamhouse.sample.CustomerFlat")
-      .field("__op", "string", true).field("__deleted", "string", true);
-  private static final ConnectJson.StructSchema ENVELOPE = ConnectJson.struct("io.streamhouse.sample.Envelope")
-      .field("before", row("io.streamhouse.sample.Customer").optional().toMap())
-      .field("after", row("io.streamhouse.sample.Customer").optional().toMap())
-      .field("source", ConnectJson.struct("io.debezium.connector.postgresql.Source")
-          .field("db", "string", false).field("table", "string", false).field("lsn", "int64", false).toMap())
-      .field("op", "string", false)
-      .field("ts_ms", "int64", true);
+  private static final ConnectJson.StructSchema FLAT =
+      row("io.streamhouse.sample.CustomerFlat")
+          .field("__op", "string", true)
+          .field("__deleted", "string", true);
+  private static final ConnectJson.StructSchema ENVELOPE =
+      ConnectJson.struct("io.streamhouse.sample.Envelope")
+          .field("before", row("io.streamhouse.sample.Customer").optional().toMap())
+          .field("after", row("io.streamhouse.sample.Customer").optional().toMap())
+          .field(
+              "source",
+              ConnectJson.struct("io.debezium.connector.postgresql.Source")
+                  .field("db", "string", false)
+                  .field("table", "string", false)
+                  .field("lsn", "int64", false)
+                  .toMap())
+          .field("op", "string", false)
+          .field("ts_ms", "int64", true);
   private static final String[] TIERS = {"free", "pro", "enterprise", null};
 
   /** One change of the source: after is null for a delete, before is null for an insert. */
-  public record Change(long id, long sequence, Map<String, Object> before, Map<String, Object> after) {
+  public record Change(
+      long id, long sequence, Map<String, Object> before, Map<String, Object> after) {
     public boolean isDelete() {
       return after == null;
     }
@@ -89,7 +98,9 @@ public final class SampleCustomers {
     return change.isDelete() ? null : JsonText.of(ConnectJson.envelope(ROW, change.after()));
   }
 
-  /** Debezium envelope shape; null for a delete of a row the source did not have (nothing to emit). */
+  /**
+   * Debezium envelope shape; null for a delete of a row the source did not have (nothing to emit).
+   */
   public static String debeziumValue(Change change) {
     if (change.isDelete() && change.before() == null) {
       return null;
@@ -103,12 +114,16 @@ public final class SampleCustomers {
     return JsonText.of(ConnectJson.envelope(ENVELOPE, payload));
   }
 
-  /** Flattened Debezium shape (ExtractNewRecordState with delete rewrite): row plus __op and __deleted. */
+  /**
+   * Flattened Debezium shape (ExtractNewRecordState with delete rewrite): row plus __op and
+   * __deleted.
+   */
   public static String flattenedValue(Change change) {
     if (change.isDelete() && change.before() == null) {
       return null;
     }
-    Map<String, Object> payload = new LinkedHashMap<>(change.isDelete() ? change.before() : change.after());
+    Map<String, Object> payload =
+        new LinkedHashMap<>(change.isDelete() ? change.before() : change.after());
     payload.put("__op", change.isDelete() ? "d" : change.before() == null ? "c" : "u");
     payload.put("__deleted", Boolean.toString(change.isDelete()));
     return JsonText.of(ConnectJson.envelope(FLAT, payload));

@@ -8,13 +8,23 @@ import java.util.Random;
 
 /** Deterministic sample orders with a Connect schema, for the quickstart and the e2e tests. */
 public final class SampleOrders {
-  public static final ConnectJson.StructSchema SCHEMA = ConnectJson.struct("io.streamhouse.sample.Order")
-      .field("id", "int64", false)
-      .field("customer", "string", false)
-      .field("amount", "double", false)
-      .field("status", "string", true)
-      .field("created_at", Map.of("type", "int64", "optional", false,
-          "name", "org.apache.kafka.connect.data.Timestamp", "version", 1));
+  public static final ConnectJson.StructSchema SCHEMA =
+      ConnectJson.struct("io.streamhouse.sample.Order")
+          .field("id", "int64", false)
+          .field("customer", "string", false)
+          .field("amount", "double", false)
+          .field("status", "string", true)
+          .field(
+              "created_at",
+              Map.of(
+                  "type",
+                  "int64",
+                  "optional",
+                  false,
+                  "name",
+                  "org.apache.kafka.connect.data.Timestamp",
+                  "version",
+                  1));
 
   private static final String[] CUSTOMERS = {"alice", "bob", "carol", "dave", "erin", "frank"};
   private static final String[] STATUSES = {"NEW", "PAID", "SHIPPED", null};

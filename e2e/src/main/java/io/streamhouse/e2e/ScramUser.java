@@ -5,7 +5,8 @@ import java.util.Map;
 
 /**
  * A SCRAM-SHA-512 user of a secured {@link LocalStack}; its credentials are written into the
- * cluster's metadata when the broker's storage is formatted ({@code kafka-storage format --add-scram}).
+ * cluster's metadata when the broker's storage is formatted ({@code kafka-storage format
+ * --add-scram}).
  */
 public record ScramUser(String name, String password) {
   public static final String MECHANISM = "SCRAM-SHA-512";
@@ -23,8 +24,11 @@ public record ScramUser(String name, String password) {
 
   /** The client's {@code sasl.jaas.config}. */
   public String jaasConfig() {
-    return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"" + name
-        + "\" password=\"" + password + "\";";
+    return "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+        + name
+        + "\" password=\""
+        + password
+        + "\";";
   }
 
   /** Client settings that authenticate as this user over SASL_PLAINTEXT. */

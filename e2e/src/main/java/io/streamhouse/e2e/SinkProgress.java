@@ -25,8 +25,14 @@ public final class SinkProgress {
   /** The log end offset of every partition of {@code topic}. */
   public static Map<TopicPartition, Long> endOffsets(Admin admin, String topic) {
     try {
-      int partitions = admin.describeTopics(java.util.List.of(topic)).allTopicNames().get()
-          .get(topic).partitions().size();
+      int partitions =
+          admin
+              .describeTopics(java.util.List.of(topic))
+              .allTopicNames()
+              .get()
+              .get(topic)
+              .partitions()
+              .size();
       Map<TopicPartition, OffsetSpec> request = new HashMap<>();
       for (int p = 0; p < partitions; p++) {
         request.put(new TopicPartition(topic, p), OffsetSpec.latest());
@@ -40,18 +46,19 @@ public final class SinkProgress {
   }
 
   /**
-   * The number of records the connector's tasks reported as received, from the last report of
-   * each task in a worker log ({@code Task NAME-ID received N records in total}).
+   * The number of records the connector's tasks reported as received, from the last report of each
+   * task in a worker log ({@code Task NAME-ID received N records in total}).
    */
   public static long reportedReceived(Path workerLog, String connector) {
     Map<Integer, Long> perTask = new HashMap<>();
     try (Stream<String> lines = Files.lines(workerLog, StandardCharsets.UTF_8)) {
-      lines.forEach(line -> {
-        Matcher m = RECEIVED.matcher(line);
-        if (m.find() && m.group(1).equals(connector)) {
-          perTask.put(Integer.parseInt(m.group(2)), Long.parseLong(m.group(3)));
-        }
-      });
+      lines.forEach(
+          line -> {
+            Matcher m = RECEIVED.matcher(line);
+            if (m.find() && m.group(1).equals(connector)) {
+              perTask.put(Integer.parseInt(m.group(2)), Long.parseLong(m.group(3)));
+            }
+          });
     } catch (IOException | UncheckedIOException e) {
       throw new IllegalStateException("Cannot read " + workerLog + ": " + e, e);
     }

@@ -8,11 +8,11 @@ final class Wait {
   private Wait() {}
 
   /**
-   * Polls {@code condition} every {@code every} until it is true; before each poll {@code
-   * failFast} may throw to abort (for example when the process being waited for died).
+   * Polls {@code condition} every {@code every} until it is true; before each poll {@code failFast}
+   * may throw to abort (for example when the process being waited for died).
    */
-  static void until(String what, Duration timeout, Duration every, Runnable failFast,
-      BooleanSupplier condition) {
+  static void until(
+      String what, Duration timeout, Duration every, Runnable failFast, BooleanSupplier condition) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       failFast.run();

@@ -55,7 +55,8 @@ public final class WorkerJmx implements AutoCloseable {
   /** Bytes of heap in use now ({@code java.lang:type=Memory} HeapMemoryUsage.used). */
   public long heapUsed() {
     try {
-      Object usage = server.getAttribute(new ObjectName("java.lang:type=Memory"), "HeapMemoryUsage");
+      Object usage =
+          server.getAttribute(new ObjectName("java.lang:type=Memory"), "HeapMemoryUsage");
       return ((Number) ((javax.management.openmbean.CompositeData) usage).get("used")).longValue();
     } catch (Exception e) {
       throw new IllegalStateException("cannot read the worker's heap usage", e);
@@ -71,7 +72,8 @@ public final class WorkerJmx implements AutoCloseable {
     long latestStart = -1;
     long used = 0;
     try {
-      for (ObjectName gc : server.queryNames(new ObjectName("java.lang:type=GarbageCollector,*"), null)) {
+      for (ObjectName gc :
+          server.queryNames(new ObjectName("java.lang:type=GarbageCollector,*"), null)) {
         Object info = server.getAttribute(gc, "LastGcInfo");
         if (!(info instanceof javax.management.openmbean.CompositeData data)) {
           continue;
@@ -82,12 +84,20 @@ public final class WorkerJmx implements AutoCloseable {
         }
         latestStart = start;
         used = 0;
-        javax.management.openmbean.TabularData after = (javax.management.openmbean.TabularData) data.get("memoryUsageAfterGc");
+        javax.management.openmbean.TabularData after =
+            (javax.management.openmbean.TabularData) data.get("memoryUsageAfterGc");
         for (Object row : after.values()) {
-          javax.management.openmbean.CompositeData entry = (javax.management.openmbean.CompositeData) row;
+          javax.management.openmbean.CompositeData entry =
+              (javax.management.openmbean.CompositeData) row;
           String pool = String.valueOf(entry.get("key"));
-          if (pool.contains("Eden") || pool.contains("Survivor") || pool.contains("Old") || pool.contains("Tenured")) {
-            used += ((Number) ((javax.management.openmbean.CompositeData) entry.get("value")).get("used")).longValue();
+          if (pool.contains("Eden")
+              || pool.contains("Survivor")
+              || pool.contains("Old")
+              || pool.contains("Tenured")) {
+            used +=
+                ((Number)
+                        ((javax.management.openmbean.CompositeData) entry.get("value")).get("used"))
+                    .longValue();
           }
         }
       }

@@ -35,15 +35,16 @@ class BadInputE2E {
         producer.sendWithSchema(topic, 0, o.key(), SampleOrders.SCHEMA, o.payload());
         good.add((Long) o.payload().get("id"));
       }
-      producer.sendRaw(topic, 0, "malformed", "{\"schema\": {\"type\": \"struct\", \"fields\": [");   // offset 10
+      producer.sendRaw(
+          topic, 0, "malformed", "{\"schema\": {\"type\": \"struct\", \"fields\": ["); // offset 10
       Map<String, Object> wrongType = new HashMap<>(SampleOrders.generate(100, 1).get(0).payload());
       wrongType.put("id", "not-a-number");
       ConnectJson.StructSchema loose = orderWithoutId().field("id", "string", false);
-      producer.sendWithSchema(topic, 0, "wrong-type", loose, wrongType);                        // offset 11
+      producer.sendWithSchema(topic, 0, "wrong-type", loose, wrongType); // offset 11
       Map<String, Object> missing = new HashMap<>(SampleOrders.generate(101, 1).get(0).payload());
       missing.remove("id");
       ConnectJson.StructSchema noId = orderWithoutId();
-      producer.sendWithSchema(topic, 0, "missing-id", noId, missing);                           // offset 12
+      producer.sendWithSchema(topic, 0, "missing-id", noId, missing); // offset 12
       for (SampleOrders.Order o : SampleOrders.generate(10, 10)) {
         producer.sendWithSchema(topic, 0, o.key(), SampleOrders.SCHEMA, o.payload());
         good.add((Long) o.payload().get("id"));
@@ -53,21 +54,32 @@ class BadInputE2E {
     stack.connect().putConfig(sink.name(), sink.config());
 
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofSeconds(1))
           .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
-          .untilAsserted(() -> assertThat(tables.watermarks(IcebergSink.tableOf(topic), sink.name()))
-              .containsEntry(topic + ":0", 23L));
-      List<Long> ids = tables.rows(IcebergSink.tableOf(topic)).stream().map(r -> (Long) r.get("id")).toList();
+          .untilAsserted(
+              () ->
+                  assertThat(tables.watermarks(IcebergSink.tableOf(topic), sink.name()))
+                      .containsEntry(topic + ":0", 23L));
+      List<Long> ids =
+          tables.rows(IcebergSink.tableOf(topic)).stream().map(r -> (Long) r.get("id")).toList();
       assertThat(new HashSet<>(ids)).isEqualTo(good);
       assertThat(ids).hasSize(good.size());
     }
 
     List<ConsumerRecord<String, String>> dlq = readAll(stack, "dlq-" + sink.name(), 3);
-    assertThat(dlq).extracting(ConsumerRecord::key).containsExactly("malformed", "wrong-type", "missing-id");
+    assertThat(dlq)
+        .extracting(ConsumerRecord::key)
+        .containsExactly("malformed", "wrong-type", "missing-id");
     assertThat(header(dlq.get(0), "__connect.errors.stage")).isEqualTo("VALUE_CONVERTER");
     assertThat(header(dlq.get(1), "__connect.errors.exception.message"))
-        .contains("Connector bad-dlq task 0", "topic bad-input-dlq partition 0 offset 11",
-            "table local:e2e.bad_input_dlq", "field id", "field 'id' is string but column is int64");
+        .contains(
+            "Connector bad-dlq task 0",
+            "topic bad-input-dlq partition 0 offset 11",
+            "table local:e2e.bad_input_dlq",
+            "field id",
+            "field 'id' is string but column is int64");
     assertThat(header(dlq.get(2), "__connect.errors.exception.message"))
         .contains("offset 12", "field id", "the record has no field 'id' for required column 'id'");
     stack.connect().delete(sink.name());
@@ -77,8 +89,20 @@ class BadInputE2E {
   void withToleranceNoneTheTaskFailsNamingWhatIsWrong(LocalStack stack) {
     String topic = "bad-input-fail";
     stack.createTopic(topic, 1, Map.of());
-    ConnectorExample sink = IcebergSink.config(stack, "bad-fail", topic, Map.of("tasks.max", "1",
-        "errors.tolerance", "none", "value.converter.schemas.enable", "false", "route.orders.partition-by", ""));
+    ConnectorExample sink =
+        IcebergSink.config(
+            stack,
+            "bad-fail",
+            topic,
+            Map.of(
+                "tasks.max",
+                "1",
+                "errors.tolerance",
+                "none",
+                "value.converter.schemas.enable",
+                "false",
+                "route.orders.partition-by",
+                ""));
     Map<String, String> config = new HashMap<>(sink.config());
     config.remove("errors.deadletterqueue.topic.name");
     try (JsonRecordProducer producer = stack.producer()) {
@@ -89,12 +113,15 @@ class BadInputE2E {
       producer.flush();
     }
     stack.connect().putConfig(sink.name(), config);
-    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1))
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofSeconds(1))
         .until(() -> IcebergExactlyOnceE2E.failed(stack, sink.name()));
     JsonNode task = stack.connect().status(sink.name()).path("tasks").get(0);
     assertThat(task.path("trace").asText())
-        .contains("Connector bad-fail task 0: cannot write the record at topic bad-input-fail partition 0 offset 1"
-            + " to table local:e2e.bad_input_fail: field id: field 'id' is string but column is int64");
+        .contains(
+            "Connector bad-fail task 0: cannot write the record at topic bad-input-fail partition 0 offset 1"
+                + " to table local:e2e.bad_input_fail: field id: field 'id' is string but column is int64");
     stack.connect().delete(sink.name());
   }
 
@@ -102,43 +129,65 @@ class BadInputE2E {
   void aMissingTableWithAutoCreateOffFailsWithAClearMessage(LocalStack stack) {
     String topic = "no-table";
     stack.createTopic(topic, 1, Map.of());
-    ConnectorExample sink = IcebergSink.config(stack, "no-table", topic, Map.of("tasks.max", "1",
-        "route.orders.auto-create", "false"));
+    ConnectorExample sink =
+        IcebergSink.config(
+            stack,
+            "no-table",
+            topic,
+            Map.of("tasks.max", "1", "route.orders.auto-create", "false"));
     try (JsonRecordProducer producer = stack.producer()) {
       SampleOrders.Order o = SampleOrders.generate(1).get(0);
       producer.sendWithSchema(topic, 0, o.key(), SampleOrders.SCHEMA, o.payload());
       producer.flush();
     }
     stack.connect().putConfig(sink.name(), sink.config());
-    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1))
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofSeconds(1))
         .until(() -> IcebergExactlyOnceE2E.failed(stack, sink.name()));
     assertThat(stack.connect().status(sink.name()).path("tasks").get(0).path("trace").asText())
-        .contains("Table e2e.no_table does not exist in catalog local and route orders has auto-create off");
+        .contains(
+            "Table e2e.no_table does not exist in catalog local and route orders has auto-create off");
     stack.connect().delete(sink.name());
   }
 
   /** The sample order schema without {@code id}. */
   private static ConnectJson.StructSchema orderWithoutId() {
     return ConnectJson.struct("io.streamhouse.sample.Order")
-        .field("customer", "string", false).field("amount", "double", false)
-        .field("status", "string", true).field("created_at", Map.of("type", "int64", "optional", false,
-            "name", "org.apache.kafka.connect.data.Timestamp", "version", 1));
+        .field("customer", "string", false)
+        .field("amount", "double", false)
+        .field("status", "string", true)
+        .field(
+            "created_at",
+            Map.of(
+                "type",
+                "int64",
+                "optional",
+                false,
+                "name",
+                "org.apache.kafka.connect.data.Timestamp",
+                "version",
+                1));
   }
 
-  static List<ConsumerRecord<String, String>> readAll(LocalStack stack, String topic, int expected) {
+  static List<ConsumerRecord<String, String>> readAll(
+      LocalStack stack, String topic, int expected) {
     Properties props = new Properties();
     props.putAll(stack.clientSecurity());
     props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
     props.put(ConsumerConfig.GROUP_ID_CONFIG, "dlq-reader-" + System.nanoTime());
     props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     List<ConsumerRecord<String, String>> records = new ArrayList<>();
-    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(props, new StringDeserializer(),
-        new StringDeserializer())) {
+    try (KafkaConsumer<String, String> consumer =
+        new KafkaConsumer<>(props, new StringDeserializer(), new StringDeserializer())) {
       consumer.subscribe(List.of(topic));
-      await().atMost(Duration.ofMinutes(1)).until(() -> {
-        consumer.poll(Duration.ofMillis(500)).forEach(records::add);
-        return records.size() >= expected;
-      });
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .until(
+              () -> {
+                consumer.poll(Duration.ofMillis(500)).forEach(records::add);
+                return records.size() >= expected;
+              });
     }
     return records;
   }

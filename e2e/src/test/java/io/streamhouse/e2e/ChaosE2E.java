@@ -25,6 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class ChaosE2E {
   private static final int SLICES = 30;
   private static final int FAULTS = 4;
+
   /** Longer than the harness's 10 s session timeouts (worker group and sink consumers). */
   private static final Duration FROZEN = Duration.ofSeconds(13);
 
@@ -35,22 +36,34 @@ class ChaosE2E {
     stack.createTopic(topic, 6, Map.of());
     ConnectorExample sink = IcebergSink.config(stack, "chaos", topic, Map.of("tasks.max", "3"));
     Set<Long> produced = ConcurrentHashMap.newKeySet();
-    String faults = withFaults(stack, sink, () -> {
-      for (int i = 0; i < SLICES; i++) {
-        Set<Long> ids = new HashSet<>();
-        IcebergFaultsE2E.produce(stack, topic, (long) i * records / SLICES, records / SLICES, ids);
-        produced.addAll(ids);
-        pause(Duration.ofMillis(700));
-      }
-    });
+    String faults =
+        withFaults(
+            stack,
+            sink,
+            () -> {
+              for (int i = 0; i < SLICES; i++) {
+                Set<Long> ids = new HashSet<>();
+                IcebergFaultsE2E.produce(
+                    stack, topic, (long) i * records / SLICES, records / SLICES, ids);
+                produced.addAll(ids);
+                pause(Duration.ofMillis(700));
+              }
+            });
 
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
-          .untilAsserted(() -> {
-            assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
-            assertThat(tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
-                .mapToLong(Long::longValue).sum()).as("records committed after %s", faults).isEqualTo(records);
-          });
+      await()
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(
+              () -> {
+                assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
+                assertThat(
+                        tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum())
+                    .as("records committed after %s", faults)
+                    .isEqualTo(records);
+              });
       IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, new HashSet<>(produced));
     }
     stack.connect().delete(sink.name());
@@ -61,15 +74,21 @@ class ChaosE2E {
     int changes = 30_000;
     String topic = "pchaos";
     stack.createTopic(topic, 6, Map.of());
-    ConnectorExample sink = PaimonSink.config(stack, "pchaos", topic,
-        Map.of("tasks.max", "3", "route.customers.input", "upsert"));
+    ConnectorExample sink =
+        PaimonSink.config(
+            stack, "pchaos", topic, Map.of("tasks.max", "3", "route.customers.input", "upsert"));
     SampleCustomers source = new SampleCustomers(7, 3_000, 0.2);
-    String faults = withFaults(stack, sink, () -> {
-      for (int i = 0; i < SLICES; i++) {
-        PaimonSink.produce(stack, topic, source, changes / SLICES, SampleCustomers::upsertValue);
-        pause(Duration.ofMillis(700));
-      }
-    });
+    String faults =
+        withFaults(
+            stack,
+            sink,
+            () -> {
+              for (int i = 0; i < SLICES; i++) {
+                PaimonSink.produce(
+                    stack, topic, source, changes / SLICES, SampleCustomers::upsertValue);
+                pause(Duration.ofMillis(700));
+              }
+            });
     System.out.println("ChaosE2E Paimon: checking the table after " + faults);
     PaimonFaultsE2E.awaitAllAndCheck(stack, sink.name(), topic, source);
     stack.connect().delete(sink.name());
@@ -82,7 +101,14 @@ class ChaosE2E {
   private static String withFaults(LocalStack stack, ConnectorExample sink, Runnable producing) {
     long seed = Long.getLong("streamhouse.chaos.seed", System.nanoTime());
     Random random = new Random(seed);
-    System.out.println("ChaosE2E " + sink.name() + " seed " + seed + " (replay: -Dstreamhouse.chaos.seed=" + seed + ")");
+    System.out.println(
+        "ChaosE2E "
+            + sink.name()
+            + " seed "
+            + seed
+            + " (replay: -Dstreamhouse.chaos.seed="
+            + seed
+            + ")");
     ConnectWorker second = stack.addWorker();
     try {
       stack.connect().putConfig(sink.name(), sink.config());

@@ -31,7 +31,8 @@ class DockerStackTest {
   private static final Pattern FILE_SECRET = Pattern.compile("\\$\\{file:([^:}]+):([^}]+)}");
 
   private final Path docker = E2eSettings.repoRoot().resolve("docker");
-  private final JsonNode services = read(YAML, docker.resolve("docker-compose.yml")).path("services");
+  private final JsonNode services =
+      read(YAML, docker.resolve("docker-compose.yml")).path("services");
 
   @Test
   void theStackRunsKafkaConnectACatalogAnObjectStorePrometheusAndGrafana() {
@@ -55,8 +56,10 @@ class DockerStackTest {
   void everyImageIsPinnedAndTheConnectImageCopiesFilesThatExist() throws IOException {
     for (Map.Entry<String, JsonNode> service : services.properties()) {
       if (service.getValue().has("image")) {
-        assertThat(service.getValue().path("image").asText()).as("image of %s", service.getKey())
-            .matches("[^:]+:[^:]+").doesNotEndWith(":latest");
+        assertThat(service.getValue().path("image").asText())
+            .as("image of %s", service.getKey())
+            .matches("[^:]+:[^:]+")
+            .doesNotEndWith(":latest");
       }
     }
     JsonNode build = services.path("connect").path("build");
@@ -78,33 +81,50 @@ class DockerStackTest {
         assertThat(words[1]).as("base image").matches("[^:]+:[^:]+").doesNotEndWith(":latest");
       }
     }
-    assertThat(copied).as("files the Connect image copies from the repository").isGreaterThanOrEqualTo(2);
+    assertThat(copied)
+        .as("files the Connect image copies from the repository")
+        .isGreaterThanOrEqualTo(2);
   }
 
   @Test
   void theWorkerLoadsThePluginAndTheExporterRulesWhereTheImagePutsThem() throws IOException {
     String dockerfile = Files.readString(docker.resolve("connect/Dockerfile"));
     Properties worker = properties(docker.resolve("connect/connect-distributed.properties"));
-    assertThat(dockerfile).contains("/connector/target/plugin-path/ " + worker.getProperty("plugin.path") + "/");
+    assertThat(dockerfile)
+        .contains("/connector/target/plugin-path/ " + worker.getProperty("plugin.path") + "/");
     assertThat(worker.getProperty("plugin.discovery")).isEqualTo("service_load");
-    assertThat(dockerfile).contains("COPY docker/connect/connect-distributed.properties /opt/streamhouse/connect-distributed.properties")
+    assertThat(dockerfile)
+        .contains(
+            "COPY docker/connect/connect-distributed.properties /opt/streamhouse/connect-distributed.properties")
         .contains("connect-distributed.sh\", \"/opt/streamhouse/connect-distributed.properties\"]");
     Matcher agent = Pattern.compile("-javaagent:(\\S+)=(\\d+):(\\S+?)\"").matcher(dockerfile);
     assertThat(agent.find()).as("KAFKA_OPTS with the exporter agent").isTrue();
     assertThat(dockerfile).contains("jmx_prometheus_javaagent-1.0.1.jar " + agent.group(1));
-    assertThat(dockerfile).contains("COPY docker/jmx-exporter/streamhouse-connect.yml " + agent.group(3));
-    assertThat(iterable(services.path("connect").path("ports").elements())).extracting(JsonNode::asText)
+    assertThat(dockerfile)
+        .contains("COPY docker/jmx-exporter/streamhouse-connect.yml " + agent.group(3));
+    assertThat(iterable(services.path("connect").path("ports").elements()))
+        .extracting(JsonNode::asText)
         .contains(agent.group(2) + ":" + agent.group(2));
 
     JsonNode prometheus = read(YAML, docker.resolve("prometheus/prometheus.yml"));
     List<String> targets = new ArrayList<>();
-    prometheus.path("scrape_configs").forEach(c -> c.path("static_configs")
-        .forEach(s -> s.path("targets").forEach(t -> targets.add(t.asText()))));
+    prometheus
+        .path("scrape_configs")
+        .forEach(
+            c ->
+                c.path("static_configs")
+                    .forEach(s -> s.path("targets").forEach(t -> targets.add(t.asText()))));
     assertThat(targets).containsExactly("connect:" + agent.group(2));
     Map<String, Path> prometheusMounts = mountTargets(services.path("prometheus"));
     assertThat(prometheusMounts).containsKey("/etc/prometheus/prometheus.yml");
-    prometheus.path("rule_files").forEach(rules -> assertThat(prometheusMounts).as("rule file mounted")
-        .containsEntry(rules.asText(), docker.resolve("prometheus/alerts.yml").normalize()));
+    prometheus
+        .path("rule_files")
+        .forEach(
+            rules ->
+                assertThat(prometheusMounts)
+                    .as("rule file mounted")
+                    .containsEntry(
+                        rules.asText(), docker.resolve("prometheus/alerts.yml").normalize()));
   }
 
   @Test
@@ -112,23 +132,39 @@ class DockerStackTest {
     Map<String, Path> mounts = mountTargets(services.path("grafana"));
     Path provisioning = mounts.get("/etc/grafana/provisioning");
     assertThat(provisioning).isNotNull();
-    JsonNode datasource = read(YAML, provisioning.resolve("datasources/prometheus.yml")).path("datasources").get(0);
+    JsonNode datasource =
+        read(YAML, provisioning.resolve("datasources/prometheus.yml")).path("datasources").get(0);
     assertThat(datasource.path("url").asText()).isEqualTo("http://prometheus:9090");
-    assertThat(URI.create(datasource.path("url").asText()).getHost()).isIn(iterable(services.fieldNames()));
+    assertThat(URI.create(datasource.path("url").asText()).getHost())
+        .isIn(iterable(services.fieldNames()));
 
-    String dashboardsPath = read(YAML, provisioning.resolve("dashboards/streamhouse.yml"))
-        .path("providers").get(0).path("options").path("path").asText();
+    String dashboardsPath =
+        read(YAML, provisioning.resolve("dashboards/streamhouse.yml"))
+            .path("providers")
+            .get(0)
+            .path("options")
+            .path("path")
+            .asText();
     Path dashboards = mounts.get(dashboardsPath);
     assertThat(dashboards).as("the provider's folder is mounted").isNotNull();
     JsonNode dashboard = read(JSON, dashboards.resolve("streamhouse-sink.json"));
-    assertThat(services.path("grafana").path("environment").path("GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH").asText())
+    assertThat(
+            services
+                .path("grafana")
+                .path("environment")
+                .path("GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH")
+                .asText())
         .isEqualTo(dashboardsPath + "/streamhouse-sink.json");
 
-    assertThat(dashboard.findValues("datasource")).isNotEmpty().allSatisfy(ds ->
-        assertThat(ds.path("uid").asText()).isEqualTo(datasource.path("uid").asText()));
+    assertThat(dashboard.findValues("datasource"))
+        .isNotEmpty()
+        .allSatisfy(
+            ds -> assertThat(ds.path("uid").asText()).isEqualTo(datasource.path("uid").asText()));
     for (JsonNode panel : dashboard.path("panels")) {
       if (!panel.path("type").asText().equals("row")) {
-        assertThat(panel.path("targets")).as("queries of panel %s", panel.path("title")).isNotEmpty()
+        assertThat(panel.path("targets"))
+            .as("queries of panel %s", panel.path("title"))
+            .isNotEmpty()
             .allSatisfy(t -> assertThat(t.path("expr").asText()).isNotBlank());
       }
     }
@@ -139,9 +175,14 @@ class DockerStackTest {
     Map<String, Path> initMounts = mountTargets(services.path("connector-init"));
     Path example = E2eSettings.repoRoot().resolve("config-examples/iceberg-rest-s3.json");
     assertThat(initMounts).containsValue(example);
-    String posted = initMounts.entrySet().stream().filter(e -> e.getValue().equals(example))
-        .findFirst().orElseThrow().getKey();
-    assertThat(services.path("connector-init").path("command").get(0).asText()).contains("@" + posted);
+    String posted =
+        initMounts.entrySet().stream()
+            .filter(e -> e.getValue().equals(example))
+            .findFirst()
+            .orElseThrow()
+            .getKey();
+    assertThat(services.path("connector-init").path("command").get(0).asText())
+        .contains("@" + posted);
 
     JsonNode config = read(JSON, example).path("config");
     List<String> names = iterable(services.fieldNames());
@@ -157,17 +198,23 @@ class DockerStackTest {
       Matcher m = FILE_SECRET.matcher(entry.getValue().asText());
       if (m.matches()) {
         Path file = connectMounts.get(m.group(1));
-        assertThat(file).as("%s reads %s, mounted into connect", entry.getKey(), m.group(1)).isNotNull();
-        assertThat(properties(file).getProperty(m.group(2))).as("%s in %s", m.group(2), file).isNotBlank();
+        assertThat(file)
+            .as("%s reads %s, mounted into connect", entry.getKey(), m.group(1))
+            .isNotNull();
+        assertThat(properties(file).getProperty(m.group(2)))
+            .as("%s in %s", m.group(2), file)
+            .isNotBlank();
         secrets.put(m.group(2), properties(file).getProperty(m.group(2)));
       }
     }
     JsonNode minio = services.path("minio").path("environment");
-    assertThat(secrets).containsEntry("access-key-id", minio.path("MINIO_ROOT_USER").asText())
+    assertThat(secrets)
+        .containsEntry("access-key-id", minio.path("MINIO_ROOT_USER").asText())
         .containsEntry("secret-access-key", minio.path("MINIO_ROOT_PASSWORD").asText());
     JsonNode catalog = services.path("iceberg-rest").path("environment");
     assertThat(catalog.path("AWS_ACCESS_KEY_ID").asText()).isEqualTo(secrets.get("access-key-id"));
-    assertThat(catalog.path("CATALOG_S3_ENDPOINT").asText()).isEqualTo(config.path("catalog.lake.s3.endpoint").asText());
+    assertThat(catalog.path("CATALOG_S3_ENDPOINT").asText())
+        .isEqualTo(config.path("catalog.lake.s3.endpoint").asText());
   }
 
   /** Host paths of a service's bind mounts, resolved against docker/, to their container paths. */

@@ -11,8 +11,10 @@ final class E2eSettings {
   }
 
   static Path pluginPath() {
-    return Path.of(System.getProperty("streamhouse.plugin.path",
-        repoRoot().resolve("connector/target/plugin-path").toString()));
+    return Path.of(
+        System.getProperty(
+            "streamhouse.plugin.path",
+            repoRoot().resolve("connector/target/plugin-path").toString()));
   }
 
   static String kafkaVersion() {
@@ -24,13 +26,15 @@ final class E2eSettings {
   }
 
   static Path workDir() {
-    return Path.of(System.getProperty("streamhouse.work.dir",
-        repoRoot().resolve("e2e/target/e2e-work").toString())).toAbsolutePath();
+    return Path.of(
+            System.getProperty(
+                "streamhouse.work.dir", repoRoot().resolve("e2e/target/e2e-work").toString()))
+        .toAbsolutePath();
   }
 
   /**
-   * Stack settings for one test: its own run folder, the shared distribution cache, and workers that
-   * allow the plugin's test-only fault injection.
+   * Stack settings for one test: its own run folder, the shared distribution cache, and workers
+   * that allow the plugin's test-only fault injection.
    */
   static LocalStack.Settings stack(String runName, String kafkaVersion) {
     return LocalStack.settings()

@@ -16,22 +16,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * One topic whose records name their table in a field, round-robin over 60 auto-created tables,
- * two tasks, a write budget far too small to hold a commit interval of rows: every record lands
- * once in its table, and the budget cuts files of a share of it, never one per record.
+ * One topic whose records name their table in a field, round-robin over 60 auto-created tables, two
+ * tasks, a write budget far too small to hold a commit interval of rows: every record lands once in
+ * its table, and the budget cuts files of a share of it, never one per record.
  */
 @ExtendWith(LocalStackExtension.class)
 class FanoutE2E {
-  private static final ConnectJson.StructSchema SCHEMA = ConnectJson.struct("e2e.FanoutRow")
-      .field("id", "int64", false)
-      .field("table", "string", false)
-      .field("customer", "string", false)
-      .field("note", "string", true);
+  private static final ConnectJson.StructSchema SCHEMA =
+      ConnectJson.struct("e2e.FanoutRow")
+          .field("id", "int64", false)
+          .field("table", "string", false)
+          .field("customer", "string", false)
+          .field("note", "string", true);
   private static final int TABLES = 60;
   private static final int RECORDS = 30_000;
 
   @Test
-  void recordsRoutedByAFieldToSixtyTablesLandOnceInFilesOfAShareOfTheBudget(LocalStack stack) throws Exception {
+  void recordsRoutedByAFieldToSixtyTablesLandOnceInFilesOfAShareOfTheBudget(LocalStack stack)
+      throws Exception {
     String topic = "fanout-events";
     stack.createTopic(topic, 4, Map.of());
     Map<String, String> overrides = new HashMap<>();
@@ -64,10 +66,21 @@ class FanoutE2E {
     }
 
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+      await()
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofSeconds(1))
           .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
-          .until(() -> stack.connect().offsets(sink.name()).path("offsets").findValues("kafka_offset").stream()
-              .mapToLong(n -> n.asLong()).sum() >= RECORDS);
+          .until(
+              () ->
+                  stack
+                          .connect()
+                          .offsets(sink.name())
+                          .path("offsets")
+                          .findValues("kafka_offset")
+                          .stream()
+                          .mapToLong(n -> n.asLong())
+                          .sum()
+                      >= RECORDS);
       int files = 0;
       for (Map.Entry<String, Set<Long>> e : produced.entrySet()) {
         String table = "e2e." + e.getKey();
@@ -81,8 +94,10 @@ class FanoutE2E {
         }
       }
       System.out.printf("%d tables, %,d records, %d data files%n", TABLES, RECORDS, files);
-      assertThat(files).as("data files of %,d records in %d tables", RECORDS, TABLES)
-          .isGreaterThanOrEqualTo(TABLES).isLessThan(RECORDS / 20);
+      assertThat(files)
+          .as("data files of %,d records in %d tables", RECORDS, TABLES)
+          .isGreaterThanOrEqualTo(TABLES)
+          .isLessThan(RECORDS / 20);
     }
     stack.connect().delete(sink.name());
   }

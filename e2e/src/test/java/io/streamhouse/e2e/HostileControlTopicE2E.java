@@ -29,10 +29,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Whoever can write to the control topic cannot stop or corrupt the sink: while a connector with two
- * tasks drains its records, an attacker reads the connector's own control events and writes back
- * mutated copies (bit flips, cuts, overwritten length fields), random bytes, and exact replays of
- * older, correctly signed events. The connector stays RUNNING, every record lands exactly once,
+ * Whoever can write to the control topic cannot stop or corrupt the sink: while a connector with
+ * two tasks drains its records, an attacker reads the connector's own control events and writes
+ * back mutated copies (bit flips, cuts, overwritten length fields), random bytes, and exact replays
+ * of older, correctly signed events. The connector stays RUNNING, every record lands exactly once,
  * and the tasks count what they refused.
  */
 @ExtendWith(LocalStackExtension.class)
@@ -42,8 +42,8 @@ class HostileControlTopicE2E {
   private static final int ENOUGH = 5_000;
 
   @Test
-  void mutatedCopiesOfItsOwnEventsRandomBytesAndReplaysNeitherStopNorCorruptTheSink(LocalStack stack)
-      throws Exception {
+  void mutatedCopiesOfItsOwnEventsRandomBytesAndReplaysNeitherStopNorCorruptTheSink(
+      LocalStack stack) throws Exception {
     String topic = "hostile-orders";
     stack.createTopic(topic, 4, Map.of());
     ConnectorExample sink = IcebergSink.config(stack, "hostile", topic, Map.of("tasks.max", "2"));
@@ -62,13 +62,24 @@ class HostileControlTopicE2E {
       producer.flush();
     }
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofSeconds(1))
+      await()
+          .atMost(Duration.ofMinutes(5))
+          .pollInterval(Duration.ofSeconds(1))
           .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
           .failFast("the attacker failed", () -> attacker.failure != null)
-          .until(() -> tables.exists(IcebergSink.tableOf(topic))
-              && tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
-                  .mapToLong(Long::longValue).sum() >= RECORDS);
-      await().atMost(Duration.ofMinutes(3)).failFast("the attacker failed", () -> attacker.failure != null)
+          .until(
+              () ->
+                  tables.exists(IcebergSink.tableOf(topic))
+                      && tables
+                              .watermarks(IcebergSink.tableOf(topic), sink.name())
+                              .values()
+                              .stream()
+                              .mapToLong(Long::longValue)
+                              .sum()
+                          >= RECORDS);
+      await()
+          .atMost(Duration.ofMinutes(3))
+          .failFast("the attacker failed", () -> attacker.failure != null)
           .until(() -> attacker.injected.get() >= ENOUGH);
       // After the flood, the connector still commits what comes.
       try (JsonRecordProducer producer = stack.producer()) {
@@ -78,36 +89,66 @@ class HostileControlTopicE2E {
         }
         producer.flush();
       }
-      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofSeconds(1))
           .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
-          .until(() -> tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
-              .mapToLong(Long::longValue).sum() >= RECORDS + 1_000);
+          .until(
+              () ->
+                  tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
+                          .mapToLong(Long::longValue)
+                          .sum()
+                      >= RECORDS + 1_000);
       attacker.stop.set(true);
       thread.join(Duration.ofSeconds(30).toMillis());
-      System.out.printf("attacker wrote %,d events (%,d exact replays) into the control topic%n",
+      System.out.printf(
+          "attacker wrote %,d events (%,d exact replays) into the control topic%n",
           attacker.injected.get(), attacker.replayed.get());
 
-      assertThat(stack.connect().isRunning(sink.name(), 2)).as("connector and both tasks RUNNING").isTrue();
+      assertThat(stack.connect().isRunning(sink.name(), 2))
+          .as("connector and both tasks RUNNING")
+          .isTrue();
       IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, produced);
       try (WorkerJmx jmx = new WorkerJmx(stack.worker().process().pid())) {
-        Map<String, Double> rejected = jmx.values("kafka.connect:type=plugins,connector=" + sink.name() + ",task=*",
-            "task", "control-events-rejected-total");
+        Map<String, Double> rejected =
+            jmx.values(
+                "kafka.connect:type=plugins,connector=" + sink.name() + ",task=*",
+                "task",
+                "control-events-rejected-total");
         assertThat(rejected).containsOnlyKeys("0", "1");
         assertThat(rejected.values()).allSatisfy(n -> assertThat(n).isPositive());
       }
       String log = java.nio.file.Files.readString(stack.worker().logFile());
-      assertThat(log).contains("refused the control event at " + sink.config().get("control.topic"));
+      assertThat(log)
+          .contains("refused the control event at " + sink.config().get("control.topic"));
       // The key the connector made reached its tasks through their configs, and never the log.
-      String key = stack.connect().tasks(sink.name()).get(0).path("config").path("control.signing.key").asText();
+      String key =
+          stack
+              .connect()
+              .tasks(sink.name())
+              .get(0)
+              .path("config")
+              .path("control.signing.key")
+              .asText();
       assertThat(key).hasSizeGreaterThanOrEqualTo(40);
-      assertThat(stack.connect().tasks(sink.name()).get(1).path("config").path("control.signing.key").asText())
+      assertThat(
+              stack
+                  .connect()
+                  .tasks(sink.name())
+                  .get(1)
+                  .path("config")
+                  .path("control.signing.key")
+                  .asText())
           .isEqualTo(key);
       assertThat(log).doesNotContain(key);
     }
     stack.connect().delete(sink.name());
   }
 
-  /** Reads the control topic and writes back hostile copies of what the connector wrote, up to a bound. */
+  /**
+   * Reads the control topic and writes back hostile copies of what the connector wrote, up to a
+   * bound.
+   */
   private static final class Attacker implements Runnable {
     final AtomicBoolean stop = new AtomicBoolean();
     final AtomicLong injected = new AtomicLong();
@@ -126,14 +167,24 @@ class HostileControlTopicE2E {
 
     @Override
     public void run() {
-      Map<String, Object> c = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-          ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-      Map<String, Object> p = Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-          ProducerConfig.MAX_REQUEST_SIZE_CONFIG, "4194304", ProducerConfig.LINGER_MS_CONFIG, "5");
-      try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(),
-              new ByteArrayDeserializer());
-          KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
-              new ByteArraySerializer())) {
+      Map<String, Object> c =
+          Map.of(
+              ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+              bootstrap,
+              ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+              "false");
+      Map<String, Object> p =
+          Map.of(
+              ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+              bootstrap,
+              ProducerConfig.MAX_REQUEST_SIZE_CONFIG,
+              "4194304",
+              ProducerConfig.LINGER_MS_CONFIG,
+              "5");
+      try (KafkaConsumer<byte[], byte[]> consumer =
+              new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+          KafkaProducer<byte[], byte[]> producer =
+              new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
         TopicPartition control = new TopicPartition(topic, 0);
         consumer.assign(List.of(control));
         consumer.seekToBeginning(List.of(control));

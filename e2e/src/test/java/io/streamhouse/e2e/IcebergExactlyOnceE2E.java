@@ -26,7 +26,8 @@ class IcebergExactlyOnceE2E {
     for (String topic : topics) {
       stack.createTopic(topic, 4, Map.of());
     }
-    ConnectorExample sink = IcebergSink.config(stack, "eo-three-topics", "eo-orders-.*", Map.of("tasks.max", "2"));
+    ConnectorExample sink =
+        IcebergSink.config(stack, "eo-three-topics", "eo-orders-.*", Map.of("tasks.max", "2"));
     stack.connect().putConfig(sink.name(), sink.config());
 
     Map<String, Set<Long>> produced = new HashMap<>();
@@ -44,14 +45,18 @@ class IcebergExactlyOnceE2E {
     }
 
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofSeconds(1))
+      await()
+          .atMost(Duration.ofMinutes(4))
+          .pollInterval(Duration.ofSeconds(1))
           .failFast("connector failed", () -> failed(stack, sink.name()))
-          .untilAsserted(() -> {
-            for (String topic : topics) {
-              assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
-              assertThat(tables.rows(IcebergSink.tableOf(topic))).hasSize(produced.get(topic).size());
-            }
-          });
+          .untilAsserted(
+              () -> {
+                for (String topic : topics) {
+                  assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
+                  assertThat(tables.rows(IcebergSink.tableOf(topic)))
+                      .hasSize(produced.get(topic).size());
+                }
+              });
       for (String topic : topics) {
         IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, produced.get(topic));
         assertThat(tables.table(IcebergSink.tableOf(topic)).spec().fields()).hasSize(1);
@@ -62,21 +67,24 @@ class IcebergExactlyOnceE2E {
 
   /**
    * Two of three partitions (and so two of three tasks) stay idle while the third gets data: each
-   * round must still complete at once. The timeout is 2 minutes, so a round stalled by an idle
-   * task would keep the data out of the table far past the 30 s allowed here.
+   * round must still complete at once. The timeout is 2 minutes, so a round stalled by an idle task
+   * would keep the data out of the table far past the 30 s allowed here.
    */
   @Test
   void idlePartitionsDoNotDelayCommits(LocalStack stack) throws Exception {
     String topic = "idle-orders";
     stack.createTopic(topic, 3, Map.of());
-    ConnectorExample sink = IcebergSink.config(stack, "idle", topic, Map.of("tasks.max", "3",
-        "commit.timeout.ms", "120000"));
+    ConnectorExample sink =
+        IcebergSink.config(
+            stack, "idle", topic, Map.of("tasks.max", "3", "commit.timeout.ms", "120000"));
     stack.connect().putConfig(sink.name(), sink.config());
     await().atMost(Duration.ofMinutes(1)).until(() -> stack.connect().isRunning(sink.name(), 3));
     // Tasks join the consumer group one by one; a rebalance hands the in-flight batch over in a
     // round of its own (no valid-through). Produce once the group is settled with all three.
-    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(500)).until(() ->
-        settledWithMembers(stack, "connect-idle", 3));
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofMillis(500))
+        .until(() -> settledWithMembers(stack, "connect-idle", 3));
     try (IcebergTables tables = IcebergSink.tables(stack)) {
       for (int wave = 1; wave <= 3; wave++) {
         try (JsonRecordProducer producer = stack.producer()) {
@@ -86,11 +94,19 @@ class IcebergExactlyOnceE2E {
           producer.flush();
         }
         long expected = wave * 100L;
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() ->
-            tables.exists(IcebergSink.tableOf(topic))
-                && tables.watermarks(IcebergSink.tableOf(topic), sink.name()).getOrDefault(topic + ":0", 0L) == expected);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(500))
+            .until(
+                () ->
+                    tables.exists(IcebergSink.tableOf(topic))
+                        && tables
+                                .watermarks(IcebergSink.tableOf(topic), sink.name())
+                                .getOrDefault(topic + ":0", 0L)
+                            == expected);
         assertThat(tables.lastSummary(IcebergSink.tableOf(topic)))
-            .as("a full round sets valid-through").containsKey("streamhouse.idle.valid-through-ms");
+            .as("a full round sets valid-through")
+            .containsKey("streamhouse.idle.valid-through-ms");
       }
     }
     assertThat(java.nio.file.Files.readString(stack.worker().logFile()))
@@ -100,8 +116,10 @@ class IcebergExactlyOnceE2E {
 
   static boolean settledWithMembers(LocalStack stack, String group, int members) throws Exception {
     try (Admin admin = stack.admin()) {
-      ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
-      return d.groupState() == GroupState.STABLE && d.members().size() == members
+      ConsumerGroupDescription d =
+          admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
+      return d.groupState() == GroupState.STABLE
+          && d.members().size() == members
           && d.members().stream().allMatch(m -> !m.assignment().topicPartitions().isEmpty());
     }
   }

@@ -12,9 +12,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The worker JVM dies like kill -9 at each point of the commit protocol (halted by the test-only
@@ -27,20 +27,27 @@ class IcebergFaultsE2E {
 
   @ParameterizedTest(name = "halt at {0}")
   @EnumSource(FaultInjection.Point.class)
-  void aWorkerKilledMidCommitLosesNothingAndDuplicatesNothing(FaultInjection.Point point, LocalStack stack) {
+  void aWorkerKilledMidCommitLosesNothingAndDuplicatesNothing(
+      FaultInjection.Point point, LocalStack stack) {
     String name = point.name().toLowerCase(Locale.ROOT).replace('_', '-');
     String topic = "fault-" + name;
     stack.createTopic(topic, 4, Map.of());
     Path marker = stack.runDir().resolve("halted-" + name);
-    ConnectorExample sink = IcebergSink.config(stack, "fault-" + name, topic,
-        Map.of("tasks.max", "2", "streamhouse.test.halt-at", point.name() + ":" + marker));
+    ConnectorExample sink =
+        IcebergSink.config(
+            stack,
+            "fault-" + name,
+            topic,
+            Map.of("tasks.max", "2", "streamhouse.test.halt-at", point.name() + ":" + marker));
 
     Set<Long> produced = new HashSet<>();
     produce(stack, topic, 0, RECORDS / 2, produced);
     stack.connect().putConfig(sink.name(), sink.config());
 
     ManagedProcess worker = stack.worker().process();
-    assertThat(worker.awaitExit(Duration.ofMinutes(2))).as("the worker halted at %s", point).isTrue();
+    assertThat(worker.awaitExit(Duration.ofMinutes(2)))
+        .as("the worker halted at %s", point)
+        .isTrue();
     assertThat(marker).exists();
     produce(stack, topic, RECORDS / 2, RECORDS / 2, produced); // while the worker is down
     stack.worker().restart(Duration.ofMinutes(2));
@@ -59,10 +66,11 @@ class IcebergFaultsE2E {
    * commits the skipped-to positions even when nothing new arrives.
    */
   @Test
-  void withItsConsumerOffsetsGoneTheSinkSkipsWhatTheTableHoldsInsteadOfReadingItAgain(LocalStack stack)
-      throws Exception {
+  void withItsConsumerOffsetsGoneTheSinkSkipsWhatTheTableHoldsInsteadOfReadingItAgain(
+      LocalStack stack) throws Exception {
     String topic = "offsets-reset";
-    ConnectorExample sink = IcebergSink.config(stack, "offsets-reset", topic, Map.of("tasks.max", "2"));
+    ConnectorExample sink =
+        IcebergSink.config(stack, "offsets-reset", topic, Map.of("tasks.max", "2"));
     Set<Long> produced = drainThenDeleteOffsets(stack, sink, topic);
     try (IcebergTables tables = IcebergSink.tables(stack)) {
       Map<String, Long> held = tables.watermarks(IcebergSink.tableOf(topic), sink.name());
@@ -73,28 +81,54 @@ class IcebergFaultsE2E {
       IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, produced);
       String log = Files.readString(stack.worker().logFile());
       for (int p = 0; p < 4; p++) {
-        assertThat(log).as("partition %d was skipped up to the table's watermark", p)
-            .contains("hold " + topic + "-" + p + " below offset " + held.get(topic + ":" + p)
-                + " already; skipping from offset 0 to offset " + (held.get(topic + ":" + p) - 1));
+        assertThat(log)
+            .as("partition %d was skipped up to the table's watermark", p)
+            .contains(
+                "hold "
+                    + topic
+                    + "-"
+                    + p
+                    + " below offset "
+                    + held.get(topic + ":" + p)
+                    + " already; skipping from offset 0 to offset "
+                    + (held.get(topic + ":" + p) - 1));
       }
 
       // Again, with nothing new to read: Connect still commits the positions the tasks skipped to.
       stopAndDeleteOffsets(stack, sink.name());
       stack.connect().resume(sink.name());
       Map<String, Long> ends = tables.watermarks(IcebergSink.tableOf(topic), sink.name());
-      await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1))
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .pollInterval(Duration.ofSeconds(1))
           .untilAsserted(() -> assertThat(committedOffsets(stack, sink.name())).isEqualTo(ends));
     }
     stack.connect().delete(sink.name());
   }
 
-  /** With a transform, a record's topic (and so its tables) may differ from its partition's: no skipping. */
+  /**
+   * With a transform, a record's topic (and so its tables) may differ from its partition's: no
+   * skipping.
+   */
   @Test
   void withATransformTheSinkReadsAgainWhatTheTableHolds(LocalStack stack) throws Exception {
     String topic = "offsets-reset-smt";
-    ConnectorExample sink = IcebergSink.config(stack, "offsets-reset-smt", topic, Map.of("tasks.max", "2",
-        "transforms", "mark", "transforms.mark.type", "org.apache.kafka.connect.transforms.InsertHeader",
-        "transforms.mark.header", "via", "transforms.mark.value.literal", "streamhouse"));
+    ConnectorExample sink =
+        IcebergSink.config(
+            stack,
+            "offsets-reset-smt",
+            topic,
+            Map.of(
+                "tasks.max",
+                "2",
+                "transforms",
+                "mark",
+                "transforms.mark.type",
+                "org.apache.kafka.connect.transforms.InsertHeader",
+                "transforms.mark.header",
+                "via",
+                "transforms.mark.value.literal",
+                "streamhouse"));
     Set<Long> produced = drainThenDeleteOffsets(stack, sink, topic);
     try (IcebergTables tables = IcebergSink.tables(stack)) {
       produce(stack, topic, RECORDS, 1_000, produced);
@@ -106,8 +140,12 @@ class IcebergFaultsE2E {
     stack.connect().delete(sink.name());
   }
 
-  /** Produces and drains {@link #RECORDS} records, stops the connector and deletes its consumer offsets. */
-  private static Set<Long> drainThenDeleteOffsets(LocalStack stack, ConnectorExample sink, String topic) {
+  /**
+   * Produces and drains {@link #RECORDS} records, stops the connector and deletes its consumer
+   * offsets.
+   */
+  private static Set<Long> drainThenDeleteOffsets(
+      LocalStack stack, ConnectorExample sink, String topic) {
     stack.createTopic(topic, 4, Map.of());
     Set<Long> produced = new HashSet<>();
     produce(stack, topic, 0, RECORDS, produced);
@@ -121,8 +159,18 @@ class IcebergFaultsE2E {
 
   private static void stopAndDeleteOffsets(LocalStack stack, String connector) {
     stack.connect().stop(connector);
-    await().atMost(Duration.ofMinutes(1)).until(() ->
-        "STOPPED".equals(stack.connect().status(connector).path("connector").path("state").asText()));
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(
+            () ->
+                "STOPPED"
+                    .equals(
+                        stack
+                            .connect()
+                            .status(connector)
+                            .path("connector")
+                            .path("state")
+                            .asText()));
     stack.connect().resetOffsets(connector);
     assertThat(committedOffsets(stack, connector)).isEmpty();
   }
@@ -130,22 +178,32 @@ class IcebergFaultsE2E {
   /** Connect's committed consumer offsets of the connector, {@code topic:partition -> offset}. */
   private static Map<String, Long> committedOffsets(LocalStack stack, String connector) {
     Map<String, Long> offsets = new java.util.HashMap<>();
-    for (com.fasterxml.jackson.databind.JsonNode o : stack.connect().offsets(connector).path("offsets")) {
-      offsets.put(o.path("partition").path("kafka_topic").asText() + ":" + o.path("partition").path("kafka_partition").asInt(),
+    for (com.fasterxml.jackson.databind.JsonNode o :
+        stack.connect().offsets(connector).path("offsets")) {
+      offsets.put(
+          o.path("partition").path("kafka_topic").asText()
+              + ":"
+              + o.path("partition").path("kafka_partition").asInt(),
           o.path("offset").path("kafka_offset").asLong());
     }
     return offsets;
   }
 
-  private static void awaitWatermarkSum(LocalStack stack, IcebergTables tables, String connector, String topic,
-      long records) {
-    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+  private static void awaitWatermarkSum(
+      LocalStack stack, IcebergTables tables, String connector, String topic, long records) {
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofSeconds(1))
         .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, connector))
-        .untilAsserted(() -> {
-          assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
-          assertThat(tables.watermarks(IcebergSink.tableOf(topic), connector).values().stream()
-              .mapToLong(Long::longValue).sum()).isEqualTo(records);
-        });
+        .untilAsserted(
+            () -> {
+              assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
+              assertThat(
+                      tables.watermarks(IcebergSink.tableOf(topic), connector).values().stream()
+                          .mapToLong(Long::longValue)
+                          .sum())
+                  .isEqualTo(records);
+            });
   }
 
   static void produce(LocalStack stack, String topic, long firstId, int count, Set<Long> produced) {

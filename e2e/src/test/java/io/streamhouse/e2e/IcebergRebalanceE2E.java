@@ -26,7 +26,8 @@ class IcebergRebalanceE2E {
     stack.connect().putConfig(sink.name(), sink.config());
     Set<Long> produced = ConcurrentHashMap.newKeySet();
 
-    CompletableFuture<Void> producing = CompletableFuture.runAsync(() -> produceSlowly(stack, topic, produced));
+    CompletableFuture<Void> producing =
+        CompletableFuture.runAsync(() -> produceSlowly(stack, topic, produced));
     ConnectWorker joiner = stack.addWorker();
     await().atMost(Duration.ofMinutes(1)).until(() -> tasksOn(stack, sink.name(), joiner) > 0);
     joiner.close(); // graceful stop: its tasks move back
@@ -35,19 +36,25 @@ class IcebergRebalanceE2E {
     awaitAllAndCheck(stack, sink.name(), topic, produced);
     stack.connect().delete(sink.name());
 
-    // Every revocation handed its work in: the coordinator committed it, or, while task 0 itself was
+    // Every revocation handed its work in: the coordinator committed it, or, while task 0 itself
+    // was
     // moving, the task did; nothing was dropped to be written again.
     String logs = workerLogs(stack);
     assertThat(count(logs, "Connector rebalance task \\d+: handed over \\d+ batches")).isPositive();
-    assertThat(logs).doesNotContain("handed-over batches were not committed")
-        .doesNotContainPattern("Task rebalance-\\d+: \\d+ offsets of uncommitted work are read again")
-        .doesNotContainPattern("Task rebalance-\\d+ rewinds .* \\([1-9]\\d* offsets to read again\\)");
+    assertThat(logs)
+        .doesNotContain("handed-over batches were not committed")
+        .doesNotContainPattern(
+            "Task rebalance-\\d+: \\d+ offsets of uncommitted work are read again")
+        .doesNotContainPattern(
+            "Task rebalance-\\d+ rewinds .* \\([1-9]\\d* offsets to read again\\)");
   }
 
   static String workerLogs(LocalStack stack) {
     StringBuilder all = new StringBuilder();
-    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(stack.runDir(), 2)) {
-      for (java.nio.file.Path log : files.filter(f -> f.getFileName().toString().equals("connect.log")).toList()) {
+    try (java.util.stream.Stream<java.nio.file.Path> files =
+        java.nio.file.Files.walk(stack.runDir(), 2)) {
+      for (java.nio.file.Path log :
+          files.filter(f -> f.getFileName().toString().equals("connect.log")).toList()) {
         all.append(java.nio.file.Files.readString(log));
       }
     } catch (java.io.IOException e) {
@@ -61,15 +68,26 @@ class IcebergRebalanceE2E {
   }
 
   @Test
-  void aFrozenCoordinatorThatWakesUpWithAStaleRoundDuplicatesNothing(LocalStack stack) throws Exception {
+  void aFrozenCoordinatorThatWakesUpWithAStaleRoundDuplicatesNothing(LocalStack stack)
+      throws Exception {
     String topic = "zombie-orders";
     stack.createTopic(topic, 4, Map.of());
-    ConnectWorker second = stack.workers().size() > 1 && stack.workers().get(1).process().isAlive()
-        ? stack.workers().get(1) : stack.addWorker();
+    ConnectWorker second =
+        stack.workers().size() > 1 && stack.workers().get(1).process().isAlive()
+            ? stack.workers().get(1)
+            : stack.addWorker();
     java.nio.file.Path stalled = stack.runDir().resolve("zombie-stalled");
     // The first coordinator stalls with a full round in hand, right before its table commit.
-    ConnectorExample sink = IcebergSink.config(stack, "zombie", topic, Map.of("tasks.max", "2",
-        "streamhouse.test.halt-at", "stall-BEFORE_TABLE_COMMIT:" + stalled));
+    ConnectorExample sink =
+        IcebergSink.config(
+            stack,
+            "zombie",
+            topic,
+            Map.of(
+                "tasks.max",
+                "2",
+                "streamhouse.test.halt-at",
+                "stall-BEFORE_TABLE_COMMIT:" + stalled));
     Set<Long> produced = ConcurrentHashMap.newKeySet();
     IcebergFaultsE2E.produce(stack, topic, 0, RECORDS / 2, produced);
     stack.connect().putConfig(sink.name(), sink.config());
@@ -79,23 +97,42 @@ class IcebergRebalanceE2E {
     ConnectWorker survivor = zombie == stack.worker() ? second : stack.worker();
     zombie.process().signal("STOP"); // frozen past the session timeout, its round still open
     ConnectRestClient rest = new ConnectRestClient(survivor.restUrl());
-    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(1))
         .until(() -> survivorRunsTask0(rest, sink.name(), survivor));
     try (IcebergTables tables = IcebergSink.tables(stack)) {
       // The new coordinator commits the same records from the re-read offsets.
-      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1)).until(() ->
-          tables.exists(IcebergSink.tableOf(topic)) && tables.watermarks(IcebergSink.tableOf(topic), sink.name())
-              .values().stream().mapToLong(Long::longValue).sum() == RECORDS / 2);
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(
+              () ->
+                  tables.exists(IcebergSink.tableOf(topic))
+                      && tables
+                              .watermarks(IcebergSink.tableOf(topic), sink.name())
+                              .values()
+                              .stream()
+                              .mapToLong(Long::longValue)
+                              .sum()
+                          == RECORDS / 2);
     }
     zombie.process().signal("CONT"); // the zombie commits its stale round now
-    await().atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofSeconds(1)).until(() ->
-        java.nio.file.Files.readString(zombie.logFile()).contains("goes on after the stall"));
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .pollInterval(Duration.ofSeconds(1))
+        .until(
+            () ->
+                java.nio.file.Files.readString(zombie.logFile())
+                    .contains("goes on after the stall"));
     IcebergFaultsE2E.produce(stack, topic, RECORDS / 2, RECORDS / 2, produced);
 
     awaitAllAndCheck(stack, sink.name(), topic, produced);
     String zombieLog = java.nio.file.Files.readString(zombie.logFile());
-    assertThat(zombieLog).as("the zombie coordinator tried its stale commit")
-        .containsPattern("Connector zombie commit \\d+ of local:e2e.zombie_orders|watermarks changed");
+    assertThat(zombieLog)
+        .as("the zombie coordinator tried its stale commit")
+        .containsPattern(
+            "Connector zombie commit \\d+ of local:e2e.zombie_orders|watermarks changed");
     stack.connect().delete(sink.name());
   }
 
@@ -109,14 +146,21 @@ class IcebergRebalanceE2E {
     }
   }
 
-  private static void awaitAllAndCheck(LocalStack stack, String connector, String topic, Set<Long> produced) {
+  private static void awaitAllAndCheck(
+      LocalStack stack, String connector, String topic, Set<Long> produced) {
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
-          .untilAsserted(() -> {
-            assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
-            assertThat(tables.watermarks(IcebergSink.tableOf(topic), connector).values().stream()
-                .mapToLong(Long::longValue).sum()).isEqualTo(produced.size());
-          });
+      await()
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofSeconds(1))
+          .untilAsserted(
+              () -> {
+                assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
+                assertThat(
+                        tables.watermarks(IcebergSink.tableOf(topic), connector).values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum())
+                    .isEqualTo(produced.size());
+              });
       IcebergSink.assertExactlyOnce(stack, tables, connector, topic, new HashSet<>(produced));
     }
   }
@@ -125,7 +169,8 @@ class IcebergRebalanceE2E {
     String id = worker.restUrl().substring("http://".length());
     long n = 0;
     for (JsonNode task : stack.connect().status(connector).path("tasks")) {
-      if (task.path("worker_id").asText().equals(id) && task.path("state").asText().equals("RUNNING")) {
+      if (task.path("worker_id").asText().equals(id)
+          && task.path("state").asText().equals("RUNNING")) {
         n++;
       }
     }
@@ -145,10 +190,12 @@ class IcebergRebalanceE2E {
     return null;
   }
 
-  private static boolean survivorRunsTask0(ConnectRestClient rest, String connector, ConnectWorker survivor) {
+  private static boolean survivorRunsTask0(
+      ConnectRestClient rest, String connector, ConnectWorker survivor) {
     try {
       for (JsonNode task : rest.status(connector).path("tasks")) {
-        if (task.path("id").asInt() == 0 && task.path("state").asText().equals("RUNNING")
+        if (task.path("id").asInt() == 0
+            && task.path("state").asText().equals("RUNNING")
             && survivor.restUrl().endsWith(task.path("worker_id").asText())) {
           return true;
         }

@@ -11,7 +11,9 @@ import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
 
-/** Connector configs writing to the embedded JDBC/SQLite Iceberg catalog of one stack, and checks. */
+/**
+ * Connector configs writing to the embedded JDBC/SQLite Iceberg catalog of one stack, and checks.
+ */
 final class IcebergSink {
   private IcebergSink() {}
 
@@ -24,19 +26,35 @@ final class IcebergSink {
   }
 
   /** config-examples/quickstart.json for this stack, with its name, topics and overrides. */
-  static ConnectorExample config(LocalStack stack, String name, String topicsRegex, Map<String, String> overrides) {
+  static ConnectorExample config(
+      LocalStack stack, String name, String topicsRegex, Map<String, String> overrides) {
     warehouse(stack).toFile().mkdirs();
-    Map<String, String> config = new HashMap<>(Map.of(
-        "topics.regex", topicsRegex,
-        "route.orders.topics.regex", topicsRegex,
-        "route.orders.table", "e2e.${topic}",
-        "control.topic", "ctl-" + name,
-        "commit.interval.ms", "2000",
-        "commit.timeout.ms", "10000",
-        "errors.deadletterqueue.topic.name", "dlq-" + name));
+    Map<String, String> config =
+        new HashMap<>(
+            Map.of(
+                "topics.regex",
+                topicsRegex,
+                "route.orders.topics.regex",
+                topicsRegex,
+                "route.orders.table",
+                "e2e.${topic}",
+                "control.topic",
+                "ctl-" + name,
+                "commit.interval.ms",
+                "2000",
+                "commit.timeout.ms",
+                "10000",
+                "errors.deadletterqueue.topic.name",
+                "dlq-" + name));
     config.putAll(overrides);
-    ConnectorExample example = ConnectorExample.load(E2eSettings.repoRoot().resolve("config-examples/quickstart.json"),
-        Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrapServers(), "WAREHOUSE", warehouse(stack).toString()));
+    ConnectorExample example =
+        ConnectorExample.load(
+            E2eSettings.repoRoot().resolve("config-examples/quickstart.json"),
+            Map.of(
+                "KAFKA_BOOTSTRAP_SERVERS",
+                stack.bootstrapServers(),
+                "WAREHOUSE",
+                warehouse(stack).toString()));
     Map<String, String> merged = new HashMap<>(example.config());
     merged.remove("topics");
     merged.remove("route.orders.topics");
@@ -57,7 +75,11 @@ final class IcebergSink {
    * Exactly-once check of one topic: the table holds every produced id once and nothing else, and
    * the latest snapshot's watermarks equal the topic's end offsets.
    */
-  static void assertExactlyOnce(LocalStack stack, IcebergTables tables, String connector, String topic,
+  static void assertExactlyOnce(
+      LocalStack stack,
+      IcebergTables tables,
+      String connector,
+      String topic,
       Set<Long> producedIds) {
     String table = tableOf(topic);
     List<Map<String, Object>> rows = tables.rows(table);
@@ -70,6 +92,8 @@ final class IcebergSink {
         expected.put(e.getKey().topic() + ":" + e.getKey().partition(), e.getValue());
       }
     }
-    assertThat(tables.watermarks(table, connector)).as("watermarks of %s", table).isEqualTo(expected);
+    assertThat(tables.watermarks(table, connector))
+        .as("watermarks of %s", table)
+        .isEqualTo(expected);
   }
 }

@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 class KafkaBrokerTest {
   @Test
   void clusterIdsAreKafkaShapedAndNeverLookLikeAnOption() {
-    IntStream.range(0, 5_000).mapToObj(i -> KafkaBroker.randomClusterId()).forEach(id ->
-        assertThat(id).hasSize(22).matches("[A-Za-z0-9_][A-Za-z0-9_-]{21}"));
+    IntStream.range(0, 5_000)
+        .mapToObj(i -> KafkaBroker.randomClusterId())
+        .forEach(id -> assertThat(id).hasSize(22).matches("[A-Za-z0-9_][A-Za-z0-9_-]{21}"));
   }
 }

@@ -36,10 +36,17 @@ public final class LocalStackExtension implements BeforeAllCallback, ParameterRe
         && classContext.getParent().get().getTestClass().isPresent()) {
       classContext = classContext.getParent().get();
     }
-    return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(testClass,
-        c -> new StackResource(E2eSettings.stack(testClass.getSimpleName(), E2eSettings.kafkaVersion())
-            .faultInjection(!testClass.isAnnotationPresent(WithoutFaultInjection.class)).start()),
-        StackResource.class).stack;
+    return classContext
+        .getStore(NAMESPACE)
+        .getOrComputeIfAbsent(
+            testClass,
+            c ->
+                new StackResource(
+                    E2eSettings.stack(testClass.getSimpleName(), E2eSettings.kafkaVersion())
+                        .faultInjection(!testClass.isAnnotationPresent(WithoutFaultInjection.class))
+                        .start()),
+            StackResource.class)
+        .stack;
   }
 
   /** Closes the stack when JUnit discards the class's store. */

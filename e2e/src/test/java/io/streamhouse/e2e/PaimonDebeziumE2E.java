@@ -32,26 +32,35 @@ class PaimonDebeziumE2E {
     for (String topic : new String[] {envelopes, flattened, orders}) {
       stack.createTopic(topic, 3, Map.of());
     }
-    Map<String, String> config = new HashMap<>(IcebergSink.config(stack, "mixed", orders, Map.of()).config());
+    Map<String, String> config =
+        new HashMap<>(IcebergSink.config(stack, "mixed", orders, Map.of()).config());
     config.putAll(PaimonSink.config(stack, "mixed", envelopes, Map.of()).config());
-    config.putAll(Map.of(
-        "topics.regex", envelopes + "|" + flattened + "|" + orders,
-        "catalogs", "lake,local",
-        "routes", "customers,flat,orders",
-        "route.orders.catalog", "local",
-        "route.customers.catalog", "lake",
-        "route.flat.catalog", "lake",
-        "route.flat.topics", flattened,
-        "route.flat.table", "e2e.${topic}",
-        "route.flat.input", "debezium",
-        "route.flat.auto-create", "true"));
+    config.putAll(
+        Map.of(
+            "topics.regex", envelopes + "|" + flattened + "|" + orders,
+            "catalogs", "lake,local",
+            "routes", "customers,flat,orders",
+            "route.orders.catalog", "local",
+            "route.customers.catalog", "lake",
+            "route.flat.catalog", "lake",
+            "route.flat.topics", flattened,
+            "route.flat.table", "e2e.${topic}",
+            "route.flat.input", "debezium",
+            "route.flat.auto-create", "true"));
     config.put("tasks.max", "2");
     ConnectorExample sink = new ConnectorExample("mixed", config);
 
     try (JsonRecordProducer producer = stack.producer()) { // bad input first: it goes to the DLQ
-      producer.sendRaw(envelopes, 0, SampleCustomers.key(1), JsonText.of(ConnectJson.envelope(
-          ConnectJson.struct("Truncate").field("op", "string", false).field("after", "string", true),
-          Map.of("op", "t"))));
+      producer.sendRaw(
+          envelopes,
+          0,
+          SampleCustomers.key(1),
+          JsonText.of(
+              ConnectJson.envelope(
+                  ConnectJson.struct("Truncate")
+                      .field("op", "string", false)
+                      .field("after", "string", true),
+                  Map.of("op", "t"))));
       producer.sendTombstone(envelopes, 0, null);
       producer.flush();
     }
@@ -63,7 +72,10 @@ class PaimonDebeziumE2E {
     try (JsonRecordProducer producer = stack.producer()) {
       for (SampleOrders.Order order : SampleOrders.generate(ORDERS)) {
         long id = (Long) order.payload().get("id");
-        producer.sendRaw(orders, null, SampleCustomers.key(id),
+        producer.sendRaw(
+            orders,
+            null,
+            SampleCustomers.key(id),
             JsonText.of(ConnectJson.envelope(SampleOrders.SCHEMA, order.payload())));
         orderIds.add(id);
       }
@@ -71,12 +83,18 @@ class PaimonDebeziumE2E {
     }
     stack.connect().putConfig(sink.name(), sink.config());
 
-    try (PaimonTables paimon = PaimonSink.tables(stack); IcebergTables iceberg = IcebergSink.tables(stack)) {
+    try (PaimonTables paimon = PaimonSink.tables(stack);
+        IcebergTables iceberg = IcebergSink.tables(stack)) {
       for (String topic : new String[] {envelopes, flattened}) {
-        long end = PaimonSink.endOffsets(stack, topic).values().stream().mapToLong(Long::longValue).sum();
-        await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+        long end =
+            PaimonSink.endOffsets(stack, topic).values().stream().mapToLong(Long::longValue).sum();
+        await()
+            .atMost(Duration.ofMinutes(3))
+            .pollInterval(Duration.ofSeconds(1))
             .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
-            .until(() -> PaimonSink.watermarkSum(paimon, PaimonSink.tableOf(topic), sink.name()) == end);
+            .until(
+                () ->
+                    PaimonSink.watermarkSum(paimon, PaimonSink.tableOf(topic), sink.name()) == end);
       }
       PaimonSink.awaitMirrors(stack, paimon, sink.name(), envelopes, envelopeSource.state());
       PaimonSink.awaitMirrors(stack, paimon, sink.name(), flattened, flatSource.state());
@@ -86,18 +104,39 @@ class PaimonDebeziumE2E {
       assertThat(paimon.table(PaimonSink.tableOf(flattened)).rowType().getFieldNames())
           .as("columns of the flattened table: no __op / __deleted markers")
           .containsExactly("id", "name", "tier", "balance", "version");
-      await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
-          .until(() -> iceberg.exists(IcebergSink.tableOf(orders)) && iceberg.watermarks(IcebergSink.tableOf(orders),
-              sink.name()).values().stream().mapToLong(Long::longValue).sum() == ORDERS);
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofSeconds(1))
+          .until(
+              () ->
+                  iceberg.exists(IcebergSink.tableOf(orders))
+                      && iceberg
+                              .watermarks(IcebergSink.tableOf(orders), sink.name())
+                              .values()
+                              .stream()
+                              .mapToLong(Long::longValue)
+                              .sum()
+                          == ORDERS);
       IcebergSink.assertExactlyOnce(stack, iceberg, sink.name(), orders, orderIds);
     }
     List<ConsumerRecord<String, String>> dlq = BadInputE2E.readAll(stack, "dlq-mixed", 2);
-    assertThat(dlq).hasSize(2).extracting(r -> BadInputE2E.header(r, "__connect.errors.exception.message"))
+    assertThat(dlq)
+        .hasSize(2)
+        .extracting(r -> BadInputE2E.header(r, "__connect.errors.exception.message"))
         .satisfiesExactly(
-            m -> assertThat(m).contains("topic customers-cdc partition 0 offset 0", "table lake:e2e.customers_cdc",
-                "field op", "unknown Debezium op 't'"),
-            m -> assertThat(m).contains("topic customers-cdc partition 0 offset 1", "table lake:e2e.customers_cdc",
-                "without a Kafka key"));
+            m ->
+                assertThat(m)
+                    .contains(
+                        "topic customers-cdc partition 0 offset 0",
+                        "table lake:e2e.customers_cdc",
+                        "field op",
+                        "unknown Debezium op 't'"),
+            m ->
+                assertThat(m)
+                    .contains(
+                        "topic customers-cdc partition 0 offset 1",
+                        "table lake:e2e.customers_cdc",
+                        "without a Kafka key"));
     stack.connect().delete(sink.name());
   }
 }

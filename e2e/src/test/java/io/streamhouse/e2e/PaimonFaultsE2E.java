@@ -30,16 +30,29 @@ class PaimonFaultsE2E {
     String topic = name;
     stack.createTopic(topic, 4, Map.of());
     Path marker = stack.runDir().resolve("halted-" + name);
-    ConnectorExample sink = PaimonSink.config(stack, name, topic, Map.of("tasks.max", "2",
-        "route.customers.input", "upsert", "streamhouse.test.halt-at", point.name() + ":" + marker));
+    ConnectorExample sink =
+        PaimonSink.config(
+            stack,
+            name,
+            topic,
+            Map.of(
+                "tasks.max",
+                "2",
+                "route.customers.input",
+                "upsert",
+                "streamhouse.test.halt-at",
+                point.name() + ":" + marker));
     SampleCustomers source = new SampleCustomers(point.ordinal(), KEYS, 0.2);
     PaimonSink.produce(stack, topic, source, CHANGES / 2, SampleCustomers::upsertValue);
     stack.connect().putConfig(sink.name(), sink.config());
 
     ManagedProcess worker = stack.worker().process();
-    assertThat(worker.awaitExit(Duration.ofMinutes(2))).as("the worker halted at %s", point).isTrue();
+    assertThat(worker.awaitExit(Duration.ofMinutes(2)))
+        .as("the worker halted at %s", point)
+        .isTrue();
     assertThat(marker).exists();
-    PaimonSink.produce(stack, topic, source, CHANGES / 2, SampleCustomers::upsertValue); // while it is down
+    PaimonSink.produce(
+        stack, topic, source, CHANGES / 2, SampleCustomers::upsertValue); // while it is down
     stack.worker().restart(Duration.ofMinutes(2));
 
     awaitAllAndCheck(stack, sink.name(), topic, source);
@@ -50,19 +63,28 @@ class PaimonFaultsE2E {
   void aWorkerJoinsMidStreamAndLeavesAgain(LocalStack stack) {
     String topic = "prebalance";
     stack.createTopic(topic, 6, Map.of());
-    ConnectorExample sink = PaimonSink.config(stack, "prebalance", topic,
-        Map.of("tasks.max", "3", "route.customers.input", "upsert"));
+    ConnectorExample sink =
+        PaimonSink.config(
+            stack,
+            "prebalance",
+            topic,
+            Map.of("tasks.max", "3", "route.customers.input", "upsert"));
     stack.connect().putConfig(sink.name(), sink.config());
     SampleCustomers source = new SampleCustomers(99, KEYS, 0.2);
 
-    CompletableFuture<Void> producing = CompletableFuture.runAsync(() -> {
-      for (int slice = 0; slice < 20; slice++) {
-        PaimonSink.produce(stack, topic, source, CHANGES / 20, SampleCustomers::upsertValue);
-        await().pollDelay(Duration.ofMillis(500)).until(() -> true);
-      }
-    });
+    CompletableFuture<Void> producing =
+        CompletableFuture.runAsync(
+            () -> {
+              for (int slice = 0; slice < 20; slice++) {
+                PaimonSink.produce(
+                    stack, topic, source, CHANGES / 20, SampleCustomers::upsertValue);
+                await().pollDelay(Duration.ofMillis(500)).until(() -> true);
+              }
+            });
     ConnectWorker joiner = stack.addWorker();
-    await().atMost(Duration.ofMinutes(1)).until(() -> IcebergRebalanceE2E.tasksOn(stack, sink.name(), joiner) > 0);
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> IcebergRebalanceE2E.tasksOn(stack, sink.name(), joiner) > 0);
     joiner.close(); // graceful stop: its tasks move back
     producing.join();
 
@@ -70,12 +92,17 @@ class PaimonFaultsE2E {
     stack.connect().delete(sink.name());
   }
 
-  static void awaitAllAndCheck(LocalStack stack, String connector, String topic, SampleCustomers source) {
-    long end = PaimonSink.endOffsets(stack, topic).values().stream().mapToLong(Long::longValue).sum();
+  static void awaitAllAndCheck(
+      LocalStack stack, String connector, String topic, SampleCustomers source) {
+    long end =
+        PaimonSink.endOffsets(stack, topic).values().stream().mapToLong(Long::longValue).sum();
     try (PaimonTables tables = PaimonSink.tables(stack)) {
-      await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+      await()
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofSeconds(1))
           .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, connector))
-          .until(() -> PaimonSink.watermarkSum(tables, PaimonSink.tableOf(topic), connector) == end);
+          .until(
+              () -> PaimonSink.watermarkSum(tables, PaimonSink.tableOf(topic), connector) == end);
       PaimonSink.awaitMirrors(stack, tables, connector, topic, source.state());
       PaimonSink.assertIdentifiersIncrease(tables, PaimonSink.tableOf(topic), connector);
     }

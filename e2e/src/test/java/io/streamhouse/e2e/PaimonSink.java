@@ -22,21 +22,36 @@ final class PaimonSink {
   }
 
   /** config-examples/paimon-cdc.json for this stack, with its name, topics and overrides. */
-  static ConnectorExample config(LocalStack stack, String name, String topicsRegex, Map<String, String> overrides) {
+  static ConnectorExample config(
+      LocalStack stack, String name, String topicsRegex, Map<String, String> overrides) {
     warehouse(stack).toFile().mkdirs();
-    ConnectorExample example = ConnectorExample.load(E2eSettings.repoRoot().resolve("config-examples/paimon-cdc.json"),
-        Map.of("KAFKA_BOOTSTRAP_SERVERS", stack.bootstrapServers(), "WAREHOUSE", warehouse(stack).toString()));
+    ConnectorExample example =
+        ConnectorExample.load(
+            E2eSettings.repoRoot().resolve("config-examples/paimon-cdc.json"),
+            Map.of(
+                "KAFKA_BOOTSTRAP_SERVERS",
+                stack.bootstrapServers(),
+                "WAREHOUSE",
+                warehouse(stack).toString()));
     Map<String, String> merged = new HashMap<>(example.config());
     merged.remove("topics");
     merged.remove("route.customers.topics");
-    merged.putAll(Map.of(
-        "topics.regex", topicsRegex,
-        "route.customers.topics.regex", topicsRegex,
-        "route.customers.table", "e2e.${topic}",
-        "control.topic", "ctl-" + name,
-        "commit.interval.ms", "2000",
-        "commit.timeout.ms", "10000",
-        "errors.deadletterqueue.topic.name", "dlq-" + name));
+    merged.putAll(
+        Map.of(
+            "topics.regex",
+            topicsRegex,
+            "route.customers.topics.regex",
+            topicsRegex,
+            "route.customers.table",
+            "e2e.${topic}",
+            "control.topic",
+            "ctl-" + name,
+            "commit.interval.ms",
+            "2000",
+            "commit.timeout.ms",
+            "10000",
+            "errors.deadletterqueue.topic.name",
+            "dlq-" + name));
     merged.putAll(overrides);
     return new ConnectorExample(name, merged);
   }
@@ -50,7 +65,11 @@ final class PaimonSink {
   }
 
   /** Produces {@code count} changes of {@code source} in {@code shape} (null: nothing to send). */
-  static void produce(LocalStack stack, String topic, SampleCustomers source, int count,
+  static void produce(
+      LocalStack stack,
+      String topic,
+      SampleCustomers source,
+      int count,
       Function<SampleCustomers.Change, String> shape) {
     try (JsonRecordProducer producer = stack.producer()) {
       for (int i = 0; i < count; i++) {
@@ -61,7 +80,8 @@ final class PaimonSink {
           producer.sendRaw(topic, null, key, value);
         }
         if (change.isDelete()) {
-          producer.sendTombstone(topic, null, key); // upsert: the delete; Debezium: its compaction marker
+          producer.sendTombstone(
+              topic, null, key); // upsert: the delete; Debezium: its compaction marker
         }
       }
       producer.flush();
@@ -72,15 +92,24 @@ final class PaimonSink {
    * {@link #assertMirrors}, given a little time: on tables with deletion vectors (the example's
    * default) a commit's rows become visible with the compaction snapshot right after it.
    */
-  static void awaitMirrors(LocalStack stack, PaimonTables tables, String connector, String topic,
+  static void awaitMirrors(
+      LocalStack stack,
+      PaimonTables tables,
+      String connector,
+      String topic,
       Map<Long, Map<String, Object>> state) {
-    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(30))
         .pollInterval(java.time.Duration.ofMillis(500))
         .untilAsserted(() -> assertMirrors(stack, tables, connector, topic, state));
   }
 
   /** The table equals the source state, and the watermarks equal the topic's end offsets. */
-  static void assertMirrors(LocalStack stack, PaimonTables tables, String connector, String topic,
+  static void assertMirrors(
+      LocalStack stack,
+      PaimonTables tables,
+      String connector,
+      String topic,
       Map<Long, Map<String, Object>> state) {
     String table = tableOf(topic);
     Map<Long, Map<String, Object>> rows = new TreeMap<>();
@@ -88,10 +117,11 @@ final class PaimonSink {
       assertThat(rows.put((Long) row.get("id"), row)).as("one row per id in %s", table).isNull();
     }
     Map<Long, Map<String, Object>> expected = new TreeMap<>();
-    state.forEach((id, row) -> {
-      Map<String, Object> copy = new HashMap<>(row);
-      expected.put(id, copy);
-    });
+    state.forEach(
+        (id, row) -> {
+          Map<String, Object> copy = new HashMap<>(row);
+          expected.put(id, copy);
+        });
     java.util.Set<Long> missing = new java.util.TreeSet<>(expected.keySet());
     missing.removeAll(rows.keySet());
     java.util.Set<Long> extra = new java.util.TreeSet<>(rows.keySet());
@@ -99,7 +129,9 @@ final class PaimonSink {
     assertThat(missing).as("ids missing from %s (of %d)", table, expected.size()).isEmpty();
     assertThat(extra).as("ids in %s that the source deleted or never had", table).isEmpty();
     assertThat(rows).as("rows of %s", table).isEqualTo(expected);
-    assertThat(tables.watermarks(table, connector)).as("watermarks of %s", table).isEqualTo(endOffsets(stack, topic));
+    assertThat(tables.watermarks(table, connector))
+        .as("watermarks of %s", table)
+        .isEqualTo(endOffsets(stack, topic));
   }
 
   static Map<String, Long> endOffsets(LocalStack stack, String topic) {
@@ -124,12 +156,17 @@ final class PaimonSink {
         }
       }
     }
-    assertThat(appends).as("identifiers of %s's data commits to %s", connector, table)
-        .isNotEmpty().doesNotHaveDuplicates().isSorted();
+    assertThat(appends)
+        .as("identifiers of %s's data commits to %s", connector, table)
+        .isNotEmpty()
+        .doesNotHaveDuplicates()
+        .isSorted();
     assertThat(all).as("identifiers of every snapshot of %s in %s", connector, table).isSorted();
   }
 
   static long watermarkSum(PaimonTables tables, String table, String connector) {
-    return tables.exists(table) ? tables.watermarks(table, connector).values().stream().mapToLong(Long::longValue).sum() : 0;
+    return tables.exists(table)
+        ? tables.watermarks(table, connector).values().stream().mapToLong(Long::longValue).sum()
+        : 0;
   }
 }

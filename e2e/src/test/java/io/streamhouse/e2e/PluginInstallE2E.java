@@ -14,8 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -34,14 +32,17 @@ class PluginInstallE2E {
         ours.add(plugin.path("type").asText() + " " + plugin.path("version").asText());
       }
     }
-    assertThat(ours).containsExactly("sink " + System.getProperty("streamhouse.plugin.version",
-        pluginVersionFromArchive()));
-    assertThat(stack.connect().serverInfo().path("version").asText()).isEqualTo(stack.kafkaVersion());
+    assertThat(ours)
+        .containsExactly(
+            "sink " + System.getProperty("streamhouse.plugin.version", pluginVersionFromArchive()));
+    assertThat(stack.connect().serverInfo().path("version").asText())
+        .isEqualTo(stack.kafkaVersion());
   }
 
   @Test
   void validateReportsErrorsOnTheKeysConcerned(LocalStack stack) {
-    Map<String, String> broken = new LinkedHashMap<>(IcebergSink.config(stack, "broken", "orders", Map.of()).config());
+    Map<String, String> broken =
+        new LinkedHashMap<>(IcebergSink.config(stack, "broken", "orders", Map.of()).config());
     broken.put("name", "broken");
     broken.remove("topics.regex");
     broken.put("topics", "orders,ctl");
@@ -55,17 +56,36 @@ class PluginInstallE2E {
     broken.put("route.orders.partition-by", "bucket(id)");
     JsonNode result = stack.connect().validate(broken);
 
-    assertThat(keysWithErrors(result)).containsExactlyInAnyOrder("commit.interval.ms", "commit.timeout.ms",
-        "control.topic", "catalog.local.type", "route.orders.catalog", "route.orders.partition-by");
-    assertThat(errors(result, "commit.interval.ms")).anySatisfy(e -> assertThat(e).contains("LONG"));
-    assertThat(errors(result, "commit.timeout.ms")).singleElement().asString().contains("at least 100");
-    assertThat(errors(result, "control.topic")).singleElement().asString()
+    assertThat(keysWithErrors(result))
+        .containsExactlyInAnyOrder(
+            "commit.interval.ms",
+            "commit.timeout.ms",
+            "control.topic",
+            "catalog.local.type",
+            "route.orders.catalog",
+            "route.orders.partition-by");
+    assertThat(errors(result, "commit.interval.ms"))
+        .anySatisfy(e -> assertThat(e).contains("LONG"));
+    assertThat(errors(result, "commit.timeout.ms"))
+        .singleElement()
+        .asString()
+        .contains("at least 100");
+    assertThat(errors(result, "control.topic"))
+        .singleElement()
+        .asString()
         .contains("the control topic must not be sunk");
-    assertThat(errors(result, "catalog.local.type")).singleElement().asString()
-        .isEqualTo("catalog local: type filesystem is not a iceberg catalog type; use one of [rest, jdbc, hadoop, custom]");
-    assertThat(errors(result, "route.orders.catalog")).singleElement().asString()
+    assertThat(errors(result, "catalog.local.type"))
+        .singleElement()
+        .asString()
+        .isEqualTo(
+            "catalog local: type filesystem is not a iceberg catalog type; use one of [rest, jdbc, hadoop, custom]");
+    assertThat(errors(result, "route.orders.catalog"))
+        .singleElement()
+        .asString()
         .isEqualTo("route orders: catalog 'lake' is not listed in catalogs [local]");
-    assertThat(errors(result, "route.orders.partition-by")).singleElement().asString()
+    assertThat(errors(result, "route.orders.partition-by"))
+        .singleElement()
+        .asString()
         .contains("bucket takes a width and a column");
   }
 
@@ -75,15 +95,20 @@ class PluginInstallE2E {
    */
   @Test
   void aConnectorConfigCannotArmFaultInjectionOnAProductionWorker(LocalStack stack) {
-    Map<String, String> config = new LinkedHashMap<>(IcebergSink.config(stack, "armed", "orders", Map.of()).config());
+    Map<String, String> config =
+        new LinkedHashMap<>(IcebergSink.config(stack, "armed", "orders", Map.of()).config());
     config.put("name", "armed");
     config.put("streamhouse.test.halt-at", "BEFORE_PREPARE:/tmp/armed-marker");
     JsonNode result = stack.connect().validate(config);
     assertThat(keysWithErrors(result)).containsExactly("streamhouse.test.halt-at");
-    assertThat(errors(result, "streamhouse.test.halt-at")).singleElement().asString()
-        .contains("test-only fault injection").contains("-Dstreamhouse.fault-injection=enabled");
+    assertThat(errors(result, "streamhouse.test.halt-at"))
+        .singleElement()
+        .asString()
+        .contains("test-only fault injection")
+        .contains("-Dstreamhouse.fault-injection=enabled");
     assertThatThrownBy(() -> stack.connect().putConfig("armed", config))
-        .hasMessageContaining("answered 400").hasMessageContaining("streamhouse.test.halt-at");
+        .hasMessageContaining("answered 400")
+        .hasMessageContaining("streamhouse.test.halt-at");
     assertThatThrownBy(() -> stack.connect().status("armed")).hasMessageContaining("answered 404");
   }
 
@@ -95,13 +120,22 @@ class PluginInstallE2E {
     }
     assertThat(files).isNotEmpty();
     for (Path file : files) {
-      ConnectorExample example = ConnectorExample.load(file, Map.of(
-          "KAFKA_BOOTSTRAP_SERVERS", stack.bootstrapServers(), "WAREHOUSE", "/tmp/warehouse",
-          "ICEBERG_REST_URI", "http://127.0.0.1:8181"));
+      ConnectorExample example =
+          ConnectorExample.load(
+              file,
+              Map.of(
+                  "KAFKA_BOOTSTRAP_SERVERS",
+                  stack.bootstrapServers(),
+                  "WAREHOUSE",
+                  "/tmp/warehouse",
+                  "ICEBERG_REST_URI",
+                  "http://127.0.0.1:8181"));
       Map<String, String> config = new LinkedHashMap<>(example.config());
       config.put("name", example.name());
       JsonNode result = stack.connect().validate(config);
-      assertThat(result.path("error_count").asInt()).as("%s: %s", file.getFileName(), result).isZero();
+      assertThat(result.path("error_count").asInt())
+          .as("%s: %s", file.getFileName(), result)
+          .isZero();
     }
   }
 
@@ -109,7 +143,8 @@ class PluginInstallE2E {
   void recordsWithConnectSchemasLandInTheirTable(LocalStack stack) {
     String topic = "orders-install";
     stack.createTopic(topic, 4, Map.of());
-    ConnectorExample sink = IcebergSink.config(stack, "install-with-schemas", topic, Map.of("tasks.max", "2"));
+    ConnectorExample sink =
+        IcebergSink.config(stack, "install-with-schemas", topic, Map.of("tasks.max", "2"));
     runAndCheckTable(stack, sink, topic, true);
   }
 
@@ -117,24 +152,41 @@ class PluginInstallE2E {
   void schemalessJsonLandsInATableWithInferredTypes(LocalStack stack) {
     String topic = "orders-schemaless";
     stack.createTopic(topic, 2, Map.of());
-    ConnectorExample sink = IcebergSink.config(stack, "install-schemaless", topic, Map.of("tasks.max", "1",
-        "value.converter.schemas.enable", "false", "route.orders.partition-by", ""));
+    ConnectorExample sink =
+        IcebergSink.config(
+            stack,
+            "install-schemaless",
+            topic,
+            Map.of(
+                "tasks.max",
+                "1",
+                "value.converter.schemas.enable",
+                "false",
+                "route.orders.partition-by",
+                ""));
     runAndCheckTable(stack, sink, topic, false);
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      assertThat(tables.table(IcebergSink.tableOf(topic)).schema().findType("created_at").toString())
+      assertThat(
+              tables.table(IcebergSink.tableOf(topic)).schema().findType("created_at").toString())
           .isEqualTo("long");
     }
   }
 
-  /** Runs {@code sink}, produces 2000 orders to {@code topic} and checks the table holds each once. */
-  static void runAndCheckTable(LocalStack stack, ConnectorExample sink, String topic, boolean schemas) {
+  /**
+   * Runs {@code sink}, produces 2000 orders to {@code topic} and checks the table holds each once.
+   */
+  static void runAndCheckTable(
+      LocalStack stack, ConnectorExample sink, String topic, boolean schemas) {
     ConnectRestClient rest = stack.connect();
     rest.putConfig(sink.name(), sink.config());
     int tasks = Integer.parseInt(sink.config().get("tasks.max"));
-    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-      rest.requireNotFailed(sink.name());
-      assertThat(rest.isRunning(sink.name(), tasks)).isTrue();
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .untilAsserted(
+            () -> {
+              rest.requireNotFailed(sink.name());
+              assertThat(rest.isRunning(sink.name(), tasks)).isTrue();
+            });
 
     int records = 2_000;
     java.util.Set<Long> ids = new java.util.HashSet<>();
@@ -150,16 +202,23 @@ class PluginInstallE2E {
       producer.flush();
     }
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(500))
           .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
-          .untilAsserted(() -> {
-            assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
-            assertThat(tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
-                .mapToLong(Long::longValue).sum()).isEqualTo(records);
-          });
+          .untilAsserted(
+              () -> {
+                assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
+                assertThat(
+                        tables.watermarks(IcebergSink.tableOf(topic), sink.name()).values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum())
+                    .isEqualTo(records);
+              });
       IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, ids);
     }
-    assertThat(SinkProgress.reportedReceived(stack.worker().logFile(), sink.name())).isGreaterThanOrEqualTo(records);
+    assertThat(SinkProgress.reportedReceived(stack.worker().logFile(), sink.name()))
+        .isGreaterThanOrEqualTo(records);
     rest.delete(sink.name());
   }
 
@@ -185,8 +244,10 @@ class PluginInstallE2E {
 
   private static String pluginVersionFromArchive() {
     try {
-      JsonNode manifest = new com.fasterxml.jackson.databind.ObjectMapper()
-          .readTree(E2eSettings.pluginPath().resolve("streamhouse-connect/manifest.json").toFile());
+      JsonNode manifest =
+          new com.fasterxml.jackson.databind.ObjectMapper()
+              .readTree(
+                  E2eSettings.pluginPath().resolve("streamhouse-connect/manifest.json").toFile());
       return manifest.path("version").asText();
     } catch (IOException e) {
       throw new IllegalStateException("Cannot read the plugin manifest", e);

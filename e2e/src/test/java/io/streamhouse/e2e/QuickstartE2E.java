@@ -31,12 +31,28 @@ class QuickstartE2E {
     assertThat(pids).containsOnlyKeys("launcher", "broker", "connect-0");
     assertThat(pids.values()).allSatisfy(pid -> assertThat(alive(pid)).isTrue());
     assertThat(run.output()).noneSatisfy(l -> assertThat(l).startsWith("Building"));
-    assertThat(run.output()).anySatisfy(l -> assertThat(l).startsWith("Iceberg table sales.orders (catalog: jdbc:sqlite:").endsWith("holds 1000 rows. A few of them:"));
-    assertThat(run.output()).anySatisfy(l -> assertThat(l).startsWith("  streamhouse.quickstart-orders.watermarks = orders:0="));
-    assertThat(run.output()).anySatisfy(l -> assertThat(l).startsWith("Paimon table crm.customers (primary key id")
-        .matches(".* holds (\\d+) rows, the source table \\1\\. A few of them:"));
-    assertThat(run.output()).anySatisfy(l -> assertThat(l)
-        .startsWith("  streamhouse.quickstart-customers-cdc.watermarks = customers-cdc:"));
+    assertThat(run.output())
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .startsWith("Iceberg table sales.orders (catalog: jdbc:sqlite:")
+                    .endsWith("holds 1000 rows. A few of them:"));
+    assertThat(run.output())
+        .anySatisfy(
+            l ->
+                assertThat(l).startsWith("  streamhouse.quickstart-orders.watermarks = orders:0="));
+    assertThat(run.output())
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .startsWith("Paimon table crm.customers (primary key id")
+                    .matches(".* holds (\\d+) rows, the source table \\1\\. A few of them:"));
+    assertThat(run.output())
+        .anySatisfy(
+            l ->
+                assertThat(l)
+                    .startsWith(
+                        "  streamhouse.quickstart-customers-cdc.watermarks = customers-cdc:"));
 
     signal("INT", run.process().pid()); // what Ctrl-C sends
     assertThat(run.process().waitFor(90, TimeUnit.SECONDS)).isTrue();
@@ -76,29 +92,44 @@ class QuickstartE2E {
     Process process = script(runDir).redirectErrorStream(true).start();
     started.add(process);
     List<String> output = new CopyOnWriteArrayList<>();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line = in.readLine(); line != null; line = in.readLine()) {
-          output.add(line);
-        }
-      } catch (IOException ignored) {
-        // the process ended
-      }
-    }, "quickstart-output");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                  output.add(line);
+                }
+              } catch (IOException ignored) {
+                // the process ended
+              }
+            },
+            "quickstart-output");
     reader.setDaemon(true);
     reader.start();
-    await().atMost(Duration.ofMinutes(3))
-        .failFast(() -> assertThat(process.isAlive())
-            .as("the quickstart is running; its output so far:%n%s", String.join("\n", output)).isTrue())
-        .untilAsserted(() -> {
-      assertThat(output).anySatisfy(l -> assertThat(l).startsWith(io.streamhouse.e2e.Quickstart.READY_LINE));
-    });
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .failFast(
+            () ->
+                assertThat(process.isAlive())
+                    .as(
+                        "the quickstart is running; its output so far:%n%s",
+                        String.join("\n", output))
+                    .isTrue())
+        .untilAsserted(
+            () -> {
+              assertThat(output)
+                  .anySatisfy(
+                      l -> assertThat(l).startsWith(io.streamhouse.e2e.Quickstart.READY_LINE));
+            });
     return new Quickstart(process, output);
   }
 
   private static ProcessBuilder script(Path runDir, String... args) {
-    List<String> cmd = new ArrayList<>(List.of("bash", E2eSettings.repoRoot().resolve("quickstart.sh").toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of("bash", E2eSettings.repoRoot().resolve("quickstart.sh").toString()));
     cmd.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(cmd).directory(E2eSettings.repoRoot().toFile());
     builder.environment().put("STREAMHOUSE_RUN_DIR", runDir.toString());
@@ -120,7 +151,8 @@ class QuickstartE2E {
   }
 
   private static void signal(String signal, long pid) throws Exception {
-    assertThat(new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start().waitFor()).isZero();
+    assertThat(new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).start().waitFor())
+        .isZero();
   }
 
   @AfterEach

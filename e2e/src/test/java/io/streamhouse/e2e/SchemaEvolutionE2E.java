@@ -31,10 +31,21 @@ class SchemaEvolutionE2E {
     String topic = "evolving-" + format;
     stack.createTopic(topic, 2, Map.of());
     String name = "evolve-" + format;
-    ConnectorExample sink = format.equals("iceberg")
-        ? IcebergSink.config(stack, name, topic, Map.of("tasks.max", "2",
-            "key.converter", "org.apache.kafka.connect.json.JsonConverter", "route.orders.partition-by", ""))
-        : PaimonSink.config(stack, name, topic, Map.of("tasks.max", "2", "route.customers.input", "upsert"));
+    ConnectorExample sink =
+        format.equals("iceberg")
+            ? IcebergSink.config(
+                stack,
+                name,
+                topic,
+                Map.of(
+                    "tasks.max",
+                    "2",
+                    "key.converter",
+                    "org.apache.kafka.connect.json.JsonConverter",
+                    "route.orders.partition-by",
+                    ""))
+            : PaimonSink.config(
+                stack, name, topic, Map.of("tasks.max", "2", "route.customers.input", "upsert"));
     stack.connect().putConfig(sink.name(), sink.config());
 
     Map<Long, Map<String, Object>> expected = new TreeMap<>();
@@ -42,51 +53,98 @@ class SchemaEvolutionE2E {
       for (int version = 1; version <= 6; version++) {
         for (int i = 0; i < PER_VERSION; i++) {
           long id = version * 10_000L + i;
-          producer.sendRaw(topic, null, SampleCustomers.key(id), JsonText.of(ConnectJson.envelope(schema(version),
-              payload(version, id))));
+          producer.sendRaw(
+              topic,
+              null,
+              SampleCustomers.key(id),
+              JsonText.of(ConnectJson.envelope(schema(version), payload(version, id))));
           expected.put(id, row(version, id));
         }
         producer.flush(); // versions reach the topic in order, and the tasks see them mid-stream
       }
       // Incompatible: score as a string, a record without the required id, id as a string.
-      producer.sendRaw(topic, 0, SampleCustomers.key(1), JsonText.of(ConnectJson.envelope(
-          ConnectJson.struct("v7").field("id", "int64", false).field("name", "string", true)
-              .field("score", "string", false), Map.of("id", 1, "score", "high"))));
-      producer.sendRaw(topic, 0, SampleCustomers.key(2), JsonText.of(ConnectJson.envelope(
-          ConnectJson.struct("v8").field("name", "string", true).field("score", "int64", false),
-          Map.of("name", "no id", "score", 2))));
-      producer.sendRaw(topic, 0, SampleCustomers.key(3), JsonText.of(ConnectJson.envelope(
-          ConnectJson.struct("v9").field("id", "string", false).field("score", "int64", false), Map.of("id", "3", "score", 3))));
+      producer.sendRaw(
+          topic,
+          0,
+          SampleCustomers.key(1),
+          JsonText.of(
+              ConnectJson.envelope(
+                  ConnectJson.struct("v7")
+                      .field("id", "int64", false)
+                      .field("name", "string", true)
+                      .field("score", "string", false),
+                  Map.of("id", 1, "score", "high"))));
+      producer.sendRaw(
+          topic,
+          0,
+          SampleCustomers.key(2),
+          JsonText.of(
+              ConnectJson.envelope(
+                  ConnectJson.struct("v8")
+                      .field("name", "string", true)
+                      .field("score", "int64", false),
+                  Map.of("name", "no id", "score", 2))));
+      producer.sendRaw(
+          topic,
+          0,
+          SampleCustomers.key(3),
+          JsonText.of(
+              ConnectJson.envelope(
+                  ConnectJson.struct("v9")
+                      .field("id", "string", false)
+                      .field("score", "int64", false),
+                  Map.of("id", "3", "score", 3))));
       for (int i = 0; i < PER_VERSION; i++) { // the stream goes on after them
         long id = 70_000L + i;
-        producer.sendRaw(topic, null, SampleCustomers.key(id), JsonText.of(ConnectJson.envelope(schema(6), payload(6, id))));
+        producer.sendRaw(
+            topic,
+            null,
+            SampleCustomers.key(id),
+            JsonText.of(ConnectJson.envelope(schema(6), payload(6, id))));
         expected.put(id, row(6, id));
       }
       producer.flush();
     }
-    long end = PaimonSink.endOffsets(stack, topic).values().stream().mapToLong(Long::longValue).sum();
+    long end =
+        PaimonSink.endOffsets(stack, topic).values().stream().mapToLong(Long::longValue).sum();
     String table = IcebergSink.tableOf(topic);
     if (format.equals("iceberg")) {
       String schema;
       try (IcebergTables tables = IcebergSink.tables(stack)) {
-        awaitWatermarks(stack, sink.name(), () -> tables.exists(table)
-            ? tables.watermarks(table, sink.name()).values().stream().mapToLong(Long::longValue).sum() : 0, end);
+        awaitWatermarks(
+            stack,
+            sink.name(),
+            () ->
+                tables.exists(table)
+                    ? tables.watermarks(table, sink.name()).values().stream()
+                        .mapToLong(Long::longValue)
+                        .sum()
+                    : 0,
+            end);
         assertRows(tables.rows(table).stream().map(SchemaEvolutionE2E::plain).toList(), expected);
         schema = tables.table(table).schema().asStruct().toString();
       }
-      assertThat(schema).isEqualTo("struct<1: id: required long, 2: name: optional string, 3: score: required long, "
-          + "4: ratio: optional double, 5: address: optional struct<6: city: optional string, 8: zip: optional string>, "
-          + "7: email: optional string>");
+      assertThat(schema)
+          .isEqualTo(
+              "struct<1: id: required long, 2: name: optional string, 3: score: required long, "
+                  + "4: ratio: optional double, 5: address: optional struct<6: city: optional string, 8: zip: optional string>, "
+                  + "7: email: optional string>");
     } else {
       String schema;
       try (PaimonTables tables = PaimonSink.tables(stack)) {
-        awaitWatermarks(stack, sink.name(), () -> PaimonSink.watermarkSum(tables, table, sink.name()), end);
-        // Deletion vectors: a commit's rows are visible with the compaction snapshot right after it.
-        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertRows(tables.rows(table), expected));
+        awaitWatermarks(
+            stack, sink.name(), () -> PaimonSink.watermarkSum(tables, table, sink.name()), end);
+        // Deletion vectors: a commit's rows are visible with the compaction snapshot right after
+        // it.
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .untilAsserted(() -> assertRows(tables.rows(table), expected));
         schema = tables.table(table).rowType().toString();
       }
-      assertThat(schema).isEqualTo("ROW<`id` BIGINT NOT NULL, `name` STRING, `score` BIGINT, `ratio` DOUBLE, "
-          + "`address` ROW<`city` STRING, `zip` STRING>, `email` STRING>");
+      assertThat(schema)
+          .isEqualTo(
+              "ROW<`id` BIGINT NOT NULL, `name` STRING, `score` BIGINT, `ratio` DOUBLE, "
+                  + "`address` ROW<`city` STRING, `zip` STRING>, `email` STRING>");
     }
 
     // The DLQ is at-least-once: a task that re-reads a partition before its next commit (the first
@@ -94,41 +152,58 @@ class SchemaEvolutionE2E {
     Map<Long, String> byOffset = new TreeMap<>();
     for (ConsumerRecord<String, String> r : BadInputE2E.readAll(stack, "dlq-" + name, 3)) {
       String message = BadInputE2E.header(r, "__connect.errors.exception.message");
-      byOffset.merge(Long.parseLong(BadInputE2E.header(r, "__connect.errors.offset")), message,
-          (a, b) -> a.substring(a.indexOf(": cannot")).equals(b.substring(b.indexOf(": cannot"))) ? a : a + " <> " + b);
+      byOffset.merge(
+          Long.parseLong(BadInputE2E.header(r, "__connect.errors.offset")),
+          message,
+          (a, b) ->
+              a.substring(a.indexOf(": cannot")).equals(b.substring(b.indexOf(": cannot")))
+                  ? a
+                  : a + " <> " + b);
     }
-    assertThat(byOffset.values()).satisfiesExactly(
-        m -> assertThat(m).contains("field score", "field 'score' is string but column is int64"),
-        m -> assertThat(m).contains("field id", "required column 'id'"),
-        m -> assertThat(m).contains("field id", "field 'id' is string but column is int64"));
+    assertThat(byOffset.values())
+        .satisfiesExactly(
+            m ->
+                assertThat(m)
+                    .contains("field score", "field 'score' is string but column is int64"),
+            m -> assertThat(m).contains("field id", "required column 'id'"),
+            m -> assertThat(m).contains("field id", "field 'id' is string but column is int64"));
     stack.connect().delete(sink.name());
   }
 
-  private static void assertRows(List<Map<String, Object>> rows, Map<Long, Map<String, Object>> expected) {
+  private static void assertRows(
+      List<Map<String, Object>> rows, Map<Long, Map<String, Object>> expected) {
     Map<Long, Map<String, Object>> actual = new TreeMap<>();
     rows.forEach(r -> actual.put((Long) r.get("id"), r));
     assertThat(actual.keySet()).isEqualTo(expected.keySet());
     assertThat(actual).isEqualTo(expected);
   }
 
-  private static void awaitWatermarks(LocalStack stack, String connector, java.util.function.LongSupplier sum, long end) {
-    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofSeconds(1))
+  private static void awaitWatermarks(
+      LocalStack stack, String connector, java.util.function.LongSupplier sum, long end) {
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofSeconds(1))
         .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, connector))
         .until(() -> sum.getAsLong() == end);
   }
 
-  /** v1 base; v2 adds email; v3 adds address.zip; v4 score int32 -> int64; v5 ratio float -> double; v6 name optional. */
+  /**
+   * v1 base; v2 adds email; v3 adds address.zip; v4 score int32 -> int64; v5 ratio float -> double;
+   * v6 name optional.
+   */
   static ConnectJson.StructSchema schema(int version) {
-    ConnectJson.StructSchema address = ConnectJson.struct("Address").optional().field("city", "string", true);
+    ConnectJson.StructSchema address =
+        ConnectJson.struct("Address").optional().field("city", "string", true);
     if (version >= 3) {
       address.field("zip", "string", true);
     }
-    ConnectJson.StructSchema s = ConnectJson.struct("Customer" + version)
-        .field("id", "int64", false)
-        .field("name", "string", version >= 6)
-        .field("score", version >= 4 ? "int64" : "int32", false)
-        .field("ratio", version >= 5 ? "double" : "float", true)
-        .field("address", address.toMap());
+    ConnectJson.StructSchema s =
+        ConnectJson.struct("Customer" + version)
+            .field("id", "int64", false)
+            .field("name", "string", version >= 6)
+            .field("score", version >= 4 ? "int64" : "int32", false)
+            .field("ratio", version >= 5 ? "double" : "float", true)
+            .field("address", address.toMap());
     if (version >= 2) {
       s.field("email", "string", true);
     }
@@ -181,5 +256,4 @@ class SchemaEvolutionE2E {
     r.struct().fields().forEach(f -> values.put(f.name(), r.getField(f.name())));
     return values;
   }
-
 }

@@ -32,9 +32,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A secured cluster (SASL/SCRAM-SHA-512, ACLs, no ACL means denied): the worker authenticates as
  * {@code connect}, the connector's own clients (control topic, lag monitor) as {@code sink} with a
- * secret that reaches them only through a Connect config provider, each with the ACLs below and
- * no more. Records land once in the table, and a third user who may read the control topic but
- * not write it is refused by the broker while the connector goes on committing.
+ * secret that reaches them only through a Connect config provider, each with the ACLs below and no
+ * more. Records land once in the table, and a third user who may read the control topic but not
+ * write it is refused by the broker while the connector goes on committing.
  */
 class SecuredClusterE2E {
   static final ScramUser ADMIN = new ScramUser("admin", "admin-pw-7Rk2");
@@ -47,10 +47,16 @@ class SecuredClusterE2E {
   static final String WORKER_GROUP = "streamhouse-connect";
 
   /** One ACL and why the worker or the connector needs it. */
-  record Grant(ScramUser user, ResourceType type, String name, PatternType pattern, AclOperation operation,
+  record Grant(
+      ScramUser user,
+      ResourceType type,
+      String name,
+      PatternType pattern,
+      AclOperation operation,
       String why) {
     AclBinding binding() {
-      return new AclBinding(new ResourcePattern(type, name, pattern),
+      return new AclBinding(
+          new ResourcePattern(type, name, pattern),
           new AccessControlEntry(user.principal(), "*", operation, AclPermissionType.ALLOW));
     }
   }
@@ -64,21 +70,41 @@ class SecuredClusterE2E {
   static List<Grant> workerGrants() {
     String internal = "_connect-";
     return List.of(
-        new Grant(CONNECT, ResourceType.GROUP, WORKER_GROUP, PatternType.LITERAL, AclOperation.READ,
+        new Grant(
+            CONNECT,
+            ResourceType.GROUP,
+            WORKER_GROUP,
+            PatternType.LITERAL,
+            AclOperation.READ,
             "worker group membership"),
-        new Grant(CONNECT, ResourceType.TOPIC, internal, PatternType.PREFIXED, AclOperation.CREATE,
+        new Grant(
+            CONNECT,
+            ResourceType.TOPIC,
+            internal,
+            PatternType.PREFIXED,
+            AclOperation.CREATE,
             "creates its config/offset/status topics on first start"),
-        new Grant(CONNECT, ResourceType.TOPIC, internal, PatternType.PREFIXED, AclOperation.READ,
+        new Grant(
+            CONNECT,
+            ResourceType.TOPIC,
+            internal,
+            PatternType.PREFIXED,
+            AclOperation.READ,
             "reads its config/offset/status topics"),
-        new Grant(CONNECT, ResourceType.TOPIC, internal, PatternType.PREFIXED, AclOperation.WRITE,
+        new Grant(
+            CONNECT,
+            ResourceType.TOPIC,
+            internal,
+            PatternType.PREFIXED,
+            AclOperation.WRITE,
             "writes its config/offset/status topics"));
   }
 
   /**
    * What one sink connector needs: the worker's sink consumer and dead letter queue, and the
-   * connector's own clients. Each was taken away once; what then happens is said with it.
-   * Not needed: DESCRIBE_CONFIGS on the control topic, any cluster ACL (the idempotent control
-   * producer only needs WRITE on a topic, no IDEMPOTENT_WRITE).
+   * connector's own clients. Each was taken away once; what then happens is said with it. Not
+   * needed: DESCRIBE_CONFIGS on the control topic, any cluster ACL (the idempotent control producer
+   * only needs WRITE on a topic, no IDEMPOTENT_WRITE).
    */
   static List<Grant> connectorGrants(String connector, String topic) {
     String group = "connect-" + connector;
@@ -87,21 +113,70 @@ class SecuredClusterE2E {
     ResourceType t = ResourceType.TOPIC;
     PatternType literal = PatternType.LITERAL;
     return List.of(
-        new Grant(CONNECT, ResourceType.GROUP, group, literal, AclOperation.READ,
+        new Grant(
+            CONNECT,
+            ResourceType.GROUP,
+            group,
+            literal,
+            AclOperation.READ,
             "the sink consumer's group (else the tasks fail: GroupAuthorizationException)"),
-        new Grant(CONNECT, t, topic, literal, AclOperation.READ,
+        new Grant(
+            CONNECT,
+            t,
+            topic,
+            literal,
+            AclOperation.READ,
             "the sink consumer reads the topic (else, silently, no partition is assigned)"),
-        new Grant(CONNECT, t, dlq, literal, AclOperation.CREATE,
+        new Grant(
+            CONNECT,
+            t,
+            dlq,
+            literal,
+            AclOperation.CREATE,
             "Connect creates the dead letter queue at task start (else the tasks fail)"),
         new Grant(CONNECT, t, dlq, literal, AclOperation.WRITE, "Connect writes bad records to it"),
-        new Grant(SINK, t, control, literal, AclOperation.CREATE,
+        new Grant(
+            SINK,
+            t,
+            control,
+            literal,
+            AclOperation.CREATE,
             "task 0 creates the control topic (else it fails: TopicAuthorizationException)"),
-        new Grant(SINK, t, control, literal, AclOperation.READ, "every task reads commit rounds (else they fail)"),
-        new Grant(SINK, t, control, literal, AclOperation.WRITE, "every task writes commit rounds (else they fail)"),
-        new Grant(SINK, t, topic, literal, AclOperation.READ, "lag monitor: partitions, offsets, the oldest unread "
-            + "record's time (with DESCRIBE only, checks fail while there is lag; with nothing, it measures nothing)"),
-        new Grant(SINK, t, topic, literal, AclOperation.DESCRIBE_CONFIGS, "lag monitor: retention (else checks fail)"),
-        new Grant(SINK, ResourceType.GROUP, group, literal, AclOperation.DESCRIBE,
+        new Grant(
+            SINK,
+            t,
+            control,
+            literal,
+            AclOperation.READ,
+            "every task reads commit rounds (else they fail)"),
+        new Grant(
+            SINK,
+            t,
+            control,
+            literal,
+            AclOperation.WRITE,
+            "every task writes commit rounds (else they fail)"),
+        new Grant(
+            SINK,
+            t,
+            topic,
+            literal,
+            AclOperation.READ,
+            "lag monitor: partitions, offsets, the oldest unread "
+                + "record's time (with DESCRIBE only, checks fail while there is lag; with nothing, it measures nothing)"),
+        new Grant(
+            SINK,
+            t,
+            topic,
+            literal,
+            AclOperation.DESCRIBE_CONFIGS,
+            "lag monitor: retention (else checks fail)"),
+        new Grant(
+            SINK,
+            ResourceType.GROUP,
+            group,
+            literal,
+            AclOperation.DESCRIBE,
             "lag monitor: the sink consumer's committed offsets (else checks fail)"));
   }
 
@@ -110,28 +185,48 @@ class SecuredClusterE2E {
   }
 
   @Test
-  void theSinkCommitsExactlyOnceWithLeastPrivilegeAndOthersCannotWriteItsControlTopic() throws Exception {
-    try (LocalStack stack = E2eSettings.stack("SecuredClusterE2E", E2eSettings.kafkaVersion())
-        .secured(ADMIN).scramUser(CONNECT).scramUser(SINK).scramUser(INTRUDER)
-        .workerUser(CONNECT)
-        .workerConfig("config.providers", "file")
-        .workerConfig("config.providers.file.class", "org.apache.kafka.common.config.provider.FileConfigProvider")
-        .acls(bindings(workerGrants()))
-        .acls(bindings(connectorGrants(CONNECTOR, TOPIC)))
-        // Someone else who may see and read the commit rounds, not take part.
-        .acls(List.of(new Grant(INTRUDER, ResourceType.TOPIC, CONTROL_TOPIC, PatternType.LITERAL, AclOperation.READ,
-            "reads, must not write").binding()))
-        .start()) {
+  void theSinkCommitsExactlyOnceWithLeastPrivilegeAndOthersCannotWriteItsControlTopic()
+      throws Exception {
+    try (LocalStack stack =
+        E2eSettings.stack("SecuredClusterE2E", E2eSettings.kafkaVersion())
+            .secured(ADMIN)
+            .scramUser(CONNECT)
+            .scramUser(SINK)
+            .scramUser(INTRUDER)
+            .workerUser(CONNECT)
+            .workerConfig("config.providers", "file")
+            .workerConfig(
+                "config.providers.file.class",
+                "org.apache.kafka.common.config.provider.FileConfigProvider")
+            .acls(bindings(workerGrants()))
+            .acls(bindings(connectorGrants(CONNECTOR, TOPIC)))
+            // Someone else who may see and read the commit rounds, not take part.
+            .acls(
+                List.of(
+                    new Grant(
+                            INTRUDER,
+                            ResourceType.TOPIC,
+                            CONTROL_TOPIC,
+                            PatternType.LITERAL,
+                            AclOperation.READ,
+                            "reads, must not write")
+                        .binding()))
+            .start()) {
       stack.createTopic(TOPIC, 2, Map.of());
       Path secrets = stack.runDir().resolve("secrets").resolve("sink.properties");
       Files.createDirectories(secrets.getParent());
       Files.writeString(secrets, "sink.jaas=" + SINK.jaasConfig() + "\n", StandardCharsets.UTF_8);
-      ConnectorExample sink = IcebergSink.config(stack, CONNECTOR, TOPIC, Map.of(
-          "tasks.max", "2",
-          "lag.check.interval.ms", "1000",
-          "kafka.security.protocol", "SASL_PLAINTEXT",
-          "kafka.sasl.mechanism", ScramUser.MECHANISM,
-          "kafka.sasl.jaas.config", "${file:" + secrets + ":sink.jaas}"));
+      ConnectorExample sink =
+          IcebergSink.config(
+              stack,
+              CONNECTOR,
+              TOPIC,
+              Map.of(
+                  "tasks.max", "2",
+                  "lag.check.interval.ms", "1000",
+                  "kafka.security.protocol", "SASL_PLAINTEXT",
+                  "kafka.sasl.mechanism", ScramUser.MECHANISM,
+                  "kafka.sasl.jaas.config", "${file:" + secrets + ":sink.jaas}"));
       stack.connect().putConfig(sink.name(), sink.config());
 
       Set<Long> produced = new HashSet<>();
@@ -140,13 +235,20 @@ class SecuredClusterE2E {
         awaitRows(stack, tables, produced.size());
         IcebergSink.assertExactlyOnce(stack, tables, CONNECTOR, TOPIC, produced);
 
-        // Authenticated, allowed to see and read the control topic, refused by the broker when writing.
+        // Authenticated, allowed to see and read the control topic, refused by the broker when
+        // writing.
         try (KafkaProducer<byte[], byte[]> intruder = intruderProducer(stack)) {
           assertThat(intruder.partitionsFor(CONTROL_TOPIC)).hasSize(1);
-          assertThatThrownBy(() -> intruder.send(new ProducerRecord<>(CONTROL_TOPIC,
-              "forged commit".getBytes(StandardCharsets.UTF_8))).get(30, TimeUnit.SECONDS))
+          assertThatThrownBy(
+                  () ->
+                      intruder
+                          .send(
+                              new ProducerRecord<>(
+                                  CONTROL_TOPIC, "forged commit".getBytes(StandardCharsets.UTF_8)))
+                          .get(30, TimeUnit.SECONDS))
               .isInstanceOf(ExecutionException.class)
-              .cause().isInstanceOf(TopicAuthorizationException.class)
+              .cause()
+              .isInstanceOf(TopicAuthorizationException.class)
               .hasMessageContaining(CONTROL_TOPIC);
         }
 
@@ -160,19 +262,33 @@ class SecuredClusterE2E {
         IcebergSink.assertExactlyOnce(stack, tables, CONNECTOR, TOPIC, produced);
         assertThat(stack.connect().isRunning(CONNECTOR, 2)).isTrue();
       }
-      assertThat(BadInputE2E.readAll(stack, "dlq-" + CONNECTOR, 1)).extracting(r -> r.key()).containsExactly("malformed");
+      assertThat(BadInputE2E.readAll(stack, "dlq-" + CONNECTOR, 1))
+          .extracting(r -> r.key())
+          .containsExactly("malformed");
 
       // The lag monitor works with its ACLs: every partition measured, nothing left to read.
       try (WorkerJmx jmx = new WorkerJmx(stack.worker().process().pid())) {
-        String partitions = "kafka.connect:type=plugins,connector=" + CONNECTOR + ",task=0,topic=" + TOPIC + ",partition=*";
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() ->
-            assertThat(jmx.values(partitions, "partition", "lag-records")).containsOnlyKeys("0", "1")
-                .allSatisfy((p, lag) -> assertThat(lag).isZero()));
+        String partitions =
+            "kafka.connect:type=plugins,connector="
+                + CONNECTOR
+                + ",task=0,topic="
+                + TOPIC
+                + ",partition=*";
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(500))
+            .untilAsserted(
+                () ->
+                    assertThat(jmx.values(partitions, "partition", "lag-records"))
+                        .containsOnlyKeys("0", "1")
+                        .allSatisfy((p, lag) -> assertThat(lag).isZero()));
       }
 
       // The secret stays a reference in the stored config and out of the log.
       String storedConfig = stack.connect().config(CONNECTOR).toString();
-      assertThat(storedConfig).contains("${file:" + secrets + ":sink.jaas}").doesNotContain(SINK.password());
+      assertThat(storedConfig)
+          .contains("${file:" + secrets + ":sink.jaas}")
+          .doesNotContain(SINK.password());
       String log = Files.readString(stack.worker().logFile());
       assertThat(log).contains("Created control topic " + CONTROL_TOPIC);
       for (String secret : List.of(SINK.password(), CONNECT.password(), ADMIN.password())) {
@@ -183,7 +299,9 @@ class SecuredClusterE2E {
     }
   }
 
-  /** Non-idempotent: the broker judges the produce request itself, not a producer-id request first. */
+  /**
+   * Non-idempotent: the broker judges the produce request itself, not a producer-id request first.
+   */
   private static KafkaProducer<byte[], byte[]> intruderProducer(LocalStack stack) {
     Map<String, Object> props = new HashMap<>(INTRUDER.clientProperties());
     props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
@@ -199,7 +317,9 @@ class SecuredClusterE2E {
 
   private static void awaitRows(LocalStack stack, IcebergTables tables, int rows) {
     String table = IcebergSink.tableOf(TOPIC);
-    await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofSeconds(1))
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofSeconds(1))
         .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, CONNECTOR))
         .until(() -> tables.exists(table) && tables.rows(table).size() == rows);
   }

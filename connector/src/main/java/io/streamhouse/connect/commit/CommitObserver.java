@@ -5,16 +5,23 @@ import io.streamhouse.connect.protocol.TableId;
 
 /** Hears what the coordinator did to each table (for metrics). Called from committer threads. */
 public interface CommitObserver {
-  CommitObserver NONE = new CommitObserver() {
-    @Override
-    public void committed(TableId table, CommitOutcome outcome, long bytes, long durationMs, int rejectedBatches) {}
+  CommitObserver NONE =
+      new CommitObserver() {
+        @Override
+        public void committed(
+            TableId table,
+            CommitOutcome outcome,
+            long bytes,
+            long durationMs,
+            int rejectedBatches) {}
 
-    @Override
-    public void failed(TableId table) {}
-  };
+        @Override
+        public void failed(TableId table) {}
+      };
 
   /** A commit of {@code table} finished: applied, acknowledged or rejected batches. */
-  void committed(TableId table, CommitOutcome outcome, long bytes, long durationMs, int rejectedBatches);
+  void committed(
+      TableId table, CommitOutcome outcome, long bytes, long durationMs, int rejectedBatches);
 
   /** A commit of {@code table} failed; its batches stay offered. */
   void failed(TableId table);

@@ -33,6 +33,7 @@ final class CompactionAssignments {
   private final long timeoutMs;
   private final Map<String, Out> out = new HashMap<>();
   private final Map<String, Job> jobs = new HashMap<>();
+
   /**
    * Jobs that came while their key was out: the job out may have read its bucket before the commit
    * that called for them, so they go out once it is decided.
@@ -49,14 +50,19 @@ final class CompactionAssignments {
     for (String batchId : batchIds) {
       Job job = jobs.remove(batchId);
       if (job != null) {
-        job.keys().forEach(k -> out.computeIfPresent(k, (key, o) -> o.jobId().equals(batchId) ? null : o));
+        job.keys()
+            .forEach(
+                k -> out.computeIfPresent(k, (key, o) -> o.jobId().equals(batchId) ? null : o));
       }
     }
   }
 
-  /** The requests that hand {@code jobs} of {@code table} out to {@code tasks}; none when no task answered. */
-  List<ControlEvent.CompactRequest> handOut(long commitId, TableId table, List<CompactionJob> jobs,
-      Collection<Integer> tasks, long now) {
+  /**
+   * The requests that hand {@code jobs} of {@code table} out to {@code tasks}; none when no task
+   * answered.
+   */
+  List<ControlEvent.CompactRequest> handOut(
+      long commitId, TableId table, List<CompactionJob> jobs, Collection<Integer> tasks, long now) {
     if (jobs.isEmpty() || tasks.isEmpty()) {
       return List.of();
     }
@@ -74,33 +80,43 @@ final class CompactionAssignments {
       byTask.computeIfAbsent(task, t -> new ArrayList<>()).add(job);
     }
     if (busy > 0) {
-      LOG.debug("Connector {}: {} compaction jobs of {} wait for the ones still out", connector, busy, table);
+      LOG.debug(
+          "Connector {}: {} compaction jobs of {} wait for the ones still out",
+          connector,
+          busy,
+          table);
     }
     List<ControlEvent.CompactRequest> requests = new ArrayList<>();
-    byTask.forEach((task, list) -> {
-      for (int from = 0; from < list.size(); from += ControlEventCodec.MAX_JOBS) {
-        List<CompactionJob> chunk = list.subList(from, Math.min(list.size(), from + ControlEventCodec.MAX_JOBS));
-        String jobId = connector + "-compact-" + UUID.randomUUID();
-        List<String> keys = new ArrayList<>(chunk.size());
-        for (CompactionJob job : chunk) {
-          String key = table + " " + job.key();
-          out.put(key, new Out(jobId, now, table, job));
-          keys.add(key);
-        }
-        this.jobs.put(jobId, new Job(table, task, keys));
-        requests.add(new ControlEvent.CompactRequest(connector, commitId, task, jobId, table, List.copyOf(chunk)));
-      }
-    });
+    byTask.forEach(
+        (task, list) -> {
+          for (int from = 0; from < list.size(); from += ControlEventCodec.MAX_JOBS) {
+            List<CompactionJob> chunk =
+                list.subList(from, Math.min(list.size(), from + ControlEventCodec.MAX_JOBS));
+            String jobId = connector + "-compact-" + UUID.randomUUID();
+            List<String> keys = new ArrayList<>(chunk.size());
+            for (CompactionJob job : chunk) {
+              String key = table + " " + job.key();
+              out.put(key, new Out(jobId, now, table, job));
+              keys.add(key);
+            }
+            this.jobs.put(jobId, new Job(table, task, keys));
+            requests.add(
+                new ControlEvent.CompactRequest(
+                    connector, commitId, task, jobId, table, List.copyOf(chunk)));
+          }
+        });
     return requests;
   }
 
   /** The jobs deferred while their keys were out, now that they are not. */
-  List<ControlEvent.CompactRequest> handOutDeferred(long commitId, Collection<Integer> tasks, long now) {
+  List<ControlEvent.CompactRequest> handOutDeferred(
+      long commitId, Collection<Integer> tasks, long now) {
     if (tasks.isEmpty() || deferred.isEmpty()) {
       return List.of();
     }
     Map<TableId, List<CompactionJob>> ready = new java.util.TreeMap<>();
-    for (java.util.Iterator<Map.Entry<String, Out>> it = deferred.entrySet().iterator(); it.hasNext(); ) {
+    for (java.util.Iterator<Map.Entry<String, Out>> it = deferred.entrySet().iterator();
+        it.hasNext(); ) {
       Map.Entry<String, Out> e = it.next();
       if (!out.containsKey(e.getKey())) {
         ready.computeIfAbsent(e.getValue().table(), t -> new ArrayList<>()).add(e.getValue().job());
@@ -115,15 +131,17 @@ final class CompactionAssignments {
   /**
    * Jobs out for longer than the timeout (their task stopped, died or failed the job) go out again,
    * to the tasks that answered this round, without waiting for their buckets' next writes: on
-   * tables with deletion vectors the newest rows stay invisible until their bucket is compacted.
-   * A late result of the old job is then passed over.
+   * tables with deletion vectors the newest rows stay invisible until their bucket is compacted. A
+   * late result of the old job is then passed over.
    */
-  List<ControlEvent.CompactRequest> reissueExpired(long commitId, Collection<Integer> tasks, long now) {
+  List<ControlEvent.CompactRequest> reissueExpired(
+      long commitId, Collection<Integer> tasks, long now) {
     if (tasks.isEmpty()) {
       return List.of();
     }
     Map<TableId, List<CompactionJob>> expired = new java.util.TreeMap<>();
-    for (java.util.Iterator<Map.Entry<String, Out>> it = out.entrySet().iterator(); it.hasNext(); ) {
+    for (java.util.Iterator<Map.Entry<String, Out>> it = out.entrySet().iterator();
+        it.hasNext(); ) {
       Out o = it.next().getValue();
       if (now - o.since() >= timeoutMs) {
         expired.computeIfAbsent(o.table(), t -> new ArrayList<>()).add(o.job());
@@ -133,16 +151,26 @@ final class CompactionAssignments {
     if (expired.isEmpty()) {
       return List.of();
     }
-    jobs.entrySet().removeIf(job -> job.getValue().keys().stream().noneMatch(k -> {
-      Out o = out.get(k);
-      return o != null && o.jobId().equals(job.getKey());
-    }));
+    jobs.entrySet()
+        .removeIf(
+            job ->
+                job.getValue().keys().stream()
+                    .noneMatch(
+                        k -> {
+                          Out o = out.get(k);
+                          return o != null && o.jobId().equals(job.getKey());
+                        }));
     List<ControlEvent.CompactRequest> requests = new ArrayList<>();
-    expired.forEach((table, list) -> {
-      LOG.warn("Connector {}: no result of {} compaction jobs of {} after {} ms; they go out again", connector,
-          list.size(), table, timeoutMs);
-      requests.addAll(handOut(commitId, table, list, tasks, now));
-    });
+    expired.forEach(
+        (table, list) -> {
+          LOG.warn(
+              "Connector {}: no result of {} compaction jobs of {} after {} ms; they go out again",
+              connector,
+              list.size(),
+              table,
+              timeoutMs);
+          requests.addAll(handOut(commitId, table, list, tasks, now));
+        });
     return requests;
   }
 
@@ -152,7 +180,10 @@ final class CompactionAssignments {
    */
   boolean isResultOfJobOut(ControlEvent.BatchChunk chunk) {
     Job job = jobs.get(chunk.batchId());
-    return job != null && chunk.ranges().isEmpty() && job.table().equals(chunk.table()) && job.task() == chunk.taskId();
+    return job != null
+        && chunk.ranges().isEmpty()
+        && job.table().equals(chunk.table())
+        && job.task() == chunk.taskId();
   }
 
   boolean isOut(String jobId) {

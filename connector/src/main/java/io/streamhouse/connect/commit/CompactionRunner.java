@@ -24,16 +24,19 @@ public final class CompactionRunner implements AutoCloseable {
   private final Participant participant;
   private final ExecutorService thread;
 
-  public CompactionRunner(String connector, int taskId, Map<String, TableFormat> formats, Participant participant) {
+  public CompactionRunner(
+      String connector, int taskId, Map<String, TableFormat> formats, Participant participant) {
     this.connector = connector;
     this.taskId = taskId;
     this.formats = formats;
     this.participant = participant;
-    this.thread = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "streamhouse-compaction-" + connector + "-" + taskId);
-      t.setDaemon(true);
-      return t;
-    });
+    this.thread =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "streamhouse-compaction-" + connector + "-" + taskId);
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** Queues {@code request} if it is for this task and a table format of this connector. */
@@ -43,8 +46,12 @@ public final class CompactionRunner implements AutoCloseable {
     }
     TableFormat format = formats.get(request.table().catalog());
     if (format == null) {
-      LOG.warn("Connector {} task {}: compaction job {} names catalog {}, which the connector does not have",
-          connector, taskId, request.jobId(), request.table().catalog());
+      LOG.warn(
+          "Connector {} task {}: compaction job {} names catalog {}, which the connector does not have",
+          connector,
+          taskId,
+          request.jobId(),
+          request.table().catalog());
       return;
     }
     try {
@@ -59,8 +66,14 @@ public final class CompactionRunner implements AutoCloseable {
       PreparedFiles files = format.compact(request.table(), request.jobs());
       participant.sendCompactionResult(request.table(), request.commitId(), request.jobId(), files);
     } catch (RuntimeException e) {
-      LOG.warn("Connector {} task {}: compaction job {} ({} buckets of {}) failed; the coordinator hands its "
-          + "buckets out again: {}", connector, taskId, request.jobId(), request.jobs().size(), request.table(),
+      LOG.warn(
+          "Connector {} task {}: compaction job {} ({} buckets of {}) failed; the coordinator hands its "
+              + "buckets out again: {}",
+          connector,
+          taskId,
+          request.jobId(),
+          request.jobs().size(),
+          request.table(),
           e.toString());
     }
   }

@@ -12,14 +12,19 @@ import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Every partition of the topics the connector consumes (its topics list or regex), from the Admin API. */
+/**
+ * Every partition of the topics the connector consumes (its topics list or regex), from the Admin
+ * API.
+ */
 public final class ConsumedPartitions implements Supplier<Set<TopicPartition>> {
   private static final Logger LOG = LoggerFactory.getLogger(ConsumedPartitions.class);
   private final Admin admin;
   private final List<String> topics;
   private final Pattern regex;
+
   /** Read by the coordinator's and the lag monitor's threads. */
   private volatile Set<TopicPartition> last = Set.of();
+
   private volatile boolean warnedNoneVisible;
 
   public ConsumedPartitions(Admin admin, List<String> topics, String regex) {
@@ -45,16 +50,19 @@ public final class ConsumedPartitions implements Supplier<Set<TopicPartition>> {
       }
       if (partitions.isEmpty() && regex != null && !warnedNoneVisible) {
         warnedNoneVisible = true; // a new connector may wait for its topics; say it once
-        LOG.warn("No topic visible to the connector's own Kafka clients matches topics.regex '{}': if the topics "
-            + "exist, the kafka.* principal needs READ (or DESCRIBE) on them, or the lag monitor and the coordinator "
-            + "see none of their partitions", regex);
+        LOG.warn(
+            "No topic visible to the connector's own Kafka clients matches topics.regex '{}': if the topics "
+                + "exist, the kafka.* principal needs READ (or DESCRIBE) on them, or the lag monitor and the coordinator "
+                + "see none of their partitions",
+            regex);
       }
       last = partitions;
     } catch (Exception e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
       }
-      LOG.warn("Cannot list the consumed partitions ({}); using the last known {}", e.toString(), last);
+      LOG.warn(
+          "Cannot list the consumed partitions ({}); using the last known {}", e.toString(), last);
     }
     return last;
   }

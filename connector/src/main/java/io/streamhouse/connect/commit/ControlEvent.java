@@ -13,13 +13,28 @@ public sealed interface ControlEvent {
 
   long commitId();
 
-  /** Coordinator to tasks: prepare what you have written and offer it for commit {@code commitId}. */
+  /**
+   * Coordinator to tasks: prepare what you have written and offer it for commit {@code commitId}.
+   */
   record StartCommit(String connector, long commitId) implements ControlEvent {}
 
   /** Task to coordinator: one chunk of one prepared batch for one table. */
-  record BatchChunk(String connector, long commitId, int taskId, String batchId, TableId table,
-      Map<TopicPartition, OffsetRange> ranges, long maxRecordTimestamp, int payloadVersion, int files,
-      long records, long bytes, int chunk, int chunks, byte[] data) implements ControlEvent {}
+  record BatchChunk(
+      String connector,
+      long commitId,
+      int taskId,
+      String batchId,
+      TableId table,
+      Map<TopicPartition, OffsetRange> ranges,
+      long maxRecordTimestamp,
+      int payloadVersion,
+      int files,
+      long records,
+      long bytes,
+      int chunk,
+      int chunks,
+      byte[] data)
+      implements ControlEvent {}
 
   /** Task to coordinator: every batch of this task for {@code commitId} was sent. */
   record TaskDone(String connector, long commitId, int taskId, List<TopicPartition> assigned)
@@ -34,13 +49,20 @@ public sealed interface ControlEvent {
 
   /**
    * Coordinator to task {@code taskId}: run these maintenance jobs of {@code table} (a format's
-   * {@link io.streamhouse.connect.protocol.CompactionJob}s, one key each) and offer the result, without
-   * offsets, as batch {@code jobId}.
+   * {@link io.streamhouse.connect.protocol.CompactionJob}s, one key each) and offer the result,
+   * without offsets, as batch {@code jobId}.
    */
-  record CompactRequest(String connector, long commitId, int taskId, String jobId, TableId table,
-      List<io.streamhouse.connect.protocol.CompactionJob> jobs) implements ControlEvent {}
+  record CompactRequest(
+      String connector,
+      long commitId,
+      int taskId,
+      String jobId,
+      TableId table,
+      List<io.streamhouse.connect.protocol.CompactionJob> jobs)
+      implements ControlEvent {}
 
   /** Coordinator to tasks: what the commit of {@code table} decided for each offered batch. */
-  record TableCommitted(String connector, long commitId, TableId table, Map<String, BatchPlan.Decision> decisions)
+  record TableCommitted(
+      String connector, long commitId, TableId table, Map<String, BatchPlan.Decision> decisions)
       implements ControlEvent {}
 }

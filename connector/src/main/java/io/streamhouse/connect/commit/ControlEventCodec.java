@@ -17,8 +17,8 @@ import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Binary encoding of one connector's control events: a format version, the connector's name, a
- * type tag, the fields, then an HMAC-SHA256 of everything before it under the connector's key.
+ * Binary encoding of one connector's control events: a format version, the connector's name, a type
+ * tag, the fields, then an HMAC-SHA256 of everything before it under the connector's key.
  *
  * <p>Decoding treats the bytes as hostile: events of other connectors (a shared control topic) are
  * passed over unread; for this connector's, the size, the version and the MAC are checked before
@@ -27,15 +27,24 @@ import org.apache.kafka.common.TopicPartition;
  */
 public final class ControlEventCodec {
   static final int VERSION = 2;
-  /** No event this plugin sends comes near it: a chunk's payload is at most {@link ControlChannel#CHUNK_BYTES}. */
+
+  /**
+   * No event this plugin sends comes near it: a chunk's payload is at most {@link
+   * ControlChannel#CHUNK_BYTES}.
+   */
   static final int MAX_EVENT_BYTES = 4 * ControlChannel.CHUNK_BYTES;
+
   /** Chunks of one batch: 256 x 512 KiB = 128 MiB of file metadata, far above any real batch. */
   static final int MAX_CHUNKS = 256;
+
   private static final int MAX_NAME_BYTES = 1024;
   private static final int MAX_NAMESPACE_LEVELS = 16;
+
   /** Kafka's rule for topic names. */
   private static final int MAX_TOPIC_CHARS = 249;
-  private static final java.util.regex.Pattern TOPIC_NAME = java.util.regex.Pattern.compile("[a-zA-Z0-9._-]+");
+
+  private static final java.util.regex.Pattern TOPIC_NAME =
+      java.util.regex.Pattern.compile("[a-zA-Z0-9._-]+");
   private static final int MAX_ENTRIES = 1_000_000;
   private static final byte START = 1;
   private static final byte CHUNK = 2;
@@ -43,8 +52,10 @@ public final class ControlEventCodec {
   private static final byte COMMITTED = 4;
   private static final byte REQUEST = 5;
   private static final byte COMPACT = 6;
+
   /** Jobs in one compaction request; the coordinator sends more requests for more. */
   static final int MAX_JOBS = 4_096;
+
   private static final int MAX_JOB_SPEC_BYTES = 128 * 1024;
   private static final BatchPlan.Decision[] DECISIONS = BatchPlan.Decision.values();
 
@@ -61,8 +72,8 @@ public final class ControlEventCodec {
   /** The signed bytes of {@code event}, which must be this connector's. */
   public byte[] encode(ControlEvent event) {
     if (!event.connector().equals(connector)) {
-      throw new IllegalArgumentException("Event of connector " + event.connector() + " given to the codec of "
-          + connector);
+      throw new IllegalArgumentException(
+          "Event of connector " + event.connector() + " given to the codec of " + connector);
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
     try (DataOutputStream out = new DataOutputStream(bytes)) {
@@ -117,7 +128,8 @@ public final class ControlEventCodec {
     return bytes.toByteArray();
   }
 
-  private static void writeChunk(DataOutputStream out, ControlEvent.BatchChunk e) throws IOException {
+  private static void writeChunk(DataOutputStream out, ControlEvent.BatchChunk e)
+      throws IOException {
     out.writeInt(e.taskId());
     out.writeUTF(e.batchId());
     writeTable(out, e.table());
@@ -145,37 +157,59 @@ public final class ControlEventCodec {
    */
   public Optional<ControlEvent> decode(byte[] data) throws InvalidControlEventException {
     if (data == null || data.length < 1 + 2 + 1 + 8 + ControlEventSigner.MAC_BYTES) {
-      throw new InvalidControlEventException(Reason.TRUNCATED, "an event of "
-          + (data == null ? "no" : Integer.toString(data.length)) + " bytes is shorter than any control event");
+      throw new InvalidControlEventException(
+          Reason.TRUNCATED,
+          "an event of "
+              + (data == null ? "no" : Integer.toString(data.length))
+              + " bytes is shorter than any control event");
     }
     if (data.length > MAX_EVENT_BYTES) {
-      throw new InvalidControlEventException(Reason.OVERSIZED, "an event of " + data.length
-          + " bytes is larger than any control event (" + MAX_EVENT_BYTES + ")");
+      throw new InvalidControlEventException(
+          Reason.OVERSIZED,
+          "an event of "
+              + data.length
+              + " bytes is larger than any control event ("
+              + MAX_EVENT_BYTES
+              + ")");
     }
     int version = data[0] & 0xff;
     if (version != VERSION) {
-      throw new InvalidControlEventException(Reason.UNKNOWN_VERSION, "control event version " + version
-          + " is not supported (this plugin reads version " + VERSION + ")");
+      throw new InvalidControlEventException(
+          Reason.UNKNOWN_VERSION,
+          "control event version "
+              + version
+              + " is not supported (this plugin reads version "
+              + VERSION
+              + ")");
     }
     if (!isOurs(data)) {
       return Optional.empty();
     }
     if (!signer.verify(data)) {
-      throw new InvalidControlEventException(Reason.BAD_SIGNATURE, "the event's MAC does not match the "
-          + "connector's key: it was not sent by a task of connector " + connector + " (or under an older key)");
+      throw new InvalidControlEventException(
+          Reason.BAD_SIGNATURE,
+          "the event's MAC does not match the "
+              + "connector's key: it was not sent by a task of connector "
+              + connector
+              + " (or under an older key)");
     }
-    WireReader in = new WireReader(data, 1 + 2 + connectorBytes.length, data.length - ControlEventSigner.MAC_BYTES);
+    WireReader in =
+        new WireReader(
+            data, 1 + 2 + connectorBytes.length, data.length - ControlEventSigner.MAC_BYTES);
     int type = in.readUnsignedByte("type");
     long commitId = in.readLong("commit id", 0, Long.MAX_VALUE);
-    ControlEvent event = switch (type) {
-      case START -> new ControlEvent.StartCommit(connector, commitId);
-      case CHUNK -> readChunk(in, commitId);
-      case DONE -> readTaskDone(in, commitId);
-      case COMMITTED -> readTableCommitted(in, commitId);
-      case REQUEST -> new ControlEvent.RoundRequest(connector, commitId, in.readInt("task id", 0, Integer.MAX_VALUE));
-      case COMPACT -> readCompactRequest(in, commitId);
-      default -> throw WireReader.malformed("unknown event type " + type);
-    };
+    ControlEvent event =
+        switch (type) {
+          case START -> new ControlEvent.StartCommit(connector, commitId);
+          case CHUNK -> readChunk(in, commitId);
+          case DONE -> readTaskDone(in, commitId);
+          case COMMITTED -> readTableCommitted(in, commitId);
+          case REQUEST ->
+              new ControlEvent.RoundRequest(
+                  connector, commitId, in.readInt("task id", 0, Integer.MAX_VALUE));
+          case COMPACT -> readCompactRequest(in, commitId);
+          default -> throw WireReader.malformed("unknown event type " + type);
+        };
     in.requireEnd("the event");
     return Optional.of(event);
   }
@@ -183,11 +217,13 @@ public final class ControlEventCodec {
   /** Whether the name after the version is this connector's, compared as bytes without decoding. */
   private boolean isOurs(byte[] data) {
     int length = ((data[1] & 0xff) << 8) | (data[2] & 0xff);
-    return length == connectorBytes.length && 3 + length <= data.length
+    return length == connectorBytes.length
+        && 3 + length <= data.length
         && java.util.Arrays.equals(data, 3, 3 + length, connectorBytes, 0, length);
   }
 
-  private ControlEvent.BatchChunk readChunk(WireReader in, long commitId) throws InvalidControlEventException {
+  private ControlEvent.BatchChunk readChunk(WireReader in, long commitId)
+      throws InvalidControlEventException {
     int taskId = in.readInt("task id", 0, Integer.MAX_VALUE);
     String batchId = in.readString("batch id", MAX_NAME_BYTES);
     TableId table = readTable(in);
@@ -209,11 +245,25 @@ public final class ControlEventCodec {
     int chunk = in.readInt("chunk index", 0, MAX_CHUNKS - 1);
     int chunks = in.readInt("chunk count", chunk + 1, MAX_CHUNKS);
     byte[] payload = in.readBytes("payload", ControlChannel.CHUNK_BYTES);
-    return new ControlEvent.BatchChunk(connector, commitId, taskId, batchId, table, ranges, maxTs,
-        payloadVersion, files, records, bytes, chunk, chunks, payload);
+    return new ControlEvent.BatchChunk(
+        connector,
+        commitId,
+        taskId,
+        batchId,
+        table,
+        ranges,
+        maxTs,
+        payloadVersion,
+        files,
+        records,
+        bytes,
+        chunk,
+        chunks,
+        payload);
   }
 
-  private ControlEvent.TaskDone readTaskDone(WireReader in, long commitId) throws InvalidControlEventException {
+  private ControlEvent.TaskDone readTaskDone(WireReader in, long commitId)
+      throws InvalidControlEventException {
     int taskId = in.readInt("task id", 0, Integer.MAX_VALUE);
     int n = in.readCount("assigned partitions", 2 + 1 + 4, MAX_ENTRIES);
     List<TopicPartition> assigned = new ArrayList<>(n);
@@ -232,7 +282,9 @@ public final class ControlEventCodec {
     List<io.streamhouse.connect.protocol.CompactionJob> jobs = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       String key = in.readString("job key", MAX_NAME_BYTES);
-      jobs.add(new io.streamhouse.connect.protocol.CompactionJob(key, in.readBytes("job spec", MAX_JOB_SPEC_BYTES)));
+      jobs.add(
+          new io.streamhouse.connect.protocol.CompactionJob(
+              key, in.readBytes("job spec", MAX_JOB_SPEC_BYTES)));
     }
     if (jobs.isEmpty()) {
       throw WireReader.malformed("a compaction request without jobs");
@@ -275,12 +327,14 @@ public final class ControlEventCodec {
     return new TableId(catalog, namespace, in.readString("table name", MAX_NAME_BYTES));
   }
 
-  private static void writeTopicPartition(DataOutputStream out, TopicPartition tp) throws IOException {
+  private static void writeTopicPartition(DataOutputStream out, TopicPartition tp)
+      throws IOException {
     out.writeUTF(tp.topic());
     out.writeInt(tp.partition());
   }
 
-  private static TopicPartition readTopicPartition(WireReader in) throws InvalidControlEventException {
+  private static TopicPartition readTopicPartition(WireReader in)
+      throws InvalidControlEventException {
     String topic = in.readString("topic", MAX_TOPIC_CHARS);
     if (!TOPIC_NAME.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
       throw WireReader.malformed("'" + topic + "' is not a Kafka topic name");

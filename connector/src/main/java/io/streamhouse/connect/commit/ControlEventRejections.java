@@ -5,8 +5,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Counts the control events a task refused and logs them without flooding the log: the first one
- * at once, then at most one line per {@link #LOG_INTERVAL_MS} with the number passed over since.
+ * Counts the control events a task refused and logs them without flooding the log: the first one at
+ * once, then at most one line per {@link #LOG_INTERVAL_MS} with the number passed over since.
  * Shared by a task's channels (task 0 has two); thread-safe.
  */
 public final class ControlEventRejections {
@@ -47,8 +47,16 @@ public final class ControlEventRejections {
       passedOver = unlogged;
       unlogged = 0;
     }
-    LOG.warn("Task {}: refused the control event at {}-{} offset {} ({}: {}){}", task, topic, partition, offset,
-        e.reason(), e.getMessage(), passedOver == 0 ? ""
+    LOG.warn(
+        "Task {}: refused the control event at {}-{} offset {} ({}: {}){}",
+        task,
+        topic,
+        partition,
+        offset,
+        e.reason(),
+        e.getMessage(),
+        passedOver == 0
+            ? ""
             : "; " + passedOver + " more were refused since the last such message");
   }
 

@@ -17,16 +17,18 @@ import javax.crypto.spec.SecretKeySpec;
  */
 public final class ControlEventSigner {
   static final int MAC_BYTES = 32;
+
   /** Keys shorter than this are refused: an HMAC key should carry at least 128 bits. */
   public static final int MIN_KEY_CHARS = SigningKeyValidator.MIN_KEY_CHARS;
+
   private static final String ALGORITHM = "HmacSHA256";
 
   private final SecretKeySpec key;
 
   public ControlEventSigner(String secret) {
     if (secret == null || secret.length() < MIN_KEY_CHARS) {
-      throw new IllegalArgumentException("A control-event signing key needs at least " + MIN_KEY_CHARS
-          + " characters");
+      throw new IllegalArgumentException(
+          "A control-event signing key needs at least " + MIN_KEY_CHARS + " characters");
     }
     this.key = new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), ALGORITHM);
   }
@@ -45,7 +47,10 @@ public final class ControlEventSigner {
     return mac.doFinal();
   }
 
-  /** Whether the last {@link #MAC_BYTES} of {@code data} are the MAC of the bytes before them (constant time). */
+  /**
+   * Whether the last {@link #MAC_BYTES} of {@code data} are the MAC of the bytes before them
+   * (constant time).
+   */
   boolean verify(byte[] data) {
     if (data.length < MAC_BYTES) {
       return false;

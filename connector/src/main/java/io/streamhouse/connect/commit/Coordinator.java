@@ -49,8 +49,10 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final Map<TableId, Map<String, OfferedBatch>> offered = new TreeMap<>();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final CompactionAssignments compactions;
+
   /** Tables the consumed topics go to by their routes alone (not those a record field names). */
   private final Supplier<? extends java.util.Collection<TableId>> knownTables;
+
   private boolean pendingChecked;
   private final BatchAssembler resultChunks = new BatchAssembler();
   private final Map<TableId, List<OfferedBatch>> compactionResults = new TreeMap<>();
@@ -58,6 +60,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
 
   /** An incomplete round asks again this often: tasks whose assignment changed report anew. */
   static final long REPEAT_START_MS = 1_000;
+
   /**
    * Rounds asked for by tasks handing over start at most this often, so that requests (a rebalance
    * of many tasks, or replayed events) cannot make the coordinator commit back to back.
@@ -69,8 +72,10 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private long nextRoundAt;
   private Round round;
   private boolean roundRequested;
+
   /** Tasks that asked for a round while none was in progress. */
   private final Set<Integer> pendingHandOver = new HashSet<>();
+
   private long lastRequestedRoundAt = Long.MIN_VALUE / 2;
 
   /**
@@ -78,16 +83,30 @@ public final class Coordinator implements Runnable, AutoCloseable {
    * lose partitions; once each of them answered (after its request), the round commits without
    * waiting for the other tasks.
    */
-  private record Round(long commitId, long startedAt, Set<TopicPartition> expected, Set<TopicPartition> reported,
-      Set<Integer> handingOver, Set<Integer> answeredHandOver, Set<Integer> reporters) {
+  private record Round(
+      long commitId,
+      long startedAt,
+      Set<TopicPartition> expected,
+      Set<TopicPartition> reported,
+      Set<Integer> handingOver,
+      Set<Integer> answeredHandOver,
+      Set<Integer> reporters) {
     boolean handOverAnswered() {
       return !handingOver.isEmpty() && answeredHandOver.containsAll(handingOver);
     }
   }
 
-  public Coordinator(String connector, Map<String, TableFormat> formats, ControlChannel channel,
-      Supplier<Set<TopicPartition>> consumedPartitions, long intervalMs, long timeoutMs, int commitParallelism,
-      Clock clock, FaultInjection faults, CommitObserver observer,
+  public Coordinator(
+      String connector,
+      Map<String, TableFormat> formats,
+      ControlChannel channel,
+      Supplier<Set<TopicPartition>> consumedPartitions,
+      long intervalMs,
+      long timeoutMs,
+      int commitParallelism,
+      Clock clock,
+      FaultInjection faults,
+      CommitObserver observer,
       Supplier<? extends java.util.Collection<TableId>> knownTables) {
     this.knownTables = knownTables;
     this.connector = connector;
@@ -100,19 +119,28 @@ public final class Coordinator implements Runnable, AutoCloseable {
     this.faults = faults;
     this.observer = observer;
     AtomicInteger threadNumber = new AtomicInteger();
-    this.committers = Executors.newFixedThreadPool(commitParallelism, r -> {
-      Thread t = new Thread(r, "streamhouse-committer-" + connector + "-" + threadNumber.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
+    this.committers =
+        Executors.newFixedThreadPool(
+            commitParallelism,
+            r -> {
+              Thread t =
+                  new Thread(
+                      r,
+                      "streamhouse-committer-" + connector + "-" + threadNumber.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
     this.nextRoundAt = clock.millis() + intervalMs;
     this.compactions = new CompactionAssignments(connector, Math.max(2 * intervalMs, 10_000));
   }
 
   @Override
   public void run() {
-    LOG.info("Coordinator of connector {} started (commit every {} ms, timeout {} ms)", connector,
-        intervalMs, timeoutMs);
+    LOG.info(
+        "Coordinator of connector {} started (commit every {} ms, timeout {} ms)",
+        connector,
+        intervalMs,
+        timeoutMs);
     try {
       while (running) {
         tick();
@@ -135,14 +163,28 @@ public final class Coordinator implements Runnable, AutoCloseable {
     for (ControlEvent event : channel.poll(Duration.ofMillis(100))) {
       if (event instanceof ControlEvent.BatchChunk chunk && compactions.isResultOfJobOut(chunk)) {
         // A compaction result, sent as soon as its task finished: committed now, between rounds.
-        resultChunks.add(chunk).ifPresent(batch ->
-            compactionResults.computeIfAbsent(chunk.table(), t -> new ArrayList<>()).add(batch));
-      } else if (event instanceof ControlEvent.BatchChunk chunk && round != null && chunk.commitId() == round.commitId()) {
-        // Only batches offered for the round in progress: tasks offer every undecided batch again in
+        resultChunks
+            .add(chunk)
+            .ifPresent(
+                batch ->
+                    compactionResults
+                        .computeIfAbsent(chunk.table(), t -> new ArrayList<>())
+                        .add(batch));
+      } else if (event instanceof ControlEvent.BatchChunk chunk
+          && round != null
+          && chunk.commitId() == round.commitId()) {
+        // Only batches offered for the round in progress: tasks offer every undecided batch again
+        // in
         // each round, so an older offer, or a replayed one, has nothing to add.
-        assembler.add(chunk).ifPresent(batch ->
-            offered.computeIfAbsent(chunk.table(), t -> new LinkedHashMap<>()).put(batch.batchId(), batch));
-      } else if (event instanceof ControlEvent.TaskDone done && round != null
+        assembler
+            .add(chunk)
+            .ifPresent(
+                batch ->
+                    offered
+                        .computeIfAbsent(chunk.table(), t -> new LinkedHashMap<>())
+                        .put(batch.batchId(), batch));
+      } else if (event instanceof ControlEvent.TaskDone done
+          && round != null
           && done.commitId() == round.commitId()) {
         round.reported().addAll(done.assigned());
         round.reporters().add(done.taskId());
@@ -159,8 +201,11 @@ public final class Coordinator implements Runnable, AutoCloseable {
     if (round != null) {
       boolean complete = round.reported().containsAll(round.expected());
       if (!complete && round.handOverAnswered()) {
-        LOG.info("Connector {} commit {}: committing now for tasks {}, which hand over their partitions",
-            connector, round.commitId(), round.handingOver());
+        LOG.info(
+            "Connector {} commit {}: committing now for tasks {}, which hand over their partitions",
+            connector,
+            round.commitId(),
+            round.handingOver());
         commitRound(false);
         return;
       }
@@ -173,8 +218,12 @@ public final class Coordinator implements Runnable, AutoCloseable {
         if (!complete) {
           Set<TopicPartition> missing = new HashSet<>(round.expected());
           missing.removeAll(round.reported());
-          LOG.warn("Connector {} commit {}: no report for {} after {} ms; committing what arrived",
-              connector, round.commitId(), missing, timeoutMs);
+          LOG.warn(
+              "Connector {} commit {}: no report for {} after {} ms; committing what arrived",
+              connector,
+              round.commitId(),
+              missing,
+              timeoutMs);
         }
         commitRound(complete);
       }
@@ -194,7 +243,10 @@ public final class Coordinator implements Runnable, AutoCloseable {
       lastStartSentAt = clock.millis();
     } else {
       roundRequested = true;
-      nextRoundAt = Math.min(nextRoundAt, Math.max(clock.millis(), lastRequestedRoundAt + MIN_REQUESTED_ROUND_GAP_MS));
+      nextRoundAt =
+          Math.min(
+              nextRoundAt,
+              Math.max(clock.millis(), lastRequestedRoundAt + MIN_REQUESTED_ROUND_GAP_MS));
       pendingHandOver.add(request.taskId());
     }
   }
@@ -206,41 +258,61 @@ public final class Coordinator implements Runnable, AutoCloseable {
       lastRequestedRoundAt = now;
       roundRequested = false;
     }
-    round = new Round(commitId, now, consumedPartitions.get(), new HashSet<>(), new HashSet<>(pendingHandOver),
-        new HashSet<>(), new HashSet<>());
+    round =
+        new Round(
+            commitId,
+            now,
+            consumedPartitions.get(),
+            new HashSet<>(),
+            new HashSet<>(pendingHandOver),
+            new HashSet<>(),
+            new HashSet<>());
     pendingHandOver.clear();
     channel.send(List.of(new ControlEvent.StartCommit(connector, commitId)));
     lastStartSentAt = now;
   }
 
-  /** Commits every table that has batches, up to {@code commitParallelism} at a time, then reports. */
+  /**
+   * Commits every table that has batches, up to {@code commitParallelism} at a time, then reports.
+   */
   private void commitRound(boolean full) {
     long commitId = round.commitId();
     long committingAt = clock.millis();
     Map<TableId, List<OfferedBatch>> toCommit = new TreeMap<>();
-    offered.forEach((table, batches) -> {
-      if (!batches.isEmpty()) {
-        toCommit.put(table, List.copyOf(batches.values()));
-      }
-    });
+    offered.forEach(
+        (table, batches) -> {
+          if (!batches.isEmpty()) {
+            toCommit.put(table, List.copyOf(batches.values()));
+          }
+        });
     if (!toCommit.isEmpty()) {
       faults.at(FaultInjection.Point.BEFORE_TABLE_COMMIT);
     }
     Map<TableId, Future<CommitOutcome>> running = new LinkedHashMap<>();
-    toCommit.forEach((table, batches) ->
-        running.put(table, committers.submit(() -> commitTable(table, commitId, batches, full))));
+    toCommit.forEach(
+        (table, batches) ->
+            running.put(
+                table, committers.submit(() -> commitTable(table, commitId, batches, full))));
     List<ControlEvent> results = new ArrayList<>();
     for (Map.Entry<TableId, Future<CommitOutcome>> e : running.entrySet()) {
       TableId table = e.getKey();
       try {
         CommitOutcome outcome = e.getValue().get();
-        results.add(new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
+        results.add(
+            new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
         compactions.decided(outcome.decisions().keySet());
-        results.addAll(compactions.handOut(commitId, table, outcome.compactions(), round.reporters(), clock.millis()));
+        results.addAll(
+            compactions.handOut(
+                commitId, table, outcome.compactions(), round.reporters(), clock.millis()));
       } catch (ExecutionException failed) {
         observer.failed(table);
-        LOG.error("Connector {} commit {} of {} failed; its tasks offer its {} batches again in the next round",
-            connector, commitId, table, toCommit.get(table).size(), failed.getCause());
+        LOG.error(
+            "Connector {} commit {} of {} failed; its tasks offer its {} batches again in the next round",
+            connector,
+            commitId,
+            table,
+            toCommit.get(table).size(),
+            failed.getCause());
       } catch (InterruptedException interrupted) {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("Interrupted while committing " + table, interrupted);
@@ -248,8 +320,13 @@ public final class Coordinator implements Runnable, AutoCloseable {
     }
     if (!toCommit.isEmpty()) {
       long now = clock.millis();
-      LOG.info("Connector {} commit {} round: {} tables in {} ms after {} ms waiting for the tasks", connector,
-          commitId, toCommit.size(), now - committingAt, committingAt - round.startedAt());
+      LOG.info(
+          "Connector {} commit {} round: {} tables in {} ms after {} ms waiting for the tasks",
+          connector,
+          commitId,
+          toCommit.size(),
+          now - committingAt,
+          committingAt - round.startedAt());
     }
     results.addAll(compactions.reissueExpired(commitId, round.reporters(), clock.millis()));
     results.addAll(compactions.handOutDeferred(commitId, round.reporters(), clock.millis()));
@@ -265,27 +342,47 @@ public final class Coordinator implements Runnable, AutoCloseable {
     }
     nextRoundAt = round.startedAt() + intervalMs;
     if (roundRequested) {
-      nextRoundAt = Math.min(nextRoundAt, Math.max(clock.millis(), lastRequestedRoundAt + MIN_REQUESTED_ROUND_GAP_MS));
+      nextRoundAt =
+          Math.min(
+              nextRoundAt,
+              Math.max(clock.millis(), lastRequestedRoundAt + MIN_REQUESTED_ROUND_GAP_MS));
     }
     round = null;
   }
 
   /** One table's commit, on a committer thread; files of rejected batches are deleted. */
-  private CommitOutcome commitTable(TableId table, long commitId, List<OfferedBatch> batches, boolean full) {
+  private CommitOutcome commitTable(
+      TableId table, long commitId, List<OfferedBatch> batches, boolean full) {
     TableFormat format = formats.get(table.catalog());
     long start = System.nanoTime();
     CommitOutcome outcome = format.commit(table, commitId, batches, full);
     faults.at(FaultInjection.Point.AFTER_TABLE_COMMIT);
     long durationMs = (System.nanoTime() - start) / 1_000_000;
-    LOG.info("Connector {} commit {} of {}: {} batches, {} records in {} files, {} ms, watermarks {}",
-        connector, commitId, table, batches.size(), outcome.records(), outcome.files(), durationMs,
+    LOG.info(
+        "Connector {} commit {} of {}: {} batches, {} records in {} files, {} ms, watermarks {}",
+        connector,
+        commitId,
+        table,
+        batches.size(),
+        outcome.records(),
+        outcome.files(),
+        durationMs,
         outcome.watermarks());
-    List<PreparedFiles> rejected = batches.stream()
-        .filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.REJECT)
-        .filter(b -> !outcome.refused().contains(b.batchId())) // files that failed the checks are not touched
-        .map(OfferedBatch::files).toList();
-    long bytes = batches.stream().filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.APPLY)
-        .mapToLong(b -> b.files().bytes()).sum();
+    List<PreparedFiles> rejected =
+        batches.stream()
+            .filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.REJECT)
+            .filter(
+                b ->
+                    !outcome
+                        .refused()
+                        .contains(b.batchId())) // files that failed the checks are not touched
+            .map(OfferedBatch::files)
+            .toList();
+    long bytes =
+        batches.stream()
+            .filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.APPLY)
+            .mapToLong(b -> b.files().bytes())
+            .sum();
     observer.committed(table, outcome, bytes, durationMs, rejected.size());
     if (!rejected.isEmpty()) {
       format.discard(table, rejected);
@@ -304,22 +401,32 @@ public final class Coordinator implements Runnable, AutoCloseable {
     try {
       tables = knownTables.get();
     } catch (RuntimeException e) {
-      LOG.warn("Connector {}: could not list the tables of the consumed topics: {}", connector, e.toString());
+      LOG.warn(
+          "Connector {}: could not list the tables of the consumed topics: {}",
+          connector,
+          e.toString());
       pendingChecked = false; // the next round tries again
       return List.of();
     }
     for (TableId table : tables) {
       TableFormat format = formats.get(table.catalog());
       try {
-        List<io.streamhouse.connect.protocol.CompactionJob> jobs = format == null ? List.of()
-            : format.pendingCompactions(table);
+        List<io.streamhouse.connect.protocol.CompactionJob> jobs =
+            format == null ? List.of() : format.pendingCompactions(table);
         if (!jobs.isEmpty()) {
-          LOG.info("Connector {}: {} buckets of {} wait for a compaction; handing them out", connector, jobs.size(),
+          LOG.info(
+              "Connector {}: {} buckets of {} wait for a compaction; handing them out",
+              connector,
+              jobs.size(),
               table);
-          requests.addAll(compactions.handOut(commitId, table, jobs, round.reporters(), clock.millis()));
+          requests.addAll(
+              compactions.handOut(commitId, table, jobs, round.reporters(), clock.millis()));
         }
       } catch (RuntimeException e) {
-        LOG.warn("Connector {}: could not check {} for buckets waiting for a compaction: {}", connector, table,
+        LOG.warn(
+            "Connector {}: could not check {} for buckets waiting for a compaction: {}",
+            connector,
+            table,
             e.toString());
       }
     }
@@ -333,19 +440,30 @@ public final class Coordinator implements Runnable, AutoCloseable {
    * gets a new job with its next write.
    */
   private void commitCompactionResults() {
-    compactionResults.forEach((table, batches) -> {
-      long start = System.nanoTime();
-      try {
-        CommitOutcome outcome = formats.get(table.catalog()).commit(table, lastCommitId, batches, false);
-        compactions.decided(outcome.decisions().keySet());
-        LOG.debug("Connector {}: compaction results of {} decided in {} ms: {}", connector, table,
-            (System.nanoTime() - start) / 1_000_000, outcome.decisions());
-      } catch (RuntimeException e) {
-        compactions.decided(batches.stream().map(OfferedBatch::batchId).toList());
-        LOG.warn("Connector {}: could not commit {} compaction results to {}; their buckets get new jobs with "
-            + "their next writes: {}", connector, batches.size(), table, e.toString());
-      }
-    });
+    compactionResults.forEach(
+        (table, batches) -> {
+          long start = System.nanoTime();
+          try {
+            CommitOutcome outcome =
+                formats.get(table.catalog()).commit(table, lastCommitId, batches, false);
+            compactions.decided(outcome.decisions().keySet());
+            LOG.debug(
+                "Connector {}: compaction results of {} decided in {} ms: {}",
+                connector,
+                table,
+                (System.nanoTime() - start) / 1_000_000,
+                outcome.decisions());
+          } catch (RuntimeException e) {
+            compactions.decided(batches.stream().map(OfferedBatch::batchId).toList());
+            LOG.warn(
+                "Connector {}: could not commit {} compaction results to {}; their buckets get new jobs with "
+                    + "their next writes: {}",
+                connector,
+                batches.size(),
+                table,
+                e.toString());
+          }
+        });
     compactionResults.clear();
     resultChunks.retain(compactions::isOut);
   }

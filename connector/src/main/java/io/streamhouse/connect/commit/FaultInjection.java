@@ -7,8 +7,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Test-only, and only on a worker JVM started with {@code -Dstreamhouse.fault-injection=enabled}: halts the worker JVM (exit 137, as kill -9 would, no shutdown hooks) the first time
- * the commit protocol reaches a named point. Configured as {@code streamhouse.test.halt-at=
+ * Test-only, and only on a worker JVM started with {@code -Dstreamhouse.fault-injection=enabled}:
+ * halts the worker JVM (exit 137, as kill -9 would, no shutdown hooks) the first time the commit
+ * protocol reaches a named point. Configured as {@code streamhouse.test.halt-at=
  * POINT:/path/marker}; the marker file makes it fire once, so the restarted worker goes on. With
  * {@code stall-POINT:/path/marker} the thread that reached the point sleeps {@link #STALL} instead
  * (after creating the marker), so a test can freeze the worker exactly there.
@@ -61,8 +62,10 @@ public final class FaultInjection {
     }
     String name = setting.substring(0, colon).trim().toUpperCase(java.util.Locale.ROOT);
     boolean stall = name.startsWith("STALL-");
-    return new FaultInjection(Point.valueOf((stall ? name.substring(6) : name).replace('-', '_')),
-        Path.of(setting.substring(colon + 1).trim()), stall);
+    return new FaultInjection(
+        Point.valueOf((stall ? name.substring(6) : name).replace('-', '_')),
+        Path.of(setting.substring(colon + 1).trim()),
+        stall);
   }
 
   public void at(Point reached) {
@@ -75,13 +78,20 @@ public final class FaultInjection {
       return;
     }
     if (stall) {
-      LOG.error("FAULT INJECTION: stalling {} for {} at {}", Thread.currentThread().getName(), STALL, reached);
+      LOG.error(
+          "FAULT INJECTION: stalling {} for {} at {}",
+          Thread.currentThread().getName(),
+          STALL,
+          reached);
       try {
         Thread.sleep(STALL.toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
-      LOG.error("FAULT INJECTION: {} goes on after the stall at {}", Thread.currentThread().getName(), reached);
+      LOG.error(
+          "FAULT INJECTION: {} goes on after the stall at {}",
+          Thread.currentThread().getName(),
+          reached);
       return;
     }
     LOG.error("FAULT INJECTION: halting the worker JVM at {}", reached);

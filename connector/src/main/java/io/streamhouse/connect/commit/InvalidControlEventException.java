@@ -15,7 +15,9 @@ public final class InvalidControlEventException extends Exception {
     OVERSIZED,
     /** A format version this plugin does not read. */
     UNKNOWN_VERSION,
-    /** No MAC, or one that does not match the connector's key: not sent by this connector's tasks. */
+    /**
+     * No MAC, or one that does not match the connector's key: not sent by this connector's tasks.
+     */
     BAD_SIGNATURE,
     /** Signed, but a field is out of range or the layout is wrong. */
     MALFORMED

@@ -24,11 +24,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The control topic as one participant sees it: it sends events and reads every event sent after
- * it joined (no consumer group, nothing durable: a new reader starts at the end).
+ * The control topic as one participant sees it: it sends events and reads every event sent after it
+ * joined (no consumer group, nothing durable: a new reader starts at the end).
  */
 public final class KafkaControlChannel implements ControlChannel {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaControlChannel.class);
+
   /** The control topic only carries in-flight commit rounds. */
   static final String RETENTION_MS = Long.toString(Duration.ofHours(1).toMillis());
 
@@ -38,8 +39,13 @@ public final class KafkaControlChannel implements ControlChannel {
   private final KafkaProducer<byte[], byte[]> producer;
   private final KafkaConsumer<byte[], byte[]> consumer;
 
-  public KafkaControlChannel(String topic, String connector, ControlEventCodec codec, ControlEventRejections rejections,
-      String clientId, Map<String, Object> kafkaProps) {
+  public KafkaControlChannel(
+      String topic,
+      String connector,
+      ControlEventCodec codec,
+      ControlEventRejections rejections,
+      String clientId,
+      Map<String, Object> kafkaProps) {
     this.topic = topic;
     this.codec = codec;
     this.rejections = rejections;
@@ -54,7 +60,8 @@ public final class KafkaControlChannel implements ControlChannel {
     c.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId + "-consumer");
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
     c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "latest");
-    this.consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.consumer =
+        new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     List<TopicPartition> partitions = new ArrayList<>();
     for (PartitionInfo info : partitionsOf(consumer, topic, connector, Duration.ofSeconds(30))) {
       partitions.add(new TopicPartition(topic, info.partition()));
@@ -68,13 +75,21 @@ public final class KafkaControlChannel implements ControlChannel {
    * The control topic's partitions. Right after the topic was created the client's metadata may not
    * know it yet and answers with none: ask again until {@code timeout}.
    */
-  static List<PartitionInfo> partitionsOf(Consumer<?, ?> consumer, String topic, String connector, Duration timeout) {
+  static List<PartitionInfo> partitionsOf(
+      Consumer<?, ?> consumer, String topic, String connector, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     List<PartitionInfo> partitions = consumer.partitionsFor(topic, timeout);
     while (partitions == null || partitions.isEmpty()) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("Connector " + connector + ": control topic " + topic + " has no partitions "
-            + "known to the brokers after " + timeout.toMillis() + " ms");
+        throw new IllegalStateException(
+            "Connector "
+                + connector
+                + ": control topic "
+                + topic
+                + " has no partitions "
+                + "known to the brokers after "
+                + timeout.toMillis()
+                + " ms");
       }
       try {
         Thread.sleep(100); // metadata backoff
@@ -94,13 +109,15 @@ public final class KafkaControlChannel implements ControlChannel {
         return;
       }
       int brokers = admin.describeCluster().nodes().get().size();
-      NewTopic newTopic = new NewTopic(topic, 1, (short) Math.min(3, brokers))
-          .configs(Map.of("retention.ms", RETENTION_MS, "cleanup.policy", "delete"));
+      NewTopic newTopic =
+          new NewTopic(topic, 1, (short) Math.min(3, brokers))
+              .configs(Map.of("retention.ms", RETENTION_MS, "cleanup.policy", "delete"));
       admin.createTopics(List.of(newTopic)).all().get();
       LOG.info("Created control topic {}", topic);
     } catch (ExecutionException e) {
       if (!(e.getCause() instanceof TopicExistsException)) {
-        throw new IllegalStateException("Cannot create control topic " + topic + ": " + e.getCause(), e.getCause());
+        throw new IllegalStateException(
+            "Cannot create control topic " + topic + ": " + e.getCause(), e.getCause());
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -122,7 +139,8 @@ public final class KafkaControlChannel implements ControlChannel {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("Interrupted while sending control events", e);
       } catch (ExecutionException e) {
-        throw new IllegalStateException("Cannot send to control topic " + topic + ": " + e.getCause(), e.getCause());
+        throw new IllegalStateException(
+            "Cannot send to control topic " + topic + ": " + e.getCause(), e.getCause());
       }
     }
   }
@@ -136,10 +154,15 @@ public final class KafkaControlChannel implements ControlChannel {
       } catch (InvalidControlEventException e) {
         rejections.rejected(record.topic(), record.partition(), record.offset(), e);
       } catch (RuntimeException bug) {
-        // The decoder ends every bad input in InvalidControlEventException (ControlEventCodecFuzzTest);
+        // The decoder ends every bad input in InvalidControlEventException
+        // (ControlEventCodecFuzzTest);
         // should one still slip through, it costs one event, not the thread that reads them.
-        rejections.rejected(record.topic(), record.partition(), record.offset(), new InvalidControlEventException(
-            InvalidControlEventException.Reason.MALFORMED, "unexpected " + bug));
+        rejections.rejected(
+            record.topic(),
+            record.partition(),
+            record.offset(),
+            new InvalidControlEventException(
+                InvalidControlEventException.Reason.MALFORMED, "unexpected " + bug));
       }
     }
     return events;
@@ -150,7 +173,10 @@ public final class KafkaControlChannel implements ControlChannel {
     consumer.wakeup();
   }
 
-  /** {@code KafkaConsumer.close(Duration)}: see {@code LagMonitor.closeClients} for why not {@code CloseOptions}. */
+  /**
+   * {@code KafkaConsumer.close(Duration)}: see {@code LagMonitor.closeClients} for why not {@code
+   * CloseOptions}.
+   */
   @Override
   @SuppressWarnings("deprecation")
   public void close() {

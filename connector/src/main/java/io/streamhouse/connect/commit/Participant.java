@@ -35,9 +35,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The task side of the commit protocol: writes records into per-table writers (skipping what a
  * table already has, invariant 2), offers prepared batches when the coordinator asks, keeps them
- * until the coordinator says what became of them, and knows, per topic-partition, the oldest
- * offset not yet durable in every table (invariant 3). All methods but {@link #onStartCommit} are
- * called under {@link #lock()}.
+ * until the coordinator says what became of them, and knows, per topic-partition, the oldest offset
+ * not yet durable in every table (invariant 3). All methods but {@link #onStartCommit} are called
+ * under {@link #lock()}.
  */
 public final class Participant {
   private static final Logger LOG = LoggerFactory.getLogger(Participant.class);
@@ -49,16 +49,23 @@ public final class Participant {
   private final FileBudget budget;
   private final FaultInjection faults;
   private final ReentrantLock lock = new ReentrantLock();
-  /** Signalled when batches move from preparing to pending or get decided (see {@link #handOver}). */
+
+  /**
+   * Signalled when batches move from preparing to pending or get decided (see {@link #handOver}).
+   */
   private final java.util.concurrent.locks.Condition settled = lock.newCondition();
-  private final java.util.concurrent.atomic.AtomicLong rewoundOffsets = new java.util.concurrent.atomic.AtomicLong();
+
+  private final java.util.concurrent.atomic.AtomicLong rewoundOffsets =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private final Map<TableId, OpenTable> open = new LinkedHashMap<>();
   private final Map<TableId, Map<TopicPartition, Long>> positions = new HashMap<>();
   private final Map<String, Pending> pending = new LinkedHashMap<>();
   private final Map<String, Preparing> preparing = new LinkedHashMap<>();
+
   /** Counts resets: batches prepared across one are void. */
   private long generation;
+
   private final Set<TopicPartition> assigned = new HashSet<>();
   private final Map<TopicPartition, Long> rewinds = new HashMap<>();
   private volatile boolean resetRequested;
@@ -67,8 +74,11 @@ public final class Participant {
   /** A table with a writer and the offset ranges it holds. */
   private static final class OpenTable {
     final TableWriter writer;
+
     /** Per Connect value schema (by identity: converters cache schemas), what the planner said. */
-    final Map<org.apache.kafka.connect.data.Schema, EvolutionPlan> plans = new java.util.IdentityHashMap<>();
+    final Map<org.apache.kafka.connect.data.Schema, EvolutionPlan> plans =
+        new java.util.IdentityHashMap<>();
+
     final Map<TopicPartition, long[]> ranges = new LinkedHashMap<>(); // tp -> {from, next}
     long maxTimestamp = -1;
 
@@ -81,11 +91,20 @@ public final class Participant {
   private record Pending(TableId table, OfferedBatch batch) {}
 
   /** A batch whose files are being closed, to be offered next. */
-  private record Preparing(TableId table, String batchId, Map<TopicPartition, OffsetRange> ranges,
-      long maxTimestamp, DetachedFiles files) {}
+  private record Preparing(
+      TableId table,
+      String batchId,
+      Map<TopicPartition, OffsetRange> ranges,
+      long maxTimestamp,
+      DetachedFiles files) {}
 
-  public Participant(String connector, int taskId, Map<String, TableFormat> formats, ControlChannel channel,
-      FileBudget budget, FaultInjection faults) {
+  public Participant(
+      String connector,
+      int taskId,
+      Map<String, TableFormat> formats,
+      ControlChannel channel,
+      FileBudget budget,
+      FaultInjection faults) {
     this.connector = connector;
     this.taskId = taskId;
     this.formats = formats;
@@ -104,7 +123,8 @@ public final class Participant {
    *
    * @throws RecordConversionException if the value does not fit the table
    */
-  public boolean write(SinkRecord record, TopicPartition tp, Destination to) throws RecordConversionException {
+  public boolean write(SinkRecord record, TopicPartition tp, Destination to)
+      throws RecordConversionException {
     long offset = record.originalKafkaOffset();
     // Connect applies a requested seek before its next poll: a record delivered after a reset
     // comes from the new position, and Connect's own offsets now reflect it.
@@ -124,13 +144,15 @@ public final class Participant {
       java.util.Optional<TableWriter> writer =
           formats.get(to.table().catalog()).openWriter(to.table(), to.route(), record, budget);
       if (writer.isEmpty()) {
-        return false; // nothing to write: the record changes nothing in a table that does not exist yet
+        return false; // nothing to write: the record changes nothing in a table that does not exist
+        // yet
       }
       table = new OpenTable(writer.get());
       open.put(to.table(), table);
     }
     if (!followsSchema(record, to, table)) {
-      return false; // the table changed: resetRequested, the task rewinds and writes with the new schema
+      return false; // the table changed: resetRequested, the task rewinds and writes with the new
+      // schema
     }
     table.writer.write(record);
     if (range == null) {
@@ -153,7 +175,8 @@ public final class Participant {
    *
    * @throws RecordConversionException if the planner rejects the record's schema
    */
-  private boolean followsSchema(SinkRecord record, Destination to, OpenTable table) throws RecordConversionException {
+  private boolean followsSchema(SinkRecord record, Destination to, OpenTable table)
+      throws RecordConversionException {
     EvolutionMode mode = to.route().schemaEvolution();
     if (mode == EvolutionMode.NONE || record.value() == null) {
       return true;
@@ -172,7 +195,8 @@ public final class Participant {
       }
     }
     if (plan.isRejected()) {
-      throw new RecordConversionException(plan.rejection().get().field(), plan.rejection().get().reason());
+      throw new RecordConversionException(
+          plan.rejection().get().field(), plan.rejection().get().reason());
     }
     if (plan.changes().isEmpty()) {
       return true;
@@ -181,9 +205,16 @@ public final class Participant {
       row = RecordSchemas.rowOf(record, to.route().input());
     }
     formats.get(to.table().catalog()).evolve(to.table(), row.orElseThrow(), mode);
-    LOG.info("Connector {} task {}: table {} follows the schema of the record at {}-{} offset {} ({}); "
-        + "the task starts over from its durable offsets with writers of the new schema", connector, taskId,
-        to.table(), record.topic(), record.kafkaPartition(), record.kafkaOffset(), plan.changes());
+    LOG.info(
+        "Connector {} task {}: table {} follows the schema of the record at {}-{} offset {} ({}); "
+            + "the task starts over from its durable offsets with writers of the new schema",
+        connector,
+        taskId,
+        to.table(),
+        record.topic(),
+        record.kafkaPartition(),
+        record.kafkaOffset(),
+        plan.changes());
     resetRequested = true;
     return false;
   }
@@ -206,7 +237,8 @@ public final class Participant {
       if (position.isPresent() && offset < position.getAsLong()) {
         return;
       }
-      table.ranges.put(tp, new long[] {position.isPresent() ? position.getAsLong() : offset, offset + 1});
+      table.ranges.put(
+          tp, new long[] {position.isPresent() ? position.getAsLong() : offset, offset + 1});
     } else if (offset >= range[1]) {
       range[1] = offset + 1;
     }
@@ -233,10 +265,13 @@ public final class Participant {
     return destinations.isEmpty() ? OptionalLong.empty() : OptionalLong.of(lowest);
   }
 
-  /** Where table {@code id} continues for {@code tp}: after our pending batches, or its watermark. */
+  /**
+   * Where table {@code id} continues for {@code tp}: after our pending batches, or its watermark.
+   */
   private OptionalLong position(TableId id, TopicPartition tp) {
-    Map<TopicPartition, Long> known = positions.computeIfAbsent(id,
-        t -> new HashMap<>(formats.get(t.catalog()).watermarks(t).asMap()));
+    Map<TopicPartition, Long> known =
+        positions.computeIfAbsent(
+            id, t -> new HashMap<>(formats.get(t.catalog()).watermarks(t).asMap()));
     Long p = known.get(tp);
     return p == null ? OptionalLong.empty() : OptionalLong.of(p);
   }
@@ -278,19 +313,37 @@ public final class Participant {
     lock.lock();
     try {
       if (startedIn != generation) {
-        // A reset voided the batches (and rewound to their first offsets): nothing of them is offered.
+        // A reset voided the batches (and rewound to their first offsets): nothing of them is
+        // offered.
         closed.forEach(this::discard);
       } else if (failure != null) {
-        // The batches stay in preparing, holding their offsets back until the reset rewinds to them.
+        // The batches stay in preparing, holding their offsets back until the reset rewinds to
+        // them.
         closed.forEach(this::discard);
         resetRequested = true;
-        throw new IllegalStateException("Connector " + connector + " task " + taskId + ": could not close the "
-            + "data files of tables " + batches.stream().map(p -> p.table().toString()).distinct().toList()
-            + " for commit " + commitId + ": " + failure, failure);
+        throw new IllegalStateException(
+            "Connector "
+                + connector
+                + " task "
+                + taskId
+                + ": could not close the "
+                + "data files of tables "
+                + batches.stream().map(p -> p.table().toString()).distinct().toList()
+                + " for commit "
+                + commitId
+                + ": "
+                + failure,
+            failure);
       } else {
         batches.forEach(p -> preparing.remove(p.batchId()));
-        closed.forEach((p, files) -> pending.put(p.batchId(),
-            new Pending(p.table(), new OfferedBatch(p.batchId(), taskId, p.ranges(), files, p.maxTimestamp()))));
+        closed.forEach(
+            (p, files) ->
+                pending.put(
+                    p.batchId(),
+                    new Pending(
+                        p.table(),
+                        new OfferedBatch(
+                            p.batchId(), taskId, p.ranges(), files, p.maxTimestamp()))));
       }
       List<ControlEvent> events = new ArrayList<>();
       for (Pending p : pending.values()) {
@@ -304,17 +357,27 @@ public final class Participant {
     }
   }
 
-  /** Deletes the files of a batch that is never offered (best effort: they are not in any snapshot). */
+  /**
+   * Deletes the files of a batch that is never offered (best effort: they are not in any snapshot).
+   */
   private void discard(Preparing batch, PreparedFiles files) {
     try {
       formats.get(batch.table().catalog()).discard(batch.table(), List.of(files));
     } catch (RuntimeException e) {
-      LOG.warn("Connector {} task {}: could not delete the uncommitted files of batch {} of table {}: {}",
-          connector, taskId, batch.batchId(), batch.table(), e.toString());
+      LOG.warn(
+          "Connector {} task {}: could not delete the uncommitted files of batch {} of table {}: {}",
+          connector,
+          taskId,
+          batch.batchId(),
+          batch.table(),
+          e.toString());
     }
   }
 
-  /** Takes the written files and offset ranges out of every open table; the writers go on after them. */
+  /**
+   * Takes the written files and offset ranges out of every open table; the writers go on after
+   * them.
+   */
   private List<Preparing> detachAll() {
     List<Preparing> batches = new ArrayList<>();
     for (Map.Entry<TableId, OpenTable> e : open.entrySet()) {
@@ -325,13 +388,19 @@ public final class Participant {
       DetachedFiles files = table.writer.detach();
       Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
       Map<TopicPartition, Long> known = positions.computeIfAbsent(e.getKey(), t -> new HashMap<>());
-      table.ranges.forEach((tp, r) -> {
-        ranges.put(tp, new OffsetRange(r[0], r[1]));
-        known.put(tp, r[1]);
-      });
+      table.ranges.forEach(
+          (tp, r) -> {
+            ranges.put(tp, new OffsetRange(r[0], r[1]));
+            known.put(tp, r[1]);
+          });
       table.ranges.clear();
-      Preparing p = new Preparing(e.getKey(), connector + "-" + taskId + "-" + UUID.randomUUID(), ranges,
-          table.maxTimestamp, files);
+      Preparing p =
+          new Preparing(
+              e.getKey(),
+              connector + "-" + taskId + "-" + UUID.randomUUID(),
+              ranges,
+              table.maxTimestamp,
+              files);
       table.maxTimestamp = -1;
       preparing.put(p.batchId(), p);
       batches.add(p);
@@ -347,9 +416,14 @@ public final class Participant {
         continue;
       }
       if (d.getValue() == BatchPlan.Decision.REJECT) {
-        LOG.warn("Connector {} task {}: table {} rejected batch {} {}: its offsets do not follow the "
-            + "table's watermarks; rewinding to the last durable offsets", connector, taskId,
-            committed.table(), d.getKey(), p.batch().ranges());
+        LOG.warn(
+            "Connector {} task {}: table {} rejected batch {} {}: its offsets do not follow the "
+                + "table's watermarks; rewinding to the last durable offsets",
+            connector,
+            taskId,
+            committed.table(),
+            d.getKey(),
+            p.batch().ranges());
         resetRequested = true;
       } else {
         pending.remove(d.getKey());
@@ -364,8 +438,8 @@ public final class Participant {
    * for a round, and waits up to {@code timeoutMs} until every batch of the task is decided. True
    * when nothing is left in flight: the next owner of a partition finds its records in the tables
    * and skips them, and {@link #reset} rewinds nothing. False if the wait ran out, a batch was
-   * rejected or its files could not be closed: the caller resets, and the records are written
-   * again (counted in {@link #rewoundOffsets}).
+   * rejected or its files could not be closed: the caller resets, and the records are written again
+   * (counted in {@link #rewoundOffsets}).
    *
    * <p>Called under {@link #lock()}; the wait releases it, so that the control thread can answer
    * the round meanwhile.
@@ -381,17 +455,26 @@ public final class Participant {
       try {
         closed.put(p, p.files().close());
       } catch (RuntimeException e) {
-        LOG.warn("Connector {} task {}: could not close the data files of table {} to hand them over; the "
-            + "task drops its uncommitted work: {}", connector, taskId, p.table(), e.toString());
+        LOG.warn(
+            "Connector {} task {}: could not close the data files of table {} to hand them over; the "
+                + "task drops its uncommitted work: {}",
+            connector,
+            taskId,
+            p.table(),
+            e.toString());
         closed.forEach(this::discard);
         return false;
       }
     }
-    closed.forEach((p, files) -> {
-      preparing.remove(p.batchId());
-      pending.put(p.batchId(), new Pending(p.table(), new OfferedBatch(p.batchId(), taskId, p.ranges(), files,
-          p.maxTimestamp())));
-    });
+    closed.forEach(
+        (p, files) -> {
+          preparing.remove(p.batchId());
+          pending.put(
+              p.batchId(),
+              new Pending(
+                  p.table(),
+                  new OfferedBatch(p.batchId(), taskId, p.ranges(), files, p.maxTimestamp())));
+        });
     if (settledAll()) {
       return true;
     }
@@ -399,7 +482,8 @@ public final class Participant {
     try {
       channel.send(List.of(new ControlEvent.RoundRequest(connector, lastAnsweredCommit, taskId)));
       // Half the time for the coordinator (a hand-over round takes a few hundred ms), the rest for
-      // committing alone if it does not answer: it may be moving with task 0 in this very rebalance.
+      // committing alone if it does not answer: it may be moving with task 0 in this very
+      // rebalance.
       long deadline = started + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs / 2);
       while (!settledAll() && !resetRequested) {
         long left = deadline - System.nanoTime();
@@ -411,7 +495,10 @@ public final class Participant {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
-      LOG.warn("Connector {} task {}: could not ask the coordinator for a round: {}", connector, taskId,
+      LOG.warn(
+          "Connector {} task {}: could not ask the coordinator for a round: {}",
+          connector,
+          taskId,
           e.toString());
     }
     if (!settledAll() && !resetRequested && !Thread.currentThread().isInterrupted()) {
@@ -420,12 +507,22 @@ public final class Participant {
     long tookMs = (System.nanoTime() - started) / 1_000_000;
     boolean done = settledAll() && !resetRequested;
     if (done) {
-      LOG.info("Connector {} task {}: handed over {} batches in {} ms; the next owners skip what they hold",
-          connector, taskId, handedIn, tookMs);
+      LOG.info(
+          "Connector {} task {}: handed over {} batches in {} ms; the next owners skip what they hold",
+          connector,
+          taskId,
+          handedIn,
+          tookMs);
     } else {
-      LOG.warn("Connector {} task {}: {} of {} handed-over batches were not committed within {} ms{}; the task "
-          + "drops its uncommitted work and its records are written again", connector, taskId,
-          pending.size() + preparing.size(), handedIn, tookMs, resetRequested ? " (a batch was rejected)" : "");
+      LOG.warn(
+          "Connector {} task {}: {} of {} handed-over batches were not committed within {} ms{}; the task "
+              + "drops its uncommitted work and its records are written again",
+          connector,
+          taskId,
+          pending.size() + preparing.size(),
+          handedIn,
+          tookMs,
+          resetRequested ? " (a batch was rejected)" : "");
     }
     return done;
   }
@@ -437,37 +534,50 @@ public final class Participant {
    */
   private void commitOwnBatches() {
     Map<TableId, List<OfferedBatch>> byTable = new LinkedHashMap<>();
-    pending.values().forEach(p -> byTable.computeIfAbsent(p.table(), t -> new ArrayList<>()).add(p.batch()));
+    pending
+        .values()
+        .forEach(p -> byTable.computeIfAbsent(p.table(), t -> new ArrayList<>()).add(p.batch()));
     long commitId = Math.max(System.currentTimeMillis(), lastAnsweredCommit + 1);
-    byTable.forEach((table, batches) -> {
-      TableFormat format = formats.get(table.catalog());
-      if (!format.toleratesConcurrentCommitters()) {
-        return;
-      }
-      try {
-        CommitOutcome outcome = format.commit(table, commitId, batches, false);
-        List<PreparedFiles> rejected = new ArrayList<>();
-        for (OfferedBatch batch : batches) {
-          BatchPlan.Decision decision = outcome.decisions().get(batch.batchId());
-          if (decision == BatchPlan.Decision.REJECT) {
-            resetRequested = true;
-            if (!outcome.refused().contains(batch.batchId())) {
-              rejected.add(batch.files());
-            }
-          } else if (decision != null) {
-            pending.remove(batch.batchId());
+    byTable.forEach(
+        (table, batches) -> {
+          TableFormat format = formats.get(table.catalog());
+          if (!format.toleratesConcurrentCommitters()) {
+            return;
           }
-        }
-        if (!rejected.isEmpty()) {
-          format.discard(table, rejected);
-        }
-        LOG.info("Connector {} task {}: no coordinator answered; committed its own {} batches to {} (commit {}): {}",
-            connector, taskId, batches.size(), table, commitId, outcome.decisions());
-      } catch (RuntimeException e) {
-        LOG.warn("Connector {} task {}: could not commit its own batches to {} while handing over: {}", connector,
-            taskId, table, e.toString());
-      }
-    });
+          try {
+            CommitOutcome outcome = format.commit(table, commitId, batches, false);
+            List<PreparedFiles> rejected = new ArrayList<>();
+            for (OfferedBatch batch : batches) {
+              BatchPlan.Decision decision = outcome.decisions().get(batch.batchId());
+              if (decision == BatchPlan.Decision.REJECT) {
+                resetRequested = true;
+                if (!outcome.refused().contains(batch.batchId())) {
+                  rejected.add(batch.files());
+                }
+              } else if (decision != null) {
+                pending.remove(batch.batchId());
+              }
+            }
+            if (!rejected.isEmpty()) {
+              format.discard(table, rejected);
+            }
+            LOG.info(
+                "Connector {} task {}: no coordinator answered; committed its own {} batches to {} (commit {}): {}",
+                connector,
+                taskId,
+                batches.size(),
+                table,
+                commitId,
+                outcome.decisions());
+          } catch (RuntimeException e) {
+            LOG.warn(
+                "Connector {} task {}: could not commit its own batches to {} while handing over: {}",
+                connector,
+                taskId,
+                table,
+                e.toString());
+          }
+        });
   }
 
   private boolean settledAll() {
@@ -487,10 +597,17 @@ public final class Participant {
    * coordinator at once, as a batch without offsets; it commits it between rounds. Called by the
    * thread that ran the job.
    */
-  public void sendCompactionResult(TableId table, long commitId, String jobId, PreparedFiles files) {
-    // Not under the lock: the channel is safe for concurrent senders, and the task writes on meanwhile.
-    channel.send(BatchAssembler.split(connector, commitId, taskId, table,
-        new OfferedBatch(jobId, taskId, Map.of(), files, -1)));
+  public void sendCompactionResult(
+      TableId table, long commitId, String jobId, PreparedFiles files) {
+    // Not under the lock: the channel is safe for concurrent senders, and the task writes on
+    // meanwhile.
+    channel.send(
+        BatchAssembler.split(
+            connector,
+            commitId,
+            taskId,
+            table,
+            new OfferedBatch(jobId, taskId, Map.of(), files, -1)));
   }
 
   /** True when a rejection asked for {@link #reset}. */
@@ -519,9 +636,9 @@ public final class Participant {
   }
 
   /**
-   * Drops every writer and pending batch, forgets loaded watermarks and returns where each
-   * assigned partition must be re-read from (the caller seeks there). Until a record of the new
-   * position arrives, {@link #safeOffsets} reports no more than that position.
+   * Drops every writer and pending batch, forgets loaded watermarks and returns where each assigned
+   * partition must be re-read from (the caller seeks there). Until a record of the new position
+   * arrives, {@link #safeOffsets} reports no more than that position.
    */
   public Map<TopicPartition, Long> reset(Map<TopicPartition, Long> consumed) {
     Map<TopicPartition, Long> rewindTo = safeOffsets(consumed);
@@ -534,7 +651,8 @@ public final class Participant {
       try {
         table.writer.abort();
       } catch (RuntimeException e) {
-        LOG.warn("Connector {} task {}: could not abort a writer: {}", connector, taskId, e.toString());
+        LOG.warn(
+            "Connector {} task {}: could not abort a writer: {}", connector, taskId, e.toString());
       }
     }
     open.clear();
@@ -549,7 +667,9 @@ public final class Participant {
     return rewindTo;
   }
 
-  /** Newly assigned partitions start at Connect's committed offsets, which are safe by construction. */
+  /**
+   * Newly assigned partitions start at Connect's committed offsets, which are safe by construction.
+   */
   public void assigned(java.util.Collection<TopicPartition> partitions) {
     assigned.addAll(partitions);
     rewinds.keySet().removeAll(partitions);
@@ -574,7 +694,8 @@ public final class Participant {
       try {
         table.writer.close();
       } catch (RuntimeException e) {
-        LOG.warn("Connector {} task {}: could not close a writer: {}", connector, taskId, e.toString());
+        LOG.warn(
+            "Connector {} task {}: could not close a writer: {}", connector, taskId, e.toString());
       }
     }
     open.clear();

@@ -28,8 +28,8 @@ final class WireReader {
 
   private void need(int bytes, String field) throws InvalidControlEventException {
     if (bytes < 0 || bytes > remaining()) {
-      throw new InvalidControlEventException(Reason.TRUNCATED,
-          field + " needs " + bytes + " bytes, " + remaining() + " remain");
+      throw new InvalidControlEventException(
+          Reason.TRUNCATED, field + " needs " + bytes + " bytes, " + remaining() + " remain");
     }
   }
 
@@ -71,8 +71,8 @@ final class WireReader {
   }
 
   /**
-   * A count of elements each at least {@code minElementBytes} long: refused when the remaining bytes
-   * cannot hold that many, so a count never sizes an allocation beyond the input.
+   * A count of elements each at least {@code minElementBytes} long: refused when the remaining
+   * bytes cannot hold that many, so a count never sizes an allocation beyond the input.
    */
   int readCount(String field, int minElementBytes, int max) throws InvalidControlEventException {
     int count = readInt(field);
@@ -80,13 +80,16 @@ final class WireReader {
       throw malformed(field + " " + count + " is outside [0, " + max + "]");
     }
     if ((long) count * minElementBytes > remaining()) {
-      throw new InvalidControlEventException(Reason.TRUNCATED,
+      throw new InvalidControlEventException(
+          Reason.TRUNCATED,
           field + " " + count + " does not fit in the " + remaining() + " bytes that remain");
     }
     return count;
   }
 
-  /** A string of 1 to {@code maxBytes} bytes of valid UTF-8, preceded by its unsigned 16-bit length. */
+  /**
+   * A string of 1 to {@code maxBytes} bytes of valid UTF-8, preceded by its unsigned 16-bit length.
+   */
   String readString(String field, int maxBytes) throws InvalidControlEventException {
     need(2, field);
     int length = ((data[position] & 0xff) << 8) | (data[position + 1] & 0xff);
@@ -96,9 +99,13 @@ final class WireReader {
     }
     need(length, field);
     try {
-      String value = StandardCharsets.UTF_8.newDecoder()
-          .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
-          .decode(ByteBuffer.wrap(data, position, length)).toString();
+      String value =
+          StandardCharsets.UTF_8
+              .newDecoder()
+              .onMalformedInput(CodingErrorAction.REPORT)
+              .onUnmappableCharacter(CodingErrorAction.REPORT)
+              .decode(ByteBuffer.wrap(data, position, length))
+              .toString();
       position += length;
       return value;
     } catch (CharacterCodingException e) {

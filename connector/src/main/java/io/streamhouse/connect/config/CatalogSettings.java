@@ -6,10 +6,11 @@ import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.types.Password;
 
 /**
- * One named catalog: its format, its type and the properties to initialize it with (every key
- * under {@code catalog.<name>.}, prefix removed, secrets resolved).
+ * One named catalog: its format, its type and the properties to initialize it with (every key under
+ * {@code catalog.<name>.}, prefix removed, secrets resolved).
  */
-public record CatalogSettings(String name, String format, String type, Map<String, String> properties) {
+public record CatalogSettings(
+    String name, String format, String type, Map<String, String> properties) {
 
   /** Never prints secret values. */
   @Override
@@ -28,7 +29,8 @@ public record CatalogSettings(String name, String format, String type, Map<Strin
     for (String key : CatalogConfigDef.forName(name).names()) {
       Object value = config.values().get(key);
       if (value != null) {
-        properties.put(key.substring(prefix.length()),
+        properties.put(
+            key.substring(prefix.length()),
             value instanceof Password pw ? pw.value() : String.valueOf(value));
       }
     }

@@ -41,25 +41,39 @@ public final class ConfigReference {
   public static String render(ConfigDef def) {
     StringBuilder out = new StringBuilder();
     out.append("# Configuration reference\n\n")
-        .append("Generated from the connector's `ConfigDef` by `ConfigReference`; do not edit by hand.\n")
+        .append(
+            "Generated from the connector's `ConfigDef` by `ConfigReference`; do not edit by hand.\n")
         .append("Besides these keys the connector takes Kafka Connect's own sink settings ")
-        .append("(`topics`, `topics.regex`, `errors.tolerance`, `errors.deadletterqueue.topic.name`, ")
+        .append(
+            "(`topics`, `topics.regex`, `errors.tolerance`, `errors.deadletterqueue.topic.name`, ")
         .append("converters, transforms).\n\n")
         .append("Catalogs and routes are named: `catalogs=lake` brings the keys `catalog.lake.*`, ")
-        .append("`routes=orders` the keys `route.orders.*`. Every `catalog.<name>.*` key, declared or not, ")
-        .append("is also passed to the catalog (prefix removed); `route.<name>.table-property.*` keys are set ")
-        .append("on tables the route creates; `kafka.*` keys configure the connector's own Kafka clients.\n");
+        .append(
+            "`routes=orders` the keys `route.orders.*`. Every `catalog.<name>.*` key, declared or not, ")
+        .append(
+            "is also passed to the catalog (prefix removed); `route.<name>.table-property.*` keys are set ")
+        .append(
+            "on tables the route creates; `kafka.*` keys configure the connector's own Kafka clients.\n");
     for (Map.Entry<String, List<ConfigKey>> group : byGroup(def).entrySet()) {
-      out.append("\n## ").append(group.getKey()).append("\n\n")
+      out.append("\n## ")
+          .append(group.getKey())
+          .append("\n\n")
           .append("| Key | Type | Default | Valid values | Importance | Description |\n")
           .append("|---|---|---|---|---|---|\n");
       for (ConfigKey key : group.getValue()) {
-        out.append("| `").append(key.name).append("` | ")
-            .append(key.type.name().toLowerCase(Locale.ROOT)).append(" | ")
-            .append(cell(defaultOf(key))).append(" | ")
-            .append(cell(key.validator == null ? "" : key.validator.toString())).append(" | ")
-            .append(key.importance.name().toLowerCase(Locale.ROOT)).append(" | ")
-            .append(cell(key.documentation)).append(" |\n");
+        out.append("| `")
+            .append(key.name)
+            .append("` | ")
+            .append(key.type.name().toLowerCase(Locale.ROOT))
+            .append(" | ")
+            .append(cell(defaultOf(key)))
+            .append(" | ")
+            .append(cell(key.validator == null ? "" : key.validator.toString()))
+            .append(" | ")
+            .append(key.importance.name().toLowerCase(Locale.ROOT))
+            .append(" | ")
+            .append(cell(key.documentation))
+            .append(" |\n");
       }
     }
     return out.toString();
@@ -74,9 +88,13 @@ public final class ConfigReference {
       if (key.internalConfig) {
         continue;
       }
-      groups.computeIfAbsent(key.group == null ? "Other" : key.group, g -> new ArrayList<>()).add(key);
+      groups
+          .computeIfAbsent(key.group == null ? "Other" : key.group, g -> new ArrayList<>())
+          .add(key);
     }
-    groups.values().forEach(keys -> keys.sort((a, b) -> Integer.compare(a.orderInGroup, b.orderInGroup)));
+    groups
+        .values()
+        .forEach(keys -> keys.sort((a, b) -> Integer.compare(a.orderInGroup, b.orderInGroup)));
     groups.values().removeIf(List::isEmpty);
     return groups;
   }
@@ -92,8 +110,10 @@ public final class ConfigReference {
       return "[hidden]";
     }
     Object value = key.defaultValue;
-    String text = value instanceof List<?> list ? String.join(",", list.stream().map(String::valueOf).toList())
-        : String.valueOf(value);
+    String text =
+        value instanceof List<?> list
+            ? String.join(",", list.stream().map(String::valueOf).toList())
+            : String.valueOf(value);
     return text.isEmpty() ? "\"\"" : "`" + text + "`";
   }
 

@@ -9,13 +9,16 @@ import org.apache.kafka.common.config.ConfigValue;
 
 /** Rules that span several keys of catalogs and routes; each error goes to one key. */
 final class CrossFieldRules {
-  private static final Map<String, List<String>> TYPES_BY_FORMAT = Map.of(
-      "iceberg", List.of("rest", "jdbc", "hadoop", "custom"),
-      "paimon", List.of("filesystem", "jdbc", "rest"));
+  private static final Map<String, List<String>> TYPES_BY_FORMAT =
+      Map.of(
+          "iceberg", List.of("rest", "jdbc", "hadoop", "custom"),
+          "paimon", List.of("filesystem", "jdbc", "rest"));
 
   private CrossFieldRules() {}
 
-  static void check(Map<String, String> props, Map<String, ConfigValue> byName,
+  static void check(
+      Map<String, String> props,
+      Map<String, ConfigValue> byName,
       BiConsumer<String, String> error) {
     List<String> catalogs = SinkConfigDef.names(props.get(SinkConfigDef.CATALOGS_CONFIG));
     for (String catalog : catalogs) {
@@ -28,8 +31,11 @@ final class CrossFieldRules {
     checkEveryTopicHasARoute(routes, props, error);
   }
 
-  private static void checkCatalog(String name, Map<String, String> props,
-      Map<String, ConfigValue> byName, BiConsumer<String, String> error) {
+  private static void checkCatalog(
+      String name,
+      Map<String, String> props,
+      Map<String, ConfigValue> byName,
+      BiConsumer<String, String> error) {
     String p = CatalogConfigDef.PREFIX + name + ".";
     if (!SinkConfigValidator.hasNoErrors(byName, p + CatalogConfigDef.FORMAT)
         || !SinkConfigValidator.hasNoErrors(byName, p + CatalogConfigDef.TYPE)) {
@@ -38,60 +44,100 @@ final class CrossFieldRules {
     String format = String.valueOf(byName.get(p + CatalogConfigDef.FORMAT).value());
     String type = String.valueOf(byName.get(p + CatalogConfigDef.TYPE).value());
     if (!TYPES_BY_FORMAT.get(format).contains(type)) {
-      error.accept(p + CatalogConfigDef.TYPE, "catalog " + name + ": type " + type
-          + " is not a " + format + " catalog type; use one of " + TYPES_BY_FORMAT.get(format));
+      error.accept(
+          p + CatalogConfigDef.TYPE,
+          "catalog "
+              + name
+              + ": type "
+              + type
+              + " is not a "
+              + format
+              + " catalog type; use one of "
+              + TYPES_BY_FORMAT.get(format));
       return;
     }
     boolean needsUri = type.equals("rest") || type.equals("jdbc");
     if (needsUri && blank(props.get(p + CatalogConfigDef.URI))) {
-      error.accept(p + CatalogConfigDef.URI, "catalog " + name + ": a " + type + " catalog needs "
-          + p + CatalogConfigDef.URI);
+      error.accept(
+          p + CatalogConfigDef.URI,
+          "catalog " + name + ": a " + type + " catalog needs " + p + CatalogConfigDef.URI);
     }
     boolean needsWarehouse = !type.equals("rest") && !type.equals("custom");
     if (needsWarehouse && blank(props.get(p + CatalogConfigDef.WAREHOUSE))) {
-      error.accept(p + CatalogConfigDef.WAREHOUSE, "catalog " + name + ": a " + type
-          + " catalog needs " + p + CatalogConfigDef.WAREHOUSE);
+      error.accept(
+          p + CatalogConfigDef.WAREHOUSE,
+          "catalog " + name + ": a " + type + " catalog needs " + p + CatalogConfigDef.WAREHOUSE);
     }
     if (type.equals("custom") && blank(props.get(p + CatalogConfigDef.CATALOG_IMPL))) {
-      error.accept(p + CatalogConfigDef.CATALOG_IMPL, "catalog " + name
-          + ": a custom catalog needs " + p + CatalogConfigDef.CATALOG_IMPL);
+      error.accept(
+          p + CatalogConfigDef.CATALOG_IMPL,
+          "catalog " + name + ": a custom catalog needs " + p + CatalogConfigDef.CATALOG_IMPL);
     }
   }
 
-  private static void checkRoute(String name, List<String> catalogs, Map<String, String> props,
+  private static void checkRoute(
+      String name,
+      List<String> catalogs,
+      Map<String, String> props,
       BiConsumer<String, String> error) {
     String p = RouteConfigDef.PREFIX + name + ".";
     boolean hasTopics = !SinkConfigDef.names(props.get(p + RouteConfigDef.TOPICS)).isEmpty();
     boolean hasRegex = !blank(props.get(p + RouteConfigDef.TOPICS_REGEX));
     if (hasTopics == hasRegex) {
-      error.accept(p + RouteConfigDef.TOPICS, "route " + name + ": set exactly one of "
-          + p + RouteConfigDef.TOPICS + " and " + p + RouteConfigDef.TOPICS_REGEX);
+      error.accept(
+          p + RouteConfigDef.TOPICS,
+          "route "
+              + name
+              + ": set exactly one of "
+              + p
+              + RouteConfigDef.TOPICS
+              + " and "
+              + p
+              + RouteConfigDef.TOPICS_REGEX);
     }
     String catalog = props.get(p + RouteConfigDef.CATALOG);
     if (blank(catalog) && catalogs.size() > 1) {
-      error.accept(p + RouteConfigDef.CATALOG, "route " + name + ": name its catalog, one of "
-          + catalogs);
+      error.accept(
+          p + RouteConfigDef.CATALOG, "route " + name + ": name its catalog, one of " + catalogs);
     } else if (!blank(catalog) && !catalogs.contains(catalog.trim())) {
-      error.accept(p + RouteConfigDef.CATALOG, "route " + name + ": catalog '" + catalog
-          + "' is not listed in catalogs " + catalogs);
+      error.accept(
+          p + RouteConfigDef.CATALOG,
+          "route " + name + ": catalog '" + catalog + "' is not listed in catalogs " + catalogs);
     }
     boolean dynamic = !blank(props.get(p + RouteConfigDef.TABLE_FIELD));
     if (dynamic && blank(props.get(p + RouteConfigDef.TABLE_ALLOW_REGEX))) {
-      error.accept(p + RouteConfigDef.TABLE_ALLOW_REGEX, "route " + name + ": dynamic routing by "
-          + p + RouteConfigDef.TABLE_FIELD + " needs an allow-list " + p + RouteConfigDef.TABLE_ALLOW_REGEX);
+      error.accept(
+          p + RouteConfigDef.TABLE_ALLOW_REGEX,
+          "route "
+              + name
+              + ": dynamic routing by "
+              + p
+              + RouteConfigDef.TABLE_FIELD
+              + " needs an allow-list "
+              + p
+              + RouteConfigDef.TABLE_ALLOW_REGEX);
     }
     String table = props.get(p + RouteConfigDef.TABLE);
     if (!dynamic && table != null) {
-      TableNames.checkTemplate(table).ifPresent(m -> error.accept(p + RouteConfigDef.TABLE,
-          "route " + name + ": " + m));
+      TableNames.checkTemplate(table)
+          .ifPresent(m -> error.accept(p + RouteConfigDef.TABLE, "route " + name + ": " + m));
     }
-    String format = formatOf(blank(catalog) ? (catalogs.size() == 1 ? catalogs.get(0) : null) : catalog.trim(), props);
+    String format =
+        formatOf(
+            blank(catalog) ? (catalogs.size() == 1 ? catalogs.get(0) : null) : catalog.trim(),
+            props);
     for (String term : PartitionTerm.split(props.get(p + RouteConfigDef.PARTITION_BY))) {
       try {
         PartitionTerm parsed = PartitionTerm.parse(term);
         if (format.equals("paimon") && parsed.transform() != PartitionTerm.Transform.IDENTITY) {
-          error.accept(p + RouteConfigDef.PARTITION_BY, "route " + name + ": Paimon tables are "
-              + "partitioned by plain columns; '" + term + "' is a transform");
+          error.accept(
+              p + RouteConfigDef.PARTITION_BY,
+              "route "
+                  + name
+                  + ": Paimon tables are "
+                  + "partitioned by plain columns; '"
+                  + term
+                  + "' is a transform");
         }
       } catch (IllegalArgumentException e) {
         error.accept(p + RouteConfigDef.PARTITION_BY, "route " + name + ": " + e.getMessage());
@@ -99,12 +145,20 @@ final class CrossFieldRules {
     }
     if (format.equals("iceberg")) {
       if ("debezium".equals(props.get(p + RouteConfigDef.INPUT))) {
-        error.accept(p + RouteConfigDef.INPUT, "route " + name + ": input=debezium needs a Paimon "
-            + "catalog (format=paimon); Iceberg tables here are append-only");
+        error.accept(
+            p + RouteConfigDef.INPUT,
+            "route "
+                + name
+                + ": input=debezium needs a Paimon "
+                + "catalog (format=paimon); Iceberg tables here are append-only");
       }
       if (!SinkConfigDef.names(props.get(p + RouteConfigDef.PRIMARY_KEY)).isEmpty()) {
-        error.accept(p + RouteConfigDef.PRIMARY_KEY, "route " + name + ": primary keys need a Paimon "
-            + "catalog (format=paimon); Iceberg tables here are append-only");
+        error.accept(
+            p + RouteConfigDef.PRIMARY_KEY,
+            "route "
+                + name
+                + ": primary keys need a Paimon "
+                + "catalog (format=paimon); Iceberg tables here are append-only");
       }
     }
   }
@@ -118,8 +172,8 @@ final class CrossFieldRules {
     return blank(format) ? "iceberg" : format.trim();
   }
 
-  private static void checkEveryTopicHasARoute(List<String> routes, Map<String, String> props,
-      BiConsumer<String, String> error) {
+  private static void checkEveryTopicHasARoute(
+      List<String> routes, Map<String, String> props, BiConsumer<String, String> error) {
     for (String topic : SinkConfigDef.names(props.get(SinkConfigValidator.TOPICS_CONFIG))) {
       boolean taken = false;
       for (String route : routes) {
@@ -130,8 +184,12 @@ final class CrossFieldRules {
         }
       }
       if (!taken) {
-        error.accept(SinkConfigDef.ROUTES_CONFIG, "topic '" + topic + "' is in topics but no route "
-            + "takes it: add it to a route's topics or topics.regex");
+        error.accept(
+            SinkConfigDef.ROUTES_CONFIG,
+            "topic '"
+                + topic
+                + "' is in topics but no route "
+                + "takes it: add it to a route's topics or topics.regex");
       }
     }
   }

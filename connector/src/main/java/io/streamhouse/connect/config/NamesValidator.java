@@ -20,8 +20,8 @@ final class NamesValidator implements ConfigDef.Validator {
     }
     for (Object n : names) {
       if (!NAME.matcher(String.valueOf(n)).matches()) {
-        throw new ConfigException(name, value,
-            "'" + n + "' is not a valid name: use only a-z, A-Z, 0-9, '_' and '-'");
+        throw new ConfigException(
+            name, value, "'" + n + "' is not a valid name: use only a-z, A-Z, 0-9, '_' and '-'");
       }
     }
   }

@@ -19,7 +19,8 @@ final class PatternValidator implements ConfigDef.Validator {
     try {
       Pattern.compile(value.toString());
     } catch (PatternSyntaxException e) {
-      throw new ConfigException(name, value, "is not a valid regular expression: " + e.getDescription());
+      throw new ConfigException(
+          name, value, "is not a valid regular expression: " + e.getDescription());
     }
   }
 

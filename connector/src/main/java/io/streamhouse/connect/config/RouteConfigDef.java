@@ -39,60 +39,174 @@ public final class RouteConfigDef {
     String group = GROUP.replace("<name>", name);
     int order = 0;
     return new ConfigDef()
-        .define(p + TOPICS, Type.LIST, List.of(), Importance.HIGH,
-            "Topics this route takes. Set this or topics.regex.", group, ++order, Width.LONG, "Topics")
-        .define(p + TOPICS_REGEX, Type.STRING, null, PatternValidator.INSTANCE, Importance.HIGH,
-            "Regex over topic names this route takes (full match).", group, ++order, Width.LONG,
+        .define(
+            p + TOPICS,
+            Type.LIST,
+            List.of(),
+            Importance.HIGH,
+            "Topics this route takes. Set this or topics.regex.",
+            group,
+            ++order,
+            Width.LONG,
+            "Topics")
+        .define(
+            p + TOPICS_REGEX,
+            Type.STRING,
+            null,
+            PatternValidator.INSTANCE,
+            Importance.HIGH,
+            "Regex over topic names this route takes (full match).",
+            group,
+            ++order,
+            Width.LONG,
             "Topics regex")
-        .define(p + CATALOG, Type.STRING, null, Importance.HIGH,
+        .define(
+            p + CATALOG,
+            Type.STRING,
+            null,
+            Importance.HIGH,
             "Catalog (a name from 'catalogs') of the route's tables; may be left out when there is one.",
-            group, ++order, Width.SHORT, "Catalog")
-        .define(p + TABLE, Type.STRING, "${topic}", Importance.HIGH,
+            group,
+            ++order,
+            Width.SHORT,
+            "Catalog")
+        .define(
+            p + TABLE,
+            Type.STRING,
+            "${topic}",
+            Importance.HIGH,
             "Target table, 'table' or 'namespace.table'. ${topic} stands for the topic name, "
                 + "sanitized: lower case, every character other than a-z, 0-9 and _ becomes _.",
-            group, ++order, Width.LONG, "Table")
-        .define(p + TABLE_FIELD, Type.STRING, null, Importance.MEDIUM,
+            group,
+            ++order,
+            Width.LONG,
+            "Table")
+        .define(
+            p + TABLE_FIELD,
+            Type.STRING,
+            null,
+            Importance.MEDIUM,
             "Dynamic routing: a top-level field of the record value whose string value names the "
                 + "table (sanitized like ${topic}). Requires table.allow-regex.",
-            group, ++order, Width.MEDIUM, "Table field")
-        .define(p + TABLE_ALLOW_REGEX, Type.STRING, null, PatternValidator.INSTANCE, Importance.MEDIUM,
+            group,
+            ++order,
+            Width.MEDIUM,
+            "Table field")
+        .define(
+            p + TABLE_ALLOW_REGEX,
+            Type.STRING,
+            null,
+            PatternValidator.INSTANCE,
+            Importance.MEDIUM,
             "With table.field: only table names fully matching this regex are accepted; a record "
                 + "naming any other table is an error (dead-letter queue or task failure).",
-            group, ++order, Width.MEDIUM, "Allowed tables")
-        .define(p + NAMESPACE, Type.STRING, "default", Importance.MEDIUM,
-            "Namespace of tables whose name has none.", group, ++order, Width.SHORT, "Namespace")
-        .define(p + AUTO_CREATE, Type.BOOLEAN, false, Importance.MEDIUM,
+            group,
+            ++order,
+            Width.MEDIUM,
+            "Allowed tables")
+        .define(
+            p + NAMESPACE,
+            Type.STRING,
+            "default",
+            Importance.MEDIUM,
+            "Namespace of tables whose name has none.",
+            group,
+            ++order,
+            Width.SHORT,
+            "Namespace")
+        .define(
+            p + AUTO_CREATE,
+            Type.BOOLEAN,
+            false,
+            Importance.MEDIUM,
             "Create a missing table (and its namespace) from the first record's schema. Off: a "
                 + "record for a missing table fails the task with a message naming the table.",
-            group, ++order, Width.SHORT, "Auto-create")
-        .define(p + PARTITION_BY, Type.STRING, "", Importance.MEDIUM,
+            group,
+            ++order,
+            Width.SHORT,
+            "Auto-create")
+        .define(
+            p + PARTITION_BY,
+            Type.STRING,
+            "",
+            Importance.MEDIUM,
             "Partition spec of created tables: terms such as customer, day(created_at), "
                 + "bucket(16, id), truncate(4, name), year/month/hour(ts).",
-            group, ++order, Width.LONG, "Partition by")
-        .define(p + FILE_FORMAT, Type.STRING, "parquet", EnumValidator.of("parquet", "orc", "avro"),
-            Importance.LOW, "Data file format of created tables.", group, ++order, Width.SHORT,
+            group,
+            ++order,
+            Width.LONG,
+            "Partition by")
+        .define(
+            p + FILE_FORMAT,
+            Type.STRING,
+            "parquet",
+            EnumValidator.of("parquet", "orc", "avro"),
+            Importance.LOW,
+            "Data file format of created tables.",
+            group,
+            ++order,
+            Width.SHORT,
             "File format")
-        .define(p + TARGET_FILE_SIZE_BYTES, Type.LONG, 128L * 1024 * 1024, ConfigDef.Range.atLeast(1024L),
-            Importance.LOW, "A data file is closed and a new one started past this size.",
-            group, ++order, Width.SHORT, "Target file size")
-        .define(p + PRIMARY_KEY, Type.LIST, List.of(), Importance.MEDIUM,
+        .define(
+            p + TARGET_FILE_SIZE_BYTES,
+            Type.LONG,
+            128L * 1024 * 1024,
+            ConfigDef.Range.atLeast(1024L),
+            Importance.LOW,
+            "A data file is closed and a new one started past this size.",
+            group,
+            ++order,
+            Width.SHORT,
+            "Target file size")
+        .define(
+            p + PRIMARY_KEY,
+            Type.LIST,
+            List.of(),
+            Importance.MEDIUM,
             "Paimon: primary key columns of created tables. Empty: the field names of the Kafka "
                 + "key's struct schema; a route whose records have neither creates an append table.",
-            group, ++order, Width.MEDIUM, "Primary key")
-        .define(p + INPUT, Type.STRING, "upsert", EnumValidator.of("upsert", "debezium"), Importance.MEDIUM,
+            group,
+            ++order,
+            Width.MEDIUM,
+            "Primary key")
+        .define(
+            p + INPUT,
+            Type.STRING,
+            "upsert",
+            EnumValidator.of("upsert", "debezium"),
+            Importance.MEDIUM,
             "Paimon: how a record value becomes a change. upsert: the value is the row and a "
                 + "tombstone (null value) deletes the row of its key. debezium: a Debezium envelope "
                 + "(op c/r/u/d, before, after) or a flattened record with __op / __deleted fields.",
-            group, ++order, Width.SHORT, "Input")
-        .define(p + BUCKETS, Type.INT, 4, ConfigDef.Range.between(1, 4096), Importance.LOW,
+            group,
+            ++order,
+            Width.SHORT,
+            "Input")
+        .define(
+            p + BUCKETS,
+            Type.INT,
+            4,
+            ConfigDef.Range.between(1, 4096),
+            Importance.LOW,
             "Paimon: fixed bucket count of created primary-key tables (it cannot change later "
-                + "without rewriting the table).", group, ++order, Width.SHORT, "Buckets")
-        .define(p + SCHEMA_EVOLUTION, Type.STRING, "add-and-widen",
-            EnumValidator.of("none", "add-columns", "add-and-widen"), Importance.MEDIUM,
+                + "without rewriting the table).",
+            group,
+            ++order,
+            Width.SHORT,
+            "Buckets")
+        .define(
+            p + SCHEMA_EVOLUTION,
+            Type.STRING,
+            "add-and-widen",
+            EnumValidator.of("none", "add-columns", "add-and-widen"),
+            Importance.MEDIUM,
             "How record schemas may change the route's tables. none: never (fields a table lacks are "
                 + "ignored); add-columns: new fields become optional columns (nested too); add-and-widen: "
                 + "also int8->int16->int32->int64, float->double, decimal precision up, required->optional. "
                 + "Narrowing, other type changes and key or partition column changes are always rejected.",
-            group, ++order, Width.SHORT, "Schema evolution");
+            group,
+            ++order,
+            Width.SHORT,
+            "Schema evolution");
   }
 }

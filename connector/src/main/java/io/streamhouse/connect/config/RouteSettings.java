@@ -43,18 +43,25 @@ public record RouteSettings(
     @SuppressWarnings("unchecked")
     List<String> primaryKey = (List<String>) v.get(p + RouteConfigDef.PRIMARY_KEY);
     List<String> partitionBy = PartitionTerm.split((String) v.get(p + RouteConfigDef.PARTITION_BY));
-    Map<String, String> tableProperties = Map.copyOf(config.originalsStrings().entrySet().stream()
-        .filter(e -> e.getKey().startsWith(p + RouteConfigDef.TABLE_PROPERTY_PREFIX))
-        .collect(java.util.stream.Collectors.toMap(
-            e -> e.getKey().substring((p + RouteConfigDef.TABLE_PROPERTY_PREFIX).length()),
-            Map.Entry::getValue)));
-    return new RouteSettings(name,
+    Map<String, String> tableProperties =
+        Map.copyOf(
+            config.originalsStrings().entrySet().stream()
+                .filter(e -> e.getKey().startsWith(p + RouteConfigDef.TABLE_PROPERTY_PREFIX))
+                .collect(
+                    java.util.stream.Collectors.toMap(
+                        e ->
+                            e.getKey()
+                                .substring((p + RouteConfigDef.TABLE_PROPERTY_PREFIX).length()),
+                        Map.Entry::getValue)));
+    return new RouteSettings(
+        name,
         List.copyOf(topics),
         Optional.ofNullable((String) v.get(p + RouteConfigDef.TOPICS_REGEX)).map(Pattern::compile),
         catalog,
         (String) v.get(p + RouteConfigDef.TABLE),
         Optional.ofNullable((String) v.get(p + RouteConfigDef.TABLE_FIELD)),
-        Optional.ofNullable((String) v.get(p + RouteConfigDef.TABLE_ALLOW_REGEX)).map(Pattern::compile),
+        Optional.ofNullable((String) v.get(p + RouteConfigDef.TABLE_ALLOW_REGEX))
+            .map(Pattern::compile),
         (String) v.get(p + RouteConfigDef.NAMESPACE),
         (Boolean) v.get(p + RouteConfigDef.AUTO_CREATE),
         List.copyOf(partitionBy),
@@ -64,6 +71,7 @@ public record RouteSettings(
         List.copyOf(primaryKey),
         (String) v.get(p + RouteConfigDef.INPUT),
         (Integer) v.get(p + RouteConfigDef.BUCKETS),
-        io.streamhouse.connect.schema.EvolutionMode.of((String) v.get(p + RouteConfigDef.SCHEMA_EVOLUTION)));
+        io.streamhouse.connect.schema.EvolutionMode.of(
+            (String) v.get(p + RouteConfigDef.SCHEMA_EVOLUTION)));
   }
 }

@@ -17,8 +17,13 @@ public final class SigningKeyValidator implements ConfigDef.Validator {
   public void ensureValid(String name, Object value) {
     String key = value instanceof Password p ? p.value() : null;
     if (key != null && !key.isEmpty() && key.length() < MIN_KEY_CHARS) {
-      throw new ConfigException(name + " has " + key.length() + " characters; a signing key needs at least "
-          + MIN_KEY_CHARS + " (or leave it empty for a key the connector makes)");
+      throw new ConfigException(
+          name
+              + " has "
+              + key.length()
+              + " characters; a signing key needs at least "
+              + MIN_KEY_CHARS
+              + " (or leave it empty for a key the connector makes)");
     }
   }
 

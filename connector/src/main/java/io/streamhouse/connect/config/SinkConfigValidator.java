@@ -12,9 +12,9 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigValue;
 
 /**
- * Validation of a whole configuration: every key of the static, catalog and route definitions,
- * then the cross-field rules. In the REST validate call each error is attached to the key it
- * concerns; at start-up the same checks fail the connector with every error in one message.
+ * Validation of a whole configuration: every key of the static, catalog and route definitions, then
+ * the cross-field rules. In the REST validate call each error is attached to the key it concerns;
+ * at start-up the same checks fail the connector with every error in one message.
  */
 public final class SinkConfigValidator {
   static final String TOPICS_CONFIG = "topics";
@@ -28,12 +28,15 @@ public final class SinkConfigValidator {
     for (ConfigValue value : SinkConfigDef.enriched(props).validate(props)) {
       byName.put(value.name(), value);
     }
-    BiConsumer<String, String> error = (key, message) ->
-        byName.computeIfAbsent(key, k -> new ConfigValue(k, props.get(k), List.of(), new ArrayList<>()))
-            .addErrorMessage(message);
+    BiConsumer<String, String> error =
+        (key, message) ->
+            byName
+                .computeIfAbsent(
+                    key, k -> new ConfigValue(k, props.get(k), List.of(), new ArrayList<>()))
+                .addErrorMessage(message);
     if (hasNoErrors(byName, SinkConfigDef.CONTROL_TOPIC_CONFIG)) {
-      checkControlTopicIsNotSunk(String.valueOf(byName.get(SinkConfigDef.CONTROL_TOPIC_CONFIG).value()),
-          props, error);
+      checkControlTopicIsNotSunk(
+          String.valueOf(byName.get(SinkConfigDef.CONTROL_TOPIC_CONFIG).value()), props, error);
     }
     CrossFieldRules.check(props, byName, error);
     checkFaultInjectionIsAllowed(props, error);
@@ -59,10 +62,11 @@ public final class SinkConfigValidator {
   }
 
   /**
-   * The test-only fault injection halts the whole worker JVM: a connector config may arm it only on a
-   * worker started for tests (see {@link SinkConfigDef#FAULT_INJECTION_PROPERTY}).
+   * The test-only fault injection halts the whole worker JVM: a connector config may arm it only on
+   * a worker started for tests (see {@link SinkConfigDef#FAULT_INJECTION_PROPERTY}).
    */
-  private static void checkFaultInjectionIsAllowed(Map<String, String> props, BiConsumer<String, String> error) {
+  private static void checkFaultInjectionIsAllowed(
+      Map<String, String> props, BiConsumer<String, String> error) {
     String setting = props.get(SinkConfigDef.HALT_AT_CONFIG);
     if (setting != null && !setting.isBlank() && !faultInjectionAllowed()) {
       error.accept(SinkConfigDef.HALT_AT_CONFIG, faultInjectionRefusal());
@@ -75,23 +79,39 @@ public final class SinkConfigValidator {
   }
 
   public static String faultInjectionRefusal() {
-    return SinkConfigDef.HALT_AT_CONFIG + " is test-only fault injection, and this Connect worker was not started "
-        + "with -D" + SinkConfigDef.FAULT_INJECTION_PROPERTY + "=enabled: remove the key";
+    return SinkConfigDef.HALT_AT_CONFIG
+        + " is test-only fault injection, and this Connect worker was not started "
+        + "with -D"
+        + SinkConfigDef.FAULT_INJECTION_PROPERTY
+        + "=enabled: remove the key";
   }
 
-  private static void checkControlTopicIsNotSunk(String controlTopic, Map<String, String> props,
-      BiConsumer<String, String> error) {
+  private static void checkControlTopicIsNotSunk(
+      String controlTopic, Map<String, String> props, BiConsumer<String, String> error) {
     if (SinkConfigDef.names(props.get(TOPICS_CONFIG)).contains(controlTopic)) {
-      error.accept(SinkConfigDef.CONTROL_TOPIC_CONFIG, SinkConfigDef.CONTROL_TOPIC_CONFIG + " '"
-          + controlTopic + "' is also listed in " + TOPICS_CONFIG + ": the control topic must not be sunk");
+      error.accept(
+          SinkConfigDef.CONTROL_TOPIC_CONFIG,
+          SinkConfigDef.CONTROL_TOPIC_CONFIG
+              + " '"
+              + controlTopic
+              + "' is also listed in "
+              + TOPICS_CONFIG
+              + ": the control topic must not be sunk");
     }
     String regex = props.get(TOPICS_REGEX_CONFIG);
     if (regex != null && !regex.isBlank()) {
       try {
         if (Pattern.compile(regex).matcher(controlTopic).matches()) {
-          error.accept(SinkConfigDef.CONTROL_TOPIC_CONFIG, SinkConfigDef.CONTROL_TOPIC_CONFIG + " '"
-              + controlTopic + "' matches " + TOPICS_REGEX_CONFIG + " '" + regex
-              + "': the control topic must not be sunk");
+          error.accept(
+              SinkConfigDef.CONTROL_TOPIC_CONFIG,
+              SinkConfigDef.CONTROL_TOPIC_CONFIG
+                  + " '"
+                  + controlTopic
+                  + "' matches "
+                  + TOPICS_REGEX_CONFIG
+                  + " '"
+                  + regex
+                  + "': the control topic must not be sunk");
         }
       } catch (PatternSyntaxException e) {
         // Connect reports the bad regex on topics.regex itself.

@@ -15,9 +15,13 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
   public StreamhouseSinkConfig(Map<String, String> props) {
     super(SinkConfigDef.enriched(props), props, false);
     List<String> catalogNames = getList(SinkConfigDef.CATALOGS_CONFIG);
-    this.catalogs = catalogNames.stream().distinct().map(n -> CatalogSettings.from(n, this)).toList();
-    this.routes = getList(SinkConfigDef.ROUTES_CONFIG).stream().distinct()
-        .map(n -> RouteSettings.from(n, this, catalogNames)).toList();
+    this.catalogs =
+        catalogNames.stream().distinct().map(n -> CatalogSettings.from(n, this)).toList();
+    this.routes =
+        getList(SinkConfigDef.ROUTES_CONFIG).stream()
+            .distinct()
+            .map(n -> RouteSettings.from(n, this, catalogNames))
+            .toList();
   }
 
   /**
@@ -43,7 +47,9 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
   }
 
   public CatalogSettings catalog(String name) {
-    return catalogs.stream().filter(c -> c.name().equals(name)).findFirst()
+    return catalogs.stream()
+        .filter(c -> c.name().equals(name))
+        .findFirst()
         .orElseThrow(() -> new IllegalArgumentException("No catalog named " + name));
   }
 
@@ -66,7 +72,8 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
   /** Where Paimon writers of task {@code taskId} spill. */
   public java.nio.file.Path paimonSpillDir() {
     String dir = getString(SinkConfigDef.PAIMON_SPILL_DIR_CONFIG);
-    java.nio.file.Path base = java.nio.file.Path.of(dir.isBlank() ? System.getProperty("java.io.tmpdir") : dir);
+    java.nio.file.Path base =
+        java.nio.file.Path.of(dir.isBlank() ? System.getProperty("java.io.tmpdir") : dir);
     return base.resolve("streamhouse-" + connectorName() + "-" + taskId());
   }
 
@@ -102,8 +109,10 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
   public Map<String, Object> kafkaClientProps() {
     Map<String, Object> props = new java.util.HashMap<>();
     for (Map.Entry<String, Object> e : originalsWithPrefix(SinkConfigDef.KAFKA_PREFIX).entrySet()) {
-      Object value = values().containsKey(SinkConfigDef.KAFKA_PREFIX + e.getKey())
-          ? values().get(SinkConfigDef.KAFKA_PREFIX + e.getKey()) : e.getValue();
+      Object value =
+          values().containsKey(SinkConfigDef.KAFKA_PREFIX + e.getKey())
+              ? values().get(SinkConfigDef.KAFKA_PREFIX + e.getKey())
+              : e.getValue();
       if (value instanceof org.apache.kafka.common.config.types.Password pw) {
         value = pw.value();
       }
@@ -131,10 +140,15 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
     return tolerance != null && tolerance.toString().trim().equalsIgnoreCase("all");
   }
 
-  /** The HMAC key of the control events: the user's, or the one the connector generated; empty if neither. */
+  /**
+   * The HMAC key of the control events: the user's, or the one the connector generated; empty if
+   * neither.
+   */
   public java.util.Optional<String> controlSigningKey() {
-    org.apache.kafka.common.config.types.Password key = getPassword(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
-    return key == null || key.value() == null || key.value().isEmpty() ? java.util.Optional.empty()
+    org.apache.kafka.common.config.types.Password key =
+        getPassword(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
+    return key == null || key.value() == null || key.value().isEmpty()
+        ? java.util.Optional.empty()
         : java.util.Optional.of(key.value());
   }
 

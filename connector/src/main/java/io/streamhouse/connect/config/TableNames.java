@@ -9,8 +9,8 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * Table names, the same for both formats: a name or namespace level is 1 to 128 characters of
- * a-z, 0-9 and '_'. Names that come from data (a topic, a record field) are sanitized first:
+ * Table names, the same for both formats: a name or namespace level is 1 to 128 characters of a-z,
+ * 0-9 and '_'. Names that come from data (a topic, a record field) are sanitized first:
  * lower-cased, and every other character becomes '_'.
  */
 public final class TableNames {
@@ -29,7 +29,8 @@ public final class TableNames {
    * The table of a template ({@code ns.table}, {@code ${topic}}, {@code raw.${topic}}) for a topic;
    * a name without namespace gets {@code defaultNamespace}.
    */
-  public static TableId resolve(String catalog, String template, String topic, String defaultNamespace) {
+  public static TableId resolve(
+      String catalog, String template, String topic, String defaultNamespace) {
     String name = template.replace(TOPIC_PLACEHOLDER, sanitize(topic));
     return parse(catalog, name, defaultNamespace);
   }
@@ -39,8 +40,11 @@ public final class TableNames {
     List<String> parts = new ArrayList<>(Arrays.asList(qualified.split("\\.", -1)));
     for (String part : parts) {
       if (!PART.matcher(part).matches()) {
-        throw new IllegalArgumentException("'" + qualified + "' is not a valid table name: each "
-            + "dot-separated part must be 1 to 128 characters of a-z, 0-9 and _");
+        throw new IllegalArgumentException(
+            "'"
+                + qualified
+                + "' is not a valid table name: each "
+                + "dot-separated part must be 1 to 128 characters of a-z, 0-9 and _");
       }
     }
     String name = parts.remove(parts.size() - 1);

@@ -15,7 +15,9 @@ final class TopicNameValidator implements ConfigDef.Validator {
   public void ensureValid(String name, Object value) {
     String topic = value == null ? "" : value.toString();
     if (!LEGAL.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
-      throw new ConfigException(name, value,
+      throw new ConfigException(
+          name,
+          value,
           "must be a legal Kafka topic name: 1 to 249 characters of a-z, A-Z, 0-9, '.', '_', '-'");
     }
   }

@@ -18,20 +18,22 @@ import java.util.Base64;
 /**
  * The one policy for fitting a Connect value into a column of a primitive type, shared by the
  * Iceberg and the Paimon converters so that a record lands the same way in either format. A value
- * is accepted when it converts without losing information; anything else is a
- * {@link RecordConversionException} naming the field, the value and the column type:
+ * is accepted when it converts without losing information; anything else is a {@link
+ * RecordConversionException} naming the field, the value and the column type:
  *
  * <ul>
- *   <li>integer columns: Java integers, whole {@code BigDecimal}/{@code BigInteger}/floating values,
- *       and strings that parse as an integer ({@code "28638"}: keys read with {@code StringConverter}),
- *       each within the column's range;
+ *   <li>integer columns: Java integers, whole {@code BigDecimal}/{@code BigInteger}/floating
+ *       values, and strings that parse as an integer ({@code "28638"}: keys read with {@code
+ *       StringConverter}), each within the column's range;
  *   <li>floating columns: any number, or a string that parses as one;
- *   <li>decimal columns: numbers and numeric strings that fit the scale without rounding and the precision;
+ *   <li>decimal columns: numbers and numeric strings that fit the scale without rounding and the
+ *       precision;
  *   <li>string columns: strings, numbers and booleans (as their text);
  *   <li>boolean columns: booleans and the strings {@code true}/{@code false} in any case;
  *   <li>binary columns: bytes, and Base64 strings (how {@code JsonConverter} writes bytes);
  *   <li>date, time and timestamp columns: Connect's logical values ({@code java.util.Date}), epoch
- *       numbers (days, milliseconds of the day, milliseconds), {@code java.time} values and ISO-8601 strings.
+ *       numbers (days, milliseconds of the day, milliseconds), {@code java.time} values and
+ *       ISO-8601 strings.
  * </ul>
  *
  * Strings are taken as they are: no trimming, so {@code " 5"} is not an integer.
@@ -41,7 +43,8 @@ public final class ValueCoercion {
 
   private ValueCoercion() {}
 
-  public static boolean toBoolean(Object v, String field, Object columnType) throws RecordConversionException {
+  public static boolean toBoolean(Object v, String field, Object columnType)
+      throws RecordConversionException {
     if (v instanceof Boolean b) {
       return b;
     }
@@ -62,7 +65,8 @@ public final class ValueCoercion {
         l = d.longValueExact();
       } else if (v instanceof BigInteger i) {
         l = i.longValueExact();
-      } else if ((v instanceof Double || v instanceof Float) && Double.isFinite(((Number) v).doubleValue())) {
+      } else if ((v instanceof Double || v instanceof Float)
+          && Double.isFinite(((Number) v).doubleValue())) {
         l = BigDecimal.valueOf(((Number) v).doubleValue()).longValueExact();
       } else if (v instanceof String s) {
         l = Long.parseLong(s);
@@ -78,7 +82,8 @@ public final class ValueCoercion {
     return l;
   }
 
-  public static double toDouble(Object v, String field, Object columnType) throws RecordConversionException {
+  public static double toDouble(Object v, String field, Object columnType)
+      throws RecordConversionException {
     if (v instanceof Number n) {
       return n.doubleValue();
     }
@@ -92,8 +97,12 @@ public final class ValueCoercion {
     throw misfit(v, field, columnType, null);
   }
 
-  /** A decimal with exactly {@code scale} digits after the point and at most {@code precision} digits. */
-  public static BigDecimal toDecimal(Object v, int precision, int scale, String field, Object columnType)
+  /**
+   * A decimal with exactly {@code scale} digits after the point and at most {@code precision}
+   * digits.
+   */
+  public static BigDecimal toDecimal(
+      Object v, int precision, int scale, String field, Object columnType)
       throws RecordConversionException {
     BigDecimal d;
     try {
@@ -101,9 +110,13 @@ public final class ValueCoercion {
         d = b;
       } else if (v instanceof BigInteger i) {
         d = new BigDecimal(i);
-      } else if (v instanceof Long || v instanceof Integer || v instanceof Short || v instanceof Byte) {
+      } else if (v instanceof Long
+          || v instanceof Integer
+          || v instanceof Short
+          || v instanceof Byte) {
         d = BigDecimal.valueOf(((Number) v).longValue());
-      } else if ((v instanceof Double || v instanceof Float) && Double.isFinite(((Number) v).doubleValue())) {
+      } else if ((v instanceof Double || v instanceof Float)
+          && Double.isFinite(((Number) v).doubleValue())) {
         d = new BigDecimal(v.toString());
       } else if (v instanceof String s) {
         d = new BigDecimal(s);
@@ -112,8 +125,8 @@ public final class ValueCoercion {
       }
       BigDecimal scaled = d.setScale(scale, RoundingMode.UNNECESSARY);
       if (scaled.precision() > precision) {
-        throw new RecordConversionException(field, describe(v, field, columnType) + ": it needs precision "
-            + scaled.precision());
+        throw new RecordConversionException(
+            field, describe(v, field, columnType) + ": it needs precision " + scaled.precision());
       }
       return scaled;
     } catch (ArithmeticException | NumberFormatException e) {
@@ -121,7 +134,8 @@ public final class ValueCoercion {
     }
   }
 
-  public static String toText(Object v, String field, Object columnType) throws RecordConversionException {
+  public static String toText(Object v, String field, Object columnType)
+      throws RecordConversionException {
     if (v instanceof String s) {
       return s;
     }
@@ -131,7 +145,8 @@ public final class ValueCoercion {
     throw misfit(v, field, columnType, null);
   }
 
-  public static byte[] toBytes(Object v, String field, Object columnType) throws RecordConversionException {
+  public static byte[] toBytes(Object v, String field, Object columnType)
+      throws RecordConversionException {
     if (v instanceof byte[] b) {
       return b;
     }
@@ -150,7 +165,8 @@ public final class ValueCoercion {
     throw misfit(v, field, columnType, null);
   }
 
-  public static LocalDate toDate(Object v, String field, Object columnType) throws RecordConversionException {
+  public static LocalDate toDate(Object v, String field, Object columnType)
+      throws RecordConversionException {
     try {
       if (v instanceof java.util.Date d) {
         return LocalDate.ofEpochDay(Math.floorDiv(d.getTime(), MILLIS_PER_DAY));
@@ -159,7 +175,8 @@ public final class ValueCoercion {
         return d;
       }
       if (v instanceof Integer || v instanceof Long) {
-        return LocalDate.ofEpochDay(toLong(v, Integer.MIN_VALUE, Integer.MAX_VALUE, field, columnType));
+        return LocalDate.ofEpochDay(
+            toLong(v, Integer.MIN_VALUE, Integer.MAX_VALUE, field, columnType));
       }
       if (v instanceof String s) {
         return LocalDate.parse(s);
@@ -170,7 +187,8 @@ public final class ValueCoercion {
     throw misfit(v, field, columnType, null);
   }
 
-  public static LocalTime toTime(Object v, String field, Object columnType) throws RecordConversionException {
+  public static LocalTime toTime(Object v, String field, Object columnType)
+      throws RecordConversionException {
     try {
       if (v instanceof java.util.Date d) {
         return LocalTime.ofNanoOfDay(Math.floorMod(d.getTime(), MILLIS_PER_DAY) * 1_000_000L);
@@ -179,7 +197,8 @@ public final class ValueCoercion {
         return t;
       }
       if (v instanceof Integer || v instanceof Long) {
-        return LocalTime.ofNanoOfDay(toLong(v, 0, MILLIS_PER_DAY - 1, field, columnType) * 1_000_000L);
+        return LocalTime.ofNanoOfDay(
+            toLong(v, 0, MILLIS_PER_DAY - 1, field, columnType) * 1_000_000L);
       }
       if (v instanceof String s) {
         return LocalTime.parse(s);
@@ -190,7 +209,8 @@ public final class ValueCoercion {
     throw misfit(v, field, columnType, null);
   }
 
-  public static Instant toInstant(Object v, String field, Object columnType) throws RecordConversionException {
+  public static Instant toInstant(Object v, String field, Object columnType)
+      throws RecordConversionException {
     try {
       if (v instanceof java.util.Date d) {
         return d.toInstant();
@@ -221,15 +241,23 @@ public final class ValueCoercion {
   }
 
   /** The error for a value of the wrong kind: the same words from both formats. */
-  public static RecordConversionException misfit(Object v, String field, Object columnType, Throwable cause) {
+  public static RecordConversionException misfit(
+      Object v, String field, Object columnType, Throwable cause) {
     String message = describe(v, field, columnType);
-    return cause == null ? new RecordConversionException(field, message)
+    return cause == null
+        ? new RecordConversionException(field, message)
         : new RecordConversionException(field, message + ": " + cause.getMessage(), cause);
   }
 
   private static String describe(Object v, String field, Object columnType) {
-    return "a " + (v == null ? "null" : v.getClass().getSimpleName()) + " value (" + abbreviate(v)
-        + ") does not fit column '" + field + "' of type " + columnType;
+    return "a "
+        + (v == null ? "null" : v.getClass().getSimpleName())
+        + " value ("
+        + abbreviate(v)
+        + ") does not fit column '"
+        + field
+        + "' of type "
+        + columnType;
   }
 
   private static String abbreviate(Object v) {

@@ -28,15 +28,31 @@ public final class BadRecordHandler {
     try {
       r = context.errantRecordReporter();
     } catch (NoSuchMethodError | NoClassDefFoundError oldWorker) {
-      LOG.warn("Connector {}: this worker has no errant record reporter; bad records fail the task", connector);
+      LOG.warn(
+          "Connector {}: this worker has no errant record reporter; bad records fail the task",
+          connector);
     }
     this.reporter = r;
   }
 
   public void handle(SinkRecord record, String table, RecordConversionException cause) {
-    String message = "Connector " + connector + " task " + taskId + ": cannot write the record at topic "
-        + record.topic() + " partition " + record.kafkaPartition() + " offset " + record.kafkaOffset()
-        + " to table " + table + ": field " + cause.field() + ": " + cause.getMessage();
+    String message =
+        "Connector "
+            + connector
+            + " task "
+            + taskId
+            + ": cannot write the record at topic "
+            + record.topic()
+            + " partition "
+            + record.kafkaPartition()
+            + " offset "
+            + record.kafkaOffset()
+            + " to table "
+            + table
+            + ": field "
+            + cause.field()
+            + ": "
+            + cause.getMessage();
     if (tolerate && reporter != null) {
       reporter.report(record, new DataException(message, cause));
       LOG.debug("{} (sent to the dead-letter queue)", message);

@@ -3,7 +3,6 @@ package io.streamhouse.connect.monitor;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -33,12 +32,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The lag-versus-retention monitor, in task 0: every {@code lag.check.interval.ms} it reads, per
  * topic-partition the connector consumes, the log start and end offsets, the connector's committed
- * offset, the timestamp of the oldest record not yet committed (a consumer with
- * {@code auto.offset.reset=none}, so a deleted position is never mistaken for a fresh one) and the
- * topic's retention (cached), and publishes {@link LagArithmetic}'s figures as metrics. When the
- * log start has passed the committed offset, Kafka deleted records the tables never got: it counts
- * them once, logs an ERROR naming the partition and offsets and, with
- * {@code lag.on-data-loss=fail}, fails the task.
+ * offset, the timestamp of the oldest record not yet committed (a consumer with {@code
+ * auto.offset.reset=none}, so a deleted position is never mistaken for a fresh one) and the topic's
+ * retention (cached), and publishes {@link LagArithmetic}'s figures as metrics. When the log start
+ * has passed the committed offset, Kafka deleted records the tables never got: it counts them once,
+ * logs an ERROR naming the partition and offsets and, with {@code lag.on-data-loss=fail}, fails the
+ * task.
  */
 public final class LagMonitor implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LagMonitor.class);
@@ -60,8 +59,15 @@ public final class LagMonitor implements Runnable, AutoCloseable {
   private volatile boolean running = true;
   private volatile ConnectException failure;
 
-  public LagMonitor(String connector, Admin admin, Map<String, Object> kafkaClientProps,
-      Supplier<Set<TopicPartition>> partitions, LagMetrics metrics, long intervalMs, Clock clock, boolean failOnLoss) {
+  public LagMonitor(
+      String connector,
+      Admin admin,
+      Map<String, Object> kafkaClientProps,
+      Supplier<Set<TopicPartition>> partitions,
+      LagMetrics metrics,
+      long intervalMs,
+      Clock clock,
+      boolean failOnLoss) {
     this.connector = connector;
     this.admin = admin;
     this.consumerProps = new HashMap<>(kafkaClientProps);
@@ -78,7 +84,10 @@ public final class LagMonitor implements Runnable, AutoCloseable {
 
   @Override
   public void run() {
-    LOG.info("Lag monitor of connector {} started (every {} ms, on data loss: {})", connector, intervalMs,
+    LOG.info(
+        "Lag monitor of connector {} started (every {} ms, on data loss: {})",
+        connector,
+        intervalMs,
         failOnLoss ? "fail" : "warn");
     while (running) {
       try {
@@ -90,7 +99,11 @@ public final class LagMonitor implements Runnable, AutoCloseable {
         return;
       } catch (Exception e) {
         if (running) {
-          LOG.warn("Connector {}: a lag check failed; the next one is in {} ms", connector, intervalMs, e);
+          LOG.warn(
+              "Connector {}: a lag check failed; the next one is in {} ms",
+              connector,
+              intervalMs,
+              e);
         }
       }
       synchronized (wake) {
@@ -114,23 +127,37 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     }
     Map<TopicPartition, Long> start = offsets(tps, OffsetSpec.earliest());
     Map<TopicPartition, Long> end = offsets(tps, OffsetSpec.latest());
-    Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets("connect-" + connector)
-        .partitionsToOffsetAndMetadata().get();
-    Map<String, TopicRetention> retentions = retention(tps.stream().map(TopicPartition::topic).collect(Collectors.toSet()));
-    Map<TopicPartition, Long> sizes = retentions.values().stream().anyMatch(TopicRetention::deletesBySize)
-        ? sizes(tps) : Map.of();
+    Map<TopicPartition, OffsetAndMetadata> committed =
+        admin
+            .listConsumerGroupOffsets("connect-" + connector)
+            .partitionsToOffsetAndMetadata()
+            .get();
+    Map<String, TopicRetention> retentions =
+        retention(tps.stream().map(TopicPartition::topic).collect(Collectors.toSet()));
+    Map<TopicPartition, Long> sizes =
+        retentions.values().stream().anyMatch(TopicRetention::deletesBySize)
+            ? sizes(tps)
+            : Map.of();
     Map<TopicPartition, Long> positions = new HashMap<>();
     for (TopicPartition tp : tps) {
       OffsetAndMetadata c = committed.get(tp);
-      // No committed offset yet: the sink consumer starts at the log start (auto.offset.reset=earliest).
+      // No committed offset yet: the sink consumer starts at the log start
+      // (auto.offset.reset=earliest).
       positions.put(tp, c == null ? start.get(tp) : c.offset());
     }
     Map<TopicPartition, Long> timestamps = oldestTimestamps(positions, start, end);
     long now = clock.millis();
     for (TopicPartition tp : tps) {
       long position = positions.get(tp);
-      PartitionLag lag = LagArithmetic.of(start.get(tp), end.get(tp), position, timestamps.getOrDefault(tp, -1L),
-          sizes.getOrDefault(tp, -1L), retentions.get(tp.topic()), now);
+      PartitionLag lag =
+          LagArithmetic.of(
+              start.get(tp),
+              end.get(tp),
+              position,
+              timestamps.getOrDefault(tp, -1L),
+              sizes.getOrDefault(tp, -1L),
+              retentions.get(tp.topic()),
+              now);
       metrics.update(tp, lag);
       if (lag.lostRecords() > 0) {
         lost(tp, position, start.get(tp), retentions.get(tp.topic()));
@@ -143,10 +170,26 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     if (logStart <= from) {
       return; // counted before
     }
-    String message = "Connector " + connector + ": Kafka deleted records [" + from + ", " + logStart + ") of "
-        + tp + " before the sink read them: " + (logStart - from) + " records lost (committed offset "
-        + committed + ", log start " + logStart + ", retention.ms " + retention.retentionMs()
-        + ", retention.bytes " + retention.retentionBytes() + ")";
+    String message =
+        "Connector "
+            + connector
+            + ": Kafka deleted records ["
+            + from
+            + ", "
+            + logStart
+            + ") of "
+            + tp
+            + " before the sink read them: "
+            + (logStart - from)
+            + " records lost (committed offset "
+            + committed
+            + ", log start "
+            + logStart
+            + ", retention.ms "
+            + retention.retentionMs()
+            + ", retention.bytes "
+            + retention.retentionBytes()
+            + ")";
     LOG.error(message);
     // Counted after the log line, so whoever sees the count also finds the line.
     metrics.lost(tp, logStart - from);
@@ -156,12 +199,13 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     }
   }
 
-  private Map<TopicPartition, Long> offsets(Set<TopicPartition> tps, OffsetSpec spec) throws Exception {
+  private Map<TopicPartition, Long> offsets(Set<TopicPartition> tps, OffsetSpec spec)
+      throws Exception {
     Map<TopicPartition, OffsetSpec> request = new HashMap<>();
     tps.forEach(tp -> request.put(tp, spec));
     Map<TopicPartition, Long> result = new HashMap<>();
-    for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> e
-        : admin.listOffsets(request).all().get().entrySet()) {
+    for (Map.Entry<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> e :
+        admin.listOffsets(request).all().get().entrySet()) {
       result.put(e.getKey(), e.getValue().offset());
     }
     return result;
@@ -170,11 +214,17 @@ public final class LagMonitor implements Runnable, AutoCloseable {
   private Map<String, TopicRetention> retention(Set<String> topics) throws Exception {
     long now = clock.millis();
     if (!retention.keySet().containsAll(topics) || now - retentionReadAt > RETENTION_REFRESH_MS) {
-      List<ConfigResource> resources = topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
-      for (Map.Entry<ConfigResource, Config> e : admin.describeConfigs(resources).all().get().entrySet()) {
+      List<ConfigResource> resources =
+          topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+      for (Map.Entry<ConfigResource, Config> e :
+          admin.describeConfigs(resources).all().get().entrySet()) {
         Config c = e.getValue();
-        retention.put(e.getKey().name(), TopicRetention.of(c.get("retention.ms").value(),
-            c.get("retention.bytes").value(), c.get("cleanup.policy").value()));
+        retention.put(
+            e.getKey().name(),
+            TopicRetention.of(
+                c.get("retention.ms").value(),
+                c.get("retention.bytes").value(),
+                c.get("cleanup.policy").value()));
       }
       retentionReadAt = now;
     }
@@ -185,7 +235,8 @@ public final class LagMonitor implements Runnable, AutoCloseable {
   private Map<TopicPartition, Long> sizes(Set<TopicPartition> tps) throws Exception {
     List<Integer> brokers = admin.describeCluster().nodes().get().stream().map(Node::id).toList();
     Map<TopicPartition, Long> sizes = new HashMap<>();
-    for (Map<String, LogDirDescription> dirs : admin.describeLogDirs(brokers).allDescriptions().get().values()) {
+    for (Map<String, LogDirDescription> dirs :
+        admin.describeLogDirs(brokers).allDescriptions().get().values()) {
       for (LogDirDescription dir : dirs.values()) {
         for (Map.Entry<TopicPartition, ReplicaInfo> r : dir.replicaInfos().entrySet()) {
           if (tps.contains(r.getKey())) {
@@ -197,8 +248,12 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     return sizes;
   }
 
-  /** The timestamp of the record at each lagging position, read without ever resetting a position. */
-  private Map<TopicPartition, Long> oldestTimestamps(Map<TopicPartition, Long> positions, Map<TopicPartition, Long> start,
+  /**
+   * The timestamp of the record at each lagging position, read without ever resetting a position.
+   */
+  private Map<TopicPartition, Long> oldestTimestamps(
+      Map<TopicPartition, Long> positions,
+      Map<TopicPartition, Long> start,
       Map<TopicPartition, Long> end) {
     List<TopicPartition> lagging = new ArrayList<>();
     for (Map.Entry<TopicPartition, Long> e : positions.entrySet()) {
@@ -211,7 +266,9 @@ public final class LagMonitor implements Runnable, AutoCloseable {
       return timestamps;
     }
     if (consumer == null) {
-      consumer = new KafkaConsumer<>(consumerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+      consumer =
+          new KafkaConsumer<>(
+              consumerProps, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
     consumer.assign(lagging);
     lagging.forEach(tp -> consumer.seek(tp, positions.get(tp)));
@@ -229,7 +286,8 @@ public final class LagMonitor implements Runnable, AutoCloseable {
         }
       }
     } catch (org.apache.kafka.clients.consumer.OffsetOutOfRangeException deleted) {
-      // The position was deleted between the offset lookup and the read: the next check counts the loss.
+      // The position was deleted between the offset lookup and the read: the next check counts the
+      // loss.
     } finally {
       consumer.assign(List.of());
     }
@@ -263,5 +321,4 @@ public final class LagMonitor implements Runnable, AutoCloseable {
       consumer.close(Duration.ofSeconds(5));
     }
   }
-
 }

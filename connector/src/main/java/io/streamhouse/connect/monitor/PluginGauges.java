@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * worker while its previous instance still holds metrics of the same names (its stop timed out, or
  * it is frozen) must start anyway: such a name waits and is registered by {@link #retryPending()}
  * once the previous instance let go (Connect removes a task's metrics when it closes it). Metrics
- * registered by another instance cannot be taken over: Connect only lets an instance remove its own.
+ * registered by another instance cannot be taken over: Connect only lets an instance remove its
+ * own.
  */
 public final class PluginGauges {
   private static final Logger LOG = LoggerFactory.getLogger(PluginGauges.class);
@@ -39,7 +40,9 @@ public final class PluginGauges {
     return metrics != null;
   }
 
-  /** Registers {@code gauge} as {@code name} with {@code tags} (Connect adds connector and task). */
+  /**
+   * Registers {@code gauge} as {@code name} with {@code tags} (Connect adds connector and task).
+   */
   void register(String name, String doc, LinkedHashMap<String, String> tags, Gauge<?> gauge) {
     if (metrics == null) {
       return;
@@ -48,8 +51,12 @@ public final class PluginGauges {
     if (!tryAdd(metric, gauge)) {
       pending.put(metric, gauge);
       if (warned.compareAndSet(false, true)) {
-        LOG.warn("Task {}: metric {} {} is still held by a previous instance of this task on this worker; "
-            + "this task's metrics are published once it has stopped", task, name, tags);
+        LOG.warn(
+            "Task {}: metric {} {} is still held by a previous instance of this task on this worker; "
+                + "this task's metrics are published once it has stopped",
+            task,
+            name,
+            tags);
       }
     }
   }

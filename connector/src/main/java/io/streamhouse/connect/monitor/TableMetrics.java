@@ -13,14 +13,21 @@ import org.apache.kafka.common.metrics.Gauge;
 
 /**
  * Per-table commit metrics of the coordinator (task 0), tag {@code table}: freshness, what was
- * committed, how long commits take, rejected batches and failed commits. Gauges over counters
- * kept here; the README lists them.
+ * committed, how long commits take, rejected batches and failed commits. Gauges over counters kept
+ * here; the README lists them.
  */
 public final class TableMetrics implements CommitObserver {
-  public static final List<String> NAMES = List.of("table-last-commit-age-seconds", "table-commits-total",
-      "table-records-committed-total", "table-files-committed-total", "table-bytes-committed-total",
-      "table-commit-duration-ms", "table-rejected-batches-total", "table-commit-failures-total",
-      "table-commit-interval-seconds");
+  public static final List<String> NAMES =
+      List.of(
+          "table-last-commit-age-seconds",
+          "table-commits-total",
+          "table-records-committed-total",
+          "table-files-committed-total",
+          "table-bytes-committed-total",
+          "table-commit-duration-ms",
+          "table-rejected-batches-total",
+          "table-commit-failures-total",
+          "table-commit-interval-seconds");
 
   /** What the coordinator did to one table; fields are read by gauges on other threads. */
   private static final class Counters {
@@ -40,8 +47,9 @@ public final class TableMetrics implements CommitObserver {
   private final Map<TableId, Counters> tables = new ConcurrentHashMap<>();
 
   /**
-   * With {@link PluginGauges#none()} (a worker without plugin metrics) the counters are kept anyway.
-   * {@code commitIntervalMs} is published per table so that an alert can say "3 commit intervals".
+   * With {@link PluginGauges#none()} (a worker without plugin metrics) the counters are kept
+   * anyway. {@code commitIntervalMs} is published per table so that an alert can say "3 commit
+   * intervals".
    */
   public TableMetrics(PluginGauges gauges, Clock clock, long commitIntervalMs) {
     this.gauges = gauges;
@@ -50,7 +58,8 @@ public final class TableMetrics implements CommitObserver {
   }
 
   @Override
-  public void committed(TableId table, CommitOutcome outcome, long bytes, long durationMs, int rejectedBatches) {
+  public void committed(
+      TableId table, CommitOutcome outcome, long bytes, long durationMs, int rejectedBatches) {
     Counters c = counters(table);
     synchronized (c) {
       c.lastCommitMs = clock.millis();
@@ -72,32 +81,74 @@ public final class TableMetrics implements CommitObserver {
   }
 
   private Counters counters(TableId table) {
-    return tables.computeIfAbsent(table, t -> {
-      Counters c = new Counters();
-      if (gauges.enabled()) {
-        LinkedHashMap<String, String> tags = new LinkedHashMap<>();
-        tags.put("table", t.toString());
-        gauge("table-last-commit-age-seconds", "Seconds since the coordinator last committed the table "
-            + "(grows while the table receives nothing; read it with the topic lag)", tags,
-            x -> x.lastCommitMs < 0 ? -1 : (clock.millis() - x.lastCommitMs) / 1000.0, c);
-        gauge("table-commits-total", "Commits of the table (a counter)", tags, x -> x.commits, c);
-        gauge("table-records-committed-total", "Rows committed (a counter)", tags, x -> x.records, c);
-        gauge("table-files-committed-total", "Data files committed (a counter)", tags, x -> x.files, c);
-        gauge("table-bytes-committed-total", "Bytes of data files committed (a counter)", tags, x -> x.bytes, c);
-        gauge("table-commit-duration-ms", "Duration of the last commit, compaction included", tags,
-            x -> x.lastDurationMs, c);
-        gauge("table-rejected-batches-total", "Batches rejected by the watermark check (a counter)", tags,
-            x -> x.rejected, c);
-        gauge("table-commit-failures-total", "Commits that failed and were retried next round (a counter)", tags,
-            x -> x.failures, c);
-        gauge("table-commit-interval-seconds", "The connector's commit.interval.ms in seconds (for staleness alerts)",
-            tags, x -> commitIntervalSeconds, c);
-      }
-      return c;
-    });
+    return tables.computeIfAbsent(
+        table,
+        t -> {
+          Counters c = new Counters();
+          if (gauges.enabled()) {
+            LinkedHashMap<String, String> tags = new LinkedHashMap<>();
+            tags.put("table", t.toString());
+            gauge(
+                "table-last-commit-age-seconds",
+                "Seconds since the coordinator last committed the table "
+                    + "(grows while the table receives nothing; read it with the topic lag)",
+                tags,
+                x -> x.lastCommitMs < 0 ? -1 : (clock.millis() - x.lastCommitMs) / 1000.0,
+                c);
+            gauge(
+                "table-commits-total", "Commits of the table (a counter)", tags, x -> x.commits, c);
+            gauge(
+                "table-records-committed-total",
+                "Rows committed (a counter)",
+                tags,
+                x -> x.records,
+                c);
+            gauge(
+                "table-files-committed-total",
+                "Data files committed (a counter)",
+                tags,
+                x -> x.files,
+                c);
+            gauge(
+                "table-bytes-committed-total",
+                "Bytes of data files committed (a counter)",
+                tags,
+                x -> x.bytes,
+                c);
+            gauge(
+                "table-commit-duration-ms",
+                "Duration of the last commit, compaction included",
+                tags,
+                x -> x.lastDurationMs,
+                c);
+            gauge(
+                "table-rejected-batches-total",
+                "Batches rejected by the watermark check (a counter)",
+                tags,
+                x -> x.rejected,
+                c);
+            gauge(
+                "table-commit-failures-total",
+                "Commits that failed and were retried next round (a counter)",
+                tags,
+                x -> x.failures,
+                c);
+            gauge(
+                "table-commit-interval-seconds",
+                "The connector's commit.interval.ms in seconds (for staleness alerts)",
+                tags,
+                x -> commitIntervalSeconds,
+                c);
+          }
+          return c;
+        });
   }
 
-  private void gauge(String name, String doc, LinkedHashMap<String, String> tags, ToDoubleFunction<Counters> value,
+  private void gauge(
+      String name,
+      String doc,
+      LinkedHashMap<String, String> tags,
+      ToDoubleFunction<Counters> value,
       Counters c) {
     gauges.register(name, doc, tags, (Gauge<Double>) (config, now) -> value.applyAsDouble(c));
   }

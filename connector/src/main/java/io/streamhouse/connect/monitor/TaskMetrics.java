@@ -6,35 +6,51 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.metrics.Gauge;
 
-/** Per-task counters (Connect adds the connector and task tags): what the task wrote and what it could not. */
+/**
+ * Per-task counters (Connect adds the connector and task tags): what the task wrote and what it
+ * could not.
+ */
 public final class TaskMetrics {
-  public static final List<String> NAMES = List.of("task-records-written-total", "task-records-dead-lettered-total",
-      "control-events-rejected-total", "task-offsets-rewound-total");
+  public static final List<String> NAMES =
+      List.of(
+          "task-records-written-total",
+          "task-records-dead-lettered-total",
+          "control-events-rejected-total",
+          "task-offsets-rewound-total");
 
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
 
   /**
-   * {@code controlEventsRejected}: the task's count of refused control events; {@code offsetsRewound}:
-   * offsets it read again after a rewind.
+   * {@code controlEventsRejected}: the task's count of refused control events; {@code
+   * offsetsRewound}: offsets it read again after a rewind.
    */
-  public TaskMetrics(PluginGauges gauges, LongSupplier controlEventsRejected, LongSupplier offsetsRewound) {
+  public TaskMetrics(
+      PluginGauges gauges, LongSupplier controlEventsRejected, LongSupplier offsetsRewound) {
     LinkedHashMap<String, String> tags = new LinkedHashMap<>();
-    gauges.register("task-records-written-total",
-        "Record writes into table writers (a record routed to two tables counts twice; a counter)", tags,
+    gauges.register(
+        "task-records-written-total",
+        "Record writes into table writers (a record routed to two tables counts twice; a counter)",
+        tags,
         (Gauge<Long>) (config, now) -> written.get());
-    gauges.register("task-records-dead-lettered-total",
+    gauges.register(
+        "task-records-dead-lettered-total",
         "Records that could not be written: sent to the dead-letter queue, or the one that failed the task "
-            + "(a counter)", tags,
+            + "(a counter)",
+        tags,
         (Gauge<Long>) (config, now) -> deadLettered.get());
-    gauges.register("control-events-rejected-total",
+    gauges.register(
+        "control-events-rejected-total",
         "Control events this task refused: malformed, truncated, oversized, of an unknown version, or without "
-            + "this connector's MAC (a counter)", tags,
+            + "this connector's MAC (a counter)",
+        tags,
         (Gauge<Long>) (config, now) -> controlEventsRejected.getAsLong());
-    gauges.register("task-offsets-rewound-total",
+    gauges.register(
+        "task-offsets-rewound-total",
         "Offsets this task had read and read again after a rewind: a schema change, a rejected batch, or "
             + "partitions that left the task (rebalance, stop) before the coordinator committed its batches "
-            + "for them; the records among them are written twice (a counter)", tags,
+            + "for them; the records among them are written twice (a counter)",
+        tags,
         (Gauge<Long>) (config, now) -> offsetsRewound.getAsLong());
   }
 

@@ -4,13 +4,15 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * What a topic keeps: {@code retention.ms} and {@code retention.bytes} (-1 = unlimited) and
- * {@code cleanup.policy}. Only the {@code delete} policy removes records by age or size; a
- * compact-only topic keeps the latest record of every key however far behind a sink is.
+ * What a topic keeps: {@code retention.ms} and {@code retention.bytes} (-1 = unlimited) and {@code
+ * cleanup.policy}. Only the {@code delete} policy removes records by age or size; a compact-only
+ * topic keeps the latest record of every key however far behind a sink is.
  */
 public record TopicRetention(long retentionMs, long retentionBytes, List<String> cleanupPolicy) {
   public static TopicRetention of(String retentionMs, String retentionBytes, String cleanupPolicy) {
-    return new TopicRetention(Long.parseLong(retentionMs), Long.parseLong(retentionBytes),
+    return new TopicRetention(
+        Long.parseLong(retentionMs),
+        Long.parseLong(retentionBytes),
         Arrays.stream(cleanupPolicy.split(",")).map(String::trim).toList());
   }
 

@@ -11,13 +11,17 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Invariant 1 (contiguity) for one table and one commit: which offered batches go into the next
- * snapshot, which are already in the table, which must be rejected, and the watermarks the
- * snapshot records. Pure: the committer re-plans against the table state inside its atomic
- * commit, so a plan is only as good as the watermarks it was made from.
+ * snapshot, which are already in the table, which must be rejected, and the watermarks the snapshot
+ * records. Pure: the committer re-plans against the table state inside its atomic commit, so a plan
+ * is only as good as the watermarks it was made from.
  */
 public final class BatchPlan {
   /** What happens to one batch. */
-  public enum Decision { APPLY, ALREADY_PRESENT, REJECT }
+  public enum Decision {
+    APPLY,
+    ALREADY_PRESENT,
+    REJECT
+  }
 
   /** A batch as the plan sees it: an id and its offset ranges. */
   public record Offer(String batchId, Map<TopicPartition, OffsetRange> ranges) {}
@@ -36,18 +40,21 @@ public final class BatchPlan {
    * Plans {@code offers} against the table's watermarks {@code current}. A batch applies when, for
    * every topic-partition it covers, its {@code from} is where the table continues: the watermark,
    * or, for a partition the table never saw, the lowest {@code from} offered for it (the first
-   * offset the connector consumed). Batches apply in chains until none fits any more; a batch
-   * whose every {@code to} is at or below the watermark is already present; the rest is rejected.
+   * offset the connector consumed). Batches apply in chains until none fits any more; a batch whose
+   * every {@code to} is at or below the watermark is already present; the rest is rejected.
    */
   public static BatchPlan of(Watermarks current, List<Offer> offers) {
     Map<TopicPartition, Long> wm = new HashMap<>(current.asMap());
     Map<TopicPartition, Long> firstOffered = new HashMap<>();
     for (Offer offer : offers) {
-      offer.ranges().forEach((tp, r) -> {
-        if (!wm.containsKey(tp)) {
-          firstOffered.merge(tp, r.from(), Math::min);
-        }
-      });
+      offer
+          .ranges()
+          .forEach(
+              (tp, r) -> {
+                if (!wm.containsKey(tp)) {
+                  firstOffered.merge(tp, r.from(), Math::min);
+                }
+              });
     }
     List<Offer> remaining = new ArrayList<>(offers);
     remaining.sort(Comparator.comparingLong(BatchPlan::lowestFrom).thenComparing(Offer::batchId));
@@ -86,8 +93,8 @@ public final class BatchPlan {
     return true;
   }
 
-  private static boolean continuesTable(Map<TopicPartition, Long> wm, Map<TopicPartition, Long> firstOffered,
-      Offer offer) {
+  private static boolean continuesTable(
+      Map<TopicPartition, Long> wm, Map<TopicPartition, Long> firstOffered, Offer offer) {
     for (Map.Entry<TopicPartition, OffsetRange> e : offer.ranges().entrySet()) {
       Long mark = wm.containsKey(e.getKey()) ? wm.get(e.getKey()) : firstOffered.get(e.getKey());
       if (mark == null || e.getValue().from() != mark) {
@@ -98,7 +105,10 @@ public final class BatchPlan {
   }
 
   private static long lowestFrom(Offer offer) {
-    return offer.ranges().values().stream().mapToLong(OffsetRange::from).min().orElse(Long.MAX_VALUE);
+    return offer.ranges().values().stream()
+        .mapToLong(OffsetRange::from)
+        .min()
+        .orElse(Long.MAX_VALUE);
   }
 
   public Decision decision(String batchId) {
@@ -110,8 +120,10 @@ public final class BatchPlan {
   }
 
   public List<String> applied() {
-    return decisions.entrySet().stream().filter(e -> e.getValue() == Decision.APPLY)
-        .map(Map.Entry::getKey).toList();
+    return decisions.entrySet().stream()
+        .filter(e -> e.getValue() == Decision.APPLY)
+        .map(Map.Entry::getKey)
+        .toList();
   }
 
   public boolean changesTable() {

@@ -3,7 +3,8 @@ package io.streamhouse.connect.protocol;
 import java.util.List;
 
 /** A table in a named catalog: {@code catalog}, namespace levels and name, all validated. */
-public record TableId(String catalog, List<String> namespace, String name) implements Comparable<TableId> {
+public record TableId(String catalog, List<String> namespace, String name)
+    implements Comparable<TableId> {
   public TableId {
     namespace = List.copyOf(namespace);
   }

@@ -38,12 +38,13 @@ public final class Watermarks {
 
   public String encode() {
     StringBuilder out = new StringBuilder();
-    next.forEach((tp, offset) -> {
-      if (out.length() > 0) {
-        out.append(',');
-      }
-      out.append(tp.topic()).append(':').append(tp.partition()).append('=').append(offset);
-    });
+    next.forEach(
+        (tp, offset) -> {
+          if (out.length() > 0) {
+            out.append(',');
+          }
+          out.append(tp.topic()).append(':').append(tp.partition()).append('=').append(offset);
+        });
     return out.toString();
   }
 
@@ -56,9 +57,12 @@ public final class Watermarks {
       int colon = pair.lastIndexOf(':');
       int eq = pair.lastIndexOf('=');
       if (colon <= 0 || eq < colon) {
-        throw new IllegalArgumentException("Malformed watermark '" + pair + "' in '" + encoded + "'");
+        throw new IllegalArgumentException(
+            "Malformed watermark '" + pair + "' in '" + encoded + "'");
       }
-      next.put(new TopicPartition(pair.substring(0, colon), Integer.parseInt(pair.substring(colon + 1, eq))),
+      next.put(
+          new TopicPartition(
+              pair.substring(0, colon), Integer.parseInt(pair.substring(colon + 1, eq))),
           Long.parseLong(pair.substring(eq + 1)));
     }
     return new Watermarks(next);

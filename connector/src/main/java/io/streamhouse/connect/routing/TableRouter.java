@@ -20,6 +20,7 @@ public final class TableRouter {
 
   private final List<RouteSettings> routes;
   private final Map<String, List<RouteSettings>> routesByTopic = new HashMap<>();
+
   /** Per topic, its destinations when every route taking it names its table statically. */
   private final Map<String, Optional<List<Destination>>> staticDestinations = new HashMap<>();
 
@@ -55,25 +56,32 @@ public final class TableRouter {
    * the table from a record field, or when no route takes the topic.
    */
   public Optional<List<Destination>> staticDestinations(String topic) {
-    return staticDestinations.computeIfAbsent(topic, t -> {
-      List<RouteSettings> matching = routesOf(t);
-      if (matching.isEmpty() || matching.stream().anyMatch(r -> r.tableField().isPresent())) {
-        return Optional.empty();
-      }
-      List<Destination> destinations = new ArrayList<>(matching.size());
-      for (RouteSettings route : matching) {
-        try {
-          destinations.add(new Destination(TableNames.resolve(route.catalog(), route.table(), t, route.namespace()), route));
-        } catch (IllegalArgumentException invalidName) {
-          return Optional.empty(); // route() resolves it again and fails the records of this topic
-        }
-      }
-      return Optional.of(List.copyOf(destinations));
-    });
+    return staticDestinations.computeIfAbsent(
+        topic,
+        t -> {
+          List<RouteSettings> matching = routesOf(t);
+          if (matching.isEmpty() || matching.stream().anyMatch(r -> r.tableField().isPresent())) {
+            return Optional.empty();
+          }
+          List<Destination> destinations = new ArrayList<>(matching.size());
+          for (RouteSettings route : matching) {
+            try {
+              destinations.add(
+                  new Destination(
+                      TableNames.resolve(route.catalog(), route.table(), t, route.namespace()),
+                      route));
+            } catch (IllegalArgumentException invalidName) {
+              return Optional
+                  .empty(); // route() resolves it again and fails the records of this topic
+            }
+          }
+          return Optional.of(List.copyOf(destinations));
+        });
   }
 
   private List<RouteSettings> routesOf(String topic) {
-    return routesByTopic.computeIfAbsent(topic, t -> routes.stream().filter(r -> r.takes(t)).toList());
+    return routesByTopic.computeIfAbsent(
+        topic, t -> routes.stream().filter(r -> r.takes(t)).toList());
   }
 
   private TableId table(RouteSettings route, SinkRecord record) throws RecordConversionException {
@@ -83,13 +91,28 @@ public final class TableRouter {
     String field = route.tableField().get();
     Object raw = fieldValue(record.value(), field);
     if (raw == null) {
-      throw new RecordConversionException(field, "route " + route.name() + ": field '" + field
-          + "' that names the table is missing or null");
+      throw new RecordConversionException(
+          field,
+          "route "
+              + route.name()
+              + ": field '"
+              + field
+              + "' that names the table is missing or null");
     }
     String name = TableNames.sanitize(raw.toString());
-    if (route.tableAllowRegex().isEmpty() || !route.tableAllowRegex().get().matcher(name).matches()) {
-      throw new RecordConversionException(field, "route " + route.name() + ": table '" + name
-          + "' (from field '" + field + "') is not allowed by route." + route.name() + ".table.allow-regex");
+    if (route.tableAllowRegex().isEmpty()
+        || !route.tableAllowRegex().get().matcher(name).matches()) {
+      throw new RecordConversionException(
+          field,
+          "route "
+              + route.name()
+              + ": table '"
+              + name
+              + "' (from field '"
+              + field
+              + "') is not allowed by route."
+              + route.name()
+              + ".table.allow-regex");
     }
     try {
       return TableNames.parse(route.catalog(), name, route.namespace());

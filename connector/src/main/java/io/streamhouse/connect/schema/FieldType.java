@@ -9,7 +9,20 @@ import java.util.Optional;
  */
 public sealed interface FieldType {
   /** Primitive kinds; the integer and floating kinds are ordered narrow to wide. */
-  enum Kind { INT8, INT16, INT32, INT64, FLOAT32, FLOAT64, BOOLEAN, STRING, BYTES, DATE, TIME, TIMESTAMP }
+  enum Kind {
+    INT8,
+    INT16,
+    INT32,
+    INT64,
+    FLOAT32,
+    FLOAT64,
+    BOOLEAN,
+    STRING,
+    BYTES,
+    DATE,
+    TIME,
+    TIMESTAMP
+  }
 
   record Primitive(Kind kind) implements FieldType {
     @Override
@@ -53,8 +66,13 @@ public sealed interface FieldType {
 
     @Override
     public String toString() {
-      return "struct<" + String.join(",", fields.stream()
-          .map(f -> f.name() + ":" + f.type() + (f.optional() ? "" : " not null")).toList()) + ">";
+      return "struct<"
+          + String.join(
+              ",",
+              fields.stream()
+                  .map(f -> f.name() + ":" + f.type() + (f.optional() ? "" : " not null"))
+                  .toList())
+          + ">";
     }
   }
 

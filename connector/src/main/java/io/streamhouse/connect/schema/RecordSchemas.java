@@ -16,7 +16,10 @@ import org.apache.kafka.connect.data.Time;
 import org.apache.kafka.connect.data.Timestamp;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-/** The row schema a record brings, in the planner's terms: from its Connect schema, or inferred from JSON. */
+/**
+ * The row schema a record brings, in the planner's terms: from its Connect schema, or inferred from
+ * JSON.
+ */
 public final class RecordSchemas {
   private RecordSchemas() {}
 
@@ -41,11 +44,14 @@ public final class RecordSchemas {
     List<String> skip = input.equals("debezium") ? List.copyOf(Envelopes.MARKERS) : List.of();
     if (record.valueSchema() != null) {
       return record.valueSchema().type() == Schema.Type.STRUCT
-          ? Optional.of(struct(record.valueSchema(), skip)) : Optional.empty();
+          ? Optional.of(struct(record.valueSchema(), skip))
+          : Optional.empty();
     }
     if (value instanceof Map<?, ?> map) {
       FieldType.Struct inferred = infer(map);
-      return Optional.of(new FieldType.Struct(inferred.fields().stream().filter(f -> !skip.contains(f.name())).toList()));
+      return Optional.of(
+          new FieldType.Struct(
+              inferred.fields().stream().filter(f -> !skip.contains(f.name())).toList()));
     }
     return Optional.empty();
   }
@@ -120,7 +126,10 @@ public final class RecordSchemas {
       return FieldType.of(Kind.STRING);
     } else if (value instanceof Boolean) {
       return FieldType.of(Kind.BOOLEAN);
-    } else if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+    } else if (value instanceof Long
+        || value instanceof Integer
+        || value instanceof Short
+        || value instanceof Byte) {
       return FieldType.of(Kind.INT64);
     } else if (value instanceof Float || value instanceof Double) {
       return FieldType.of(Kind.FLOAT64);

@@ -30,7 +30,10 @@ public final class CheckedBatches<F> {
     /** The files of {@code batch}; an exception whose message says why the payload is refused. */
     List<F> read(OfferedBatch batch) throws Exception;
 
-    /** Where the file is, as the table will reference it (duplicates are found by it); null for an entry that is no file. */
+    /**
+     * Where the file is, as the table will reference it (duplicates are found by it); null for an
+     * entry that is no file.
+     */
     String path(F file);
 
     /** Why the file may not go into the table, or empty. */
@@ -42,8 +45,8 @@ public final class CheckedBatches<F> {
 
   private CheckedBatches() {}
 
-  public static <F> CheckedBatches<F> check(String connector, TableId table, List<OfferedBatch> batches,
-      FileReader<F> reader) {
+  public static <F> CheckedBatches<F> check(
+      String connector, TableId table, List<OfferedBatch> batches, FileReader<F> reader) {
     CheckedBatches<F> checked = new CheckedBatches<>();
     Map<String, OfferedBatch> owners = new HashMap<>();
     for (OfferedBatch batch : batches) {
@@ -67,11 +70,26 @@ public final class CheckedBatches<F> {
         }
         OfferedBatch owner = owners.putIfAbsent(path, batch);
         if (owner != null) {
-          problem = "file " + path + " is named twice (also by batch " + owner.batchId() + " of task "
-              + owner.taskId() + ")";
+          problem =
+              "file "
+                  + path
+                  + " is named twice (also by batch "
+                  + owner.batchId()
+                  + " of task "
+                  + owner.taskId()
+                  + ")";
           if (owner != batch && checked.accepted.remove(owner.batchId()) != null) {
-            checked.refuse(connector, table, owner, "file " + path + " is named twice (also by batch "
-                + batch.batchId() + " of task " + batch.taskId() + ")");
+            checked.refuse(
+                connector,
+                table,
+                owner,
+                "file "
+                    + path
+                    + " is named twice (also by batch "
+                    + batch.batchId()
+                    + " of task "
+                    + batch.taskId()
+                    + ")");
           }
           break;
         }
@@ -87,8 +105,14 @@ public final class CheckedBatches<F> {
 
   private void refuse(String connector, TableId table, OfferedBatch batch, String why) {
     refused.add(batch.batchId());
-    LOG.error("Connector {}: refused batch {} of task {} for table {}: {}. The batch is rejected and its files are "
-        + "left as they are", connector, batch.batchId(), batch.taskId(), table, why);
+    LOG.error(
+        "Connector {}: refused batch {} of task {} for table {}: {}. The batch is rejected and its files are "
+            + "left as they are",
+        connector,
+        batch.batchId(),
+        batch.taskId(),
+        table,
+        why);
   }
 
   /** The files of a batch that passed, or null. */
@@ -113,7 +137,8 @@ public final class CheckedBatches<F> {
     if (refused.isEmpty()) {
       return planned;
     }
-    Map<String, io.streamhouse.connect.protocol.BatchPlan.Decision> all = new LinkedHashMap<>(planned);
+    Map<String, io.streamhouse.connect.protocol.BatchPlan.Decision> all =
+        new LinkedHashMap<>(planned);
     refused.forEach(b -> all.put(b, io.streamhouse.connect.protocol.BatchPlan.Decision.REJECT));
     return all;
   }

@@ -6,10 +6,10 @@ import java.util.Set;
 
 /**
  * The open data files of one task, over all its tables, under two limits: the bytes they hold in
- * memory and their number. Past either, the file holding the most memory is closed early (its
- * rows become a finished file of the batch), so memory is bounded by bytes however many tables
- * and partitions a task writes, and a file is cut only when it holds a fair share of the budget:
- * never one file per record.
+ * memory and their number. Past either, the file holding the most memory is closed early (its rows
+ * become a finished file of the batch), so memory is bounded by bytes however many tables and
+ * partitions a task writes, and a file is cut only when it holds a fair share of the budget: never
+ * one file per record.
  */
 public final class FileBudget {
   /** An open file that can be closed early (its data is kept as a finished file). */

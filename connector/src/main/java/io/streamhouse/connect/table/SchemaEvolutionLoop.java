@@ -30,13 +30,22 @@ public final class SchemaEvolutionLoop {
 
   private SchemaEvolutionLoop() {}
 
-  /** @throws RecordConversionException if the table cannot follow {@code row} */
-  public static void run(String connector, TableId id, Supplier<TableColumns> current, FieldType.Struct row,
-      EvolutionMode mode, Applier applier) throws RecordConversionException {
+  /**
+   * @throws RecordConversionException if the table cannot follow {@code row}
+   */
+  public static void run(
+      String connector,
+      TableId id,
+      Supplier<TableColumns> current,
+      FieldType.Struct row,
+      EvolutionMode mode,
+      Applier applier)
+      throws RecordConversionException {
     for (int attempt = 1; ; attempt++) {
       EvolutionPlan plan = EvolutionPlanner.plan(current.get(), row, mode);
       if (plan.isRejected()) {
-        throw new RecordConversionException(plan.rejection().get().field(), plan.rejection().get().reason());
+        throw new RecordConversionException(
+            plan.rejection().get().field(), plan.rejection().get().reason());
       }
       if (plan.changes().isEmpty()) {
         return; // another task applied it first
@@ -47,10 +56,20 @@ public final class SchemaEvolutionLoop {
         return;
       } catch (Exception concurrent) {
         if (attempt >= MAX_ATTEMPTS) {
-          throw new IllegalStateException("Connector " + connector + ": cannot change the schema of " + id
-              + " after " + attempt + " attempts", concurrent);
+          throw new IllegalStateException(
+              "Connector "
+                  + connector
+                  + ": cannot change the schema of "
+                  + id
+                  + " after "
+                  + attempt
+                  + " attempts",
+              concurrent);
         }
-        LOG.info("Connector {}: a schema change of {} met a concurrent one; planning again ({})", connector, id,
+        LOG.info(
+            "Connector {}: a schema change of {} met a concurrent one; planning again ({})",
+            connector,
+            id,
             concurrent.toString());
       }
     }

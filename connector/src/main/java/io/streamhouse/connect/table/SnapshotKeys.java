@@ -1,8 +1,9 @@
 package io.streamhouse.connect.table;
 
 /**
- * Snapshot keys the connector writes (Iceberg snapshot summary, Paimon snapshot properties), namespaced by connector name so that several
- * connectors can feed one table. Documented in the README.
+ * Snapshot keys the connector writes (Iceberg snapshot summary, Paimon snapshot properties),
+ * namespaced by connector name so that several connectors can feed one table. Documented in the
+ * README.
  */
 public final class SnapshotKeys {
   public static final String PREFIX = "streamhouse.";

@@ -25,8 +25,9 @@ public interface TableFormat extends AutoCloseable {
    * @throws RecordConversionException if {@code sample} cannot define a missing table (the caller
    *     reports it like any record that does not fit)
    */
-  java.util.Optional<TableWriter> openWriter(TableId table, RouteSettings route, SinkRecord sample,
-      FileBudget budget) throws RecordConversionException;
+  java.util.Optional<TableWriter> openWriter(
+      TableId table, RouteSettings route, SinkRecord sample, FileBudget budget)
+      throws RecordConversionException;
 
   /**
    * Changes {@code table} so that it takes rows of {@code row}: plans against the table's current
@@ -35,8 +36,11 @@ public interface TableFormat extends AutoCloseable {
    *
    * @throws RecordConversionException if the table cannot follow {@code row} (the planner's reason)
    */
-  void evolve(TableId table, io.streamhouse.connect.schema.FieldType.Struct row,
-      io.streamhouse.connect.schema.EvolutionMode mode) throws RecordConversionException;
+  void evolve(
+      TableId table,
+      io.streamhouse.connect.schema.FieldType.Struct row,
+      io.streamhouse.connect.schema.EvolutionMode mode)
+      throws RecordConversionException;
 
   /** The watermarks in the table's latest snapshot written by this connector. */
   Watermarks watermarks(TableId table);
@@ -57,9 +61,9 @@ public interface TableFormat extends AutoCloseable {
   }
 
   /**
-   * Runs maintenance jobs the coordinator handed to this task (jobs from this format's
-   * {@link CommitOutcome#compactions}) and returns their result as files for the coordinator to
-   * commit, like written files; empty files when there was nothing to do.
+   * Runs maintenance jobs the coordinator handed to this task (jobs from this format's {@link
+   * CommitOutcome#compactions}) and returns their result as files for the coordinator to commit,
+   * like written files; empty files when there was nothing to do.
    */
   default PreparedFiles compact(TableId table, List<CompactionJob> jobs) {
     throw new UnsupportedOperationException("table " + table + " has no maintenance jobs");

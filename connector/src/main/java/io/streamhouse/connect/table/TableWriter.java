@@ -22,8 +22,8 @@ public interface TableWriter extends AutoCloseable {
 
   /**
    * Takes the files written so far out of this writer, which goes on with new files; the returned
-   * files are closed by whoever calls {@link DetachedFiles#close()}, on any thread. By default
-   * they are prepared here, on the writer's thread.
+   * files are closed by whoever calls {@link DetachedFiles#close()}, on any thread. By default they
+   * are prepared here, on the writer's thread.
    */
   default DetachedFiles detach() {
     return DetachedFiles.of(prepare());

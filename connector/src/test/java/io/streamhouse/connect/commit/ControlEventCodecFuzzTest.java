@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
  * 120,000 hostile inputs for the control-event decoder: random bytes and mutated copies of real
  * events (bit flips, cuts, splices, length and count fields overwritten), sent as they are (the MAC
  * no longer matches) and signed again with the connector's key (as if the key had leaked, so that
- * the field parser itself is under test). Each must decode, be passed over, or end in an
- * {@link InvalidControlEventException}: never another exception, never an error.
+ * the field parser itself is under test). Each must decode, be passed over, or end in an {@link
+ * InvalidControlEventException}: never another exception, never an error.
  */
 class ControlEventCodecFuzzTest {
   private static final int CASES = 120_000;
@@ -24,13 +24,17 @@ class ControlEventCodecFuzzTest {
     ControlEventCodec codec = new ControlEventCodec("conn", signer);
     List<byte[]> real = ControlEventCodecTest.samples("conn").stream().map(codec::encode).toList();
     Mutations mutations = new Mutations(20261130L);
-    Map<InvalidControlEventException.Reason, Integer> reasons = new EnumMap<>(InvalidControlEventException.Reason.class);
+    Map<InvalidControlEventException.Reason, Integer> reasons =
+        new EnumMap<>(InvalidControlEventException.Reason.class);
     int accepted = 0;
     for (int i = 0; i < CASES; i++) {
       byte[] original = real.get(mutations.nextInt(real.size()));
-      byte[] input = i % 10_000 == 7 ? new byte[ControlEventCodec.MAX_EVENT_BYTES + 1 + mutations.nextInt(100)]
-          : i % 10 == 0 ? mutations.randomBytes(mutations.nextInt(300))
-          : mutations.mutate(original);
+      byte[] input =
+          i % 10_000 == 7
+              ? new byte[ControlEventCodec.MAX_EVENT_BYTES + 1 + mutations.nextInt(100)]
+              : i % 10 == 0
+                  ? mutations.randomBytes(mutations.nextInt(300))
+                  : mutations.mutate(original);
       boolean resigned = i % 2 == 1;
       if (resigned) {
         ControlEventCodecTest.resign(signer, input);
@@ -39,18 +43,22 @@ class ControlEventCodecFuzzTest {
         if (codec.decode(input).isPresent()) {
           accepted++;
           assertThat(resigned || java.util.Arrays.equals(input, original))
-              .as("case %d: a changed event without a fresh MAC was accepted", i).isTrue();
+              .as("case %d: a changed event without a fresh MAC was accepted", i)
+              .isTrue();
         }
       } catch (InvalidControlEventException rejected) {
         reasons.merge(rejected.reason(), 1, Integer::sum);
       } catch (Throwable other) {
-        throw new AssertionError("case " + i + " ended in " + other + " instead of a typed rejection", other);
+        throw new AssertionError(
+            "case " + i + " ended in " + other + " instead of a typed rejection", other);
       }
     }
-    assertThat(reasons.keySet()).as("every kind of rejection was reached: %s", reasons)
+    assertThat(reasons.keySet())
+        .as("every kind of rejection was reached: %s", reasons)
         .containsExactlyInAnyOrder(InvalidControlEventException.Reason.values());
     assertThat(reasons.get(InvalidControlEventException.Reason.MALFORMED)).isGreaterThan(1_000);
-    assertThat(accepted).as("some mutations keep a signed event valid (a changed offset, payload byte)")
+    assertThat(accepted)
+        .as("some mutations keep a signed event valid (a changed offset, payload byte)")
         .isPositive();
   }
 }

@@ -27,7 +27,10 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
-/** The coordinator's rounds against an in-memory channel, a recording table format and a clock the test moves. */
+/**
+ * The coordinator's rounds against an in-memory channel, a recording table format and a clock the
+ * test moves.
+ */
 class CoordinatorTest {
   private static final TopicPartition P0 = new TopicPartition("t", 0);
   private static final TopicPartition P1 = new TopicPartition("t", 1);
@@ -36,8 +39,19 @@ class CoordinatorTest {
   private final MovableClock clock = new MovableClock();
   private final FakeChannel channel = new FakeChannel();
   private final RecordingFormat format = new RecordingFormat();
-  private final Coordinator coordinator = new Coordinator("conn", Map.of("c", format), channel,
-      () -> Set.of(P0, P1), 1_000, 10_000, 2, clock, FaultInjection.parse(""), CommitObserver.NONE, List::of);
+  private final Coordinator coordinator =
+      new Coordinator(
+          "conn",
+          Map.of("c", format),
+          channel,
+          () -> Set.of(P0, P1),
+          1_000,
+          10_000,
+          2,
+          clock,
+          FaultInjection.parse(""),
+          CommitObserver.NONE,
+          List::of);
 
   @Test
   void aRoundStartsAfterTheIntervalAndCommitsAsSoonAsEveryPartitionReported() {
@@ -55,9 +69,13 @@ class CoordinatorTest {
     coordinator.tick();
 
     assertThat(format.commits).containsExactly("commit " + commitId + " [b0] full=true");
-    assertThat(channel.sent).filteredOn(e -> e instanceof ControlEvent.TableCommitted).singleElement()
-        .satisfies(e -> assertThat(((ControlEvent.TableCommitted) e).decisions())
-            .containsEntry("b0", BatchPlan.Decision.APPLY));
+    assertThat(channel.sent)
+        .filteredOn(e -> e instanceof ControlEvent.TableCommitted)
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(((ControlEvent.TableCommitted) e).decisions())
+                    .containsEntry("b0", BatchPlan.Decision.APPLY));
   }
 
   @Test
@@ -71,7 +89,10 @@ class CoordinatorTest {
       clock.advance(1_000);
       coordinator.tick();
     }
-    assertThat(startCommits()).hasSize(10).extracting(ControlEvent::commitId).containsOnly(commitId);
+    assertThat(startCommits())
+        .hasSize(10)
+        .extracting(ControlEvent::commitId)
+        .containsOnly(commitId);
     assertThat(format.commits).isEmpty();
     clock.advance(1_000);
     coordinator.tick();
@@ -85,17 +106,25 @@ class CoordinatorTest {
     long commitId = startCommits().get(0).commitId();
     byte[] payload = new byte[ControlChannel.CHUNK_BYTES * 2 + 7];
     payload[payload.length - 1] = 42;
-    OfferedBatch big = new OfferedBatch("big", 0, Map.of(P0, new OffsetRange(0, 5)),
-        new PreparedFiles(1, payload, 3, 5, payload.length), 0);
+    OfferedBatch big =
+        new OfferedBatch(
+            "big",
+            0,
+            Map.of(P0, new OffsetRange(0, 5)),
+            new PreparedFiles(1, payload, 3, 5, payload.length),
+            0);
     List<ControlEvent.BatchChunk> chunks = BatchAssembler.split("conn", commitId, 0, TABLE, big);
     assertThat(chunks).hasSize(3);
     chunks.forEach(channel::deliver);
     channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1)));
     coordinator.tick();
-    assertThat(format.lastBatches).singleElement().satisfies(b -> {
-      assertThat(b.files().payload()).hasSize(payload.length).endsWith((byte) 42);
-      assertThat(b.files().files()).isEqualTo(3);
-    });
+    assertThat(format.lastBatches)
+        .singleElement()
+        .satisfies(
+            b -> {
+              assertThat(b.files().payload()).hasSize(payload.length).endsWith((byte) 42);
+              assertThat(b.files().files()).isEqualTo(3);
+            });
   }
 
   @Test
@@ -113,10 +142,12 @@ class CoordinatorTest {
     coordinator.tick();
     long second = startCommits().get(1).commitId();
     assertThat(second).isGreaterThan(first);
-    channel.deliver(batch(second, 0, "b0", P0, 0, 10)); // the task offers every undecided batch again
+    channel.deliver(
+        batch(second, 0, "b0", P0, 0, 10)); // the task offers every undecided batch again
     channel.deliver(new ControlEvent.TaskDone("conn", second, 0, List.of(P0, P1)));
     coordinator.tick();
-    assertThat(format.commits).containsExactly("failed " + first, "commit " + second + " [b0] full=true");
+    assertThat(format.commits)
+        .containsExactly("failed " + first, "commit " + second + " [b0] full=true");
   }
 
   @Test
@@ -137,7 +168,8 @@ class CoordinatorTest {
     long second = startCommits().get(1).commitId();
     channel.deliver(offered); // during the next round
     channel.deliver(batch(second - 1, 0, "b1", P0, 10, 20)); // a round that never was
-    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1))); // the old round's report
+    channel.deliver(
+        new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1))); // the old round's report
     coordinator.tick();
     assertThat(format.commits).hasSize(1);
     channel.deliver(new ControlEvent.TaskDone("conn", second, 0, List.of(P0, P1)));
@@ -155,9 +187,14 @@ class CoordinatorTest {
     channel.deliver(batch(commitId, 1, "b1", P1, 0, 10));
     channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1)));
     coordinator.tick();
-    assertThat(channel.sent).filteredOn(e -> e instanceof ControlEvent.TableCommitted).singleElement()
-        .satisfies(e -> assertThat(((ControlEvent.TableCommitted) e).decisions())
-            .containsEntry("b0", BatchPlan.Decision.REJECT).containsEntry("b1", BatchPlan.Decision.REJECT));
+    assertThat(channel.sent)
+        .filteredOn(e -> e instanceof ControlEvent.TableCommitted)
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(((ControlEvent.TableCommitted) e).decisions())
+                    .containsEntry("b0", BatchPlan.Decision.REJECT)
+                    .containsEntry("b1", BatchPlan.Decision.REJECT));
     assertThat(format.discarded).hasSize(1); // b0's files; b1's may not be the connector's
   }
 
@@ -168,14 +205,31 @@ class CoordinatorTest {
     coordinator.tick();
     long commitId = startCommits().get(0).commitId();
     channel.deliver(batch(commitId, 0, "b0", P0, 0, 10));
-    channel.deliver(new ControlEvent.BatchChunk("conn", commitId, 1, "b1", other, Map.of(P1, new OffsetRange(0, 4)),
-        0, 1, 1, 4, 100, 0, 1, new byte[] {9}));
+    channel.deliver(
+        new ControlEvent.BatchChunk(
+            "conn",
+            commitId,
+            1,
+            "b1",
+            other,
+            Map.of(P1, new OffsetRange(0, 4)),
+            0,
+            1,
+            1,
+            4,
+            100,
+            0,
+            1,
+            new byte[] {9}));
     channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1)));
     coordinator.tick();
-    assertThat(format.commits).containsExactlyInAnyOrder("commit " + commitId + " [b0] full=true",
-        "commit " + commitId + " [b1] full=true");
-    assertThat(channel.sent).filteredOn(e -> e instanceof ControlEvent.TableCommitted)
-        .extracting(e -> ((ControlEvent.TableCommitted) e).table()).containsExactlyInAnyOrder(TABLE, other);
+    assertThat(format.commits)
+        .containsExactlyInAnyOrder(
+            "commit " + commitId + " [b0] full=true", "commit " + commitId + " [b1] full=true");
+    assertThat(channel.sent)
+        .filteredOn(e -> e instanceof ControlEvent.TableCommitted)
+        .extracting(e -> ((ControlEvent.TableCommitted) e).table())
+        .containsExactlyInAnyOrder(TABLE, other);
   }
 
   @Test
@@ -188,7 +242,8 @@ class CoordinatorTest {
     channel.deliver(batch(commitId, 1, "b1", P1, 0, 10));
     channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1)));
     coordinator.tick();
-    assertThat(format.commits).as("P0 never reported, but the task handing over answered")
+    assertThat(format.commits)
+        .as("P0 never reported, but the task handing over answered")
         .containsExactly("commit " + commitId + " [b1] full=false");
   }
 
@@ -197,7 +252,8 @@ class CoordinatorTest {
     clock.advance(1_000);
     coordinator.tick();
     long commitId = startCommits().get(0).commitId();
-    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1))); // before its revocation
+    channel.deliver(
+        new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1))); // before its revocation
     channel.deliver(new ControlEvent.RoundRequest("conn", commitId, 1));
     coordinator.tick();
     assertThat(startCommits()).as("asked again at once").hasSize(2);
@@ -230,11 +286,18 @@ class CoordinatorTest {
 
   @Test
   void compactionJobsGoToTheTasksThatAnsweredAndNoBucketHasTwoJobsOutUntilItsResultIsDecided() {
-    format.jobs = java.util.stream.IntStream.range(0, 20)
-        .mapToObj(i -> new io.streamhouse.connect.protocol.CompactionJob("bucket " + i, new byte[] {(byte) i})).toList();
+    format.jobs =
+        java.util.stream.IntStream.range(0, 20)
+            .mapToObj(
+                i ->
+                    new io.streamhouse.connect.protocol.CompactionJob(
+                        "bucket " + i, new byte[] {(byte) i}))
+            .toList();
     long first = round(List.of(offer(0, "b0", P0, 0, 10)), 0, 1);
     List<ControlEvent.CompactRequest> handedOut = compactRequests();
-    assertThat(handedOut).extracting(ControlEvent.CompactRequest::taskId).as("spread over both tasks")
+    assertThat(handedOut)
+        .extracting(ControlEvent.CompactRequest::taskId)
+        .as("spread over both tasks")
         .containsExactlyInAnyOrder(0, 1);
     assertThat(handedOut).flatExtracting(ControlEvent.CompactRequest::jobs).hasSize(20);
     assertThat(handedOut).allSatisfy(r -> assertThat(r.commitId()).isEqualTo(first));
@@ -244,43 +307,70 @@ class CoordinatorTest {
     assertThat(compactRequests()).hasSize(2);
 
     // Task 0's result is decided: its buckets may go out again, now to task 2.
-    ControlEvent.CompactRequest done = handedOut.stream().filter(r -> r.taskId() == 0).findFirst().orElseThrow();
+    ControlEvent.CompactRequest done =
+        handedOut.stream().filter(r -> r.taskId() == 0).findFirst().orElseThrow();
     long third = round(List.of(offer(2, "b2", P0, 20, 30), compactionResult(0, done.jobId())), 2);
-    assertThat(format.commits).as("the result is committed as it arrives, by itself")
+    assertThat(format.commits)
+        .as("the result is committed as it arrives, by itself")
         .contains("commit " + third + " [" + done.jobId() + "] full=false");
-    List<ControlEvent.CompactRequest> again = compactRequests().subList(2, compactRequests().size());
-    assertThat(again).singleElement().satisfies(r -> {
-      assertThat(r.taskId()).isEqualTo(2);
-      assertThat(r.commitId()).isEqualTo(third);
-      assertThat(r.jobs()).extracting(io.streamhouse.connect.protocol.CompactionJob::key)
-          .containsExactlyInAnyOrderElementsOf(done.jobs().stream().map(io.streamhouse.connect.protocol.CompactionJob::key)
-              .toList());
-    });
+    List<ControlEvent.CompactRequest> again =
+        compactRequests().subList(2, compactRequests().size());
+    assertThat(again)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.taskId()).isEqualTo(2);
+              assertThat(r.commitId()).isEqualTo(third);
+              assertThat(r.jobs())
+                  .extracting(io.streamhouse.connect.protocol.CompactionJob::key)
+                  .containsExactlyInAnyOrderElementsOf(
+                      done.jobs().stream()
+                          .map(io.streamhouse.connect.protocol.CompactionJob::key)
+                          .toList());
+            });
   }
 
   @Test
   void aNewCoordinatorHandsOutTheCompactionsTheConfiguredTablesStillNeedOnce() {
-    format.pending = List.of(new io.streamhouse.connect.protocol.CompactionJob("bucket 0", new byte[] {0}));
-    Coordinator fresh = new Coordinator("conn", Map.of("c", format), channel, () -> Set.of(P0, P1), 1_000, 10_000, 2,
-        clock, FaultInjection.parse(""), CommitObserver.NONE, () -> List.of(TABLE));
+    format.pending =
+        List.of(new io.streamhouse.connect.protocol.CompactionJob("bucket 0", new byte[] {0}));
+    Coordinator fresh =
+        new Coordinator(
+            "conn",
+            Map.of("c", format),
+            channel,
+            () -> Set.of(P0, P1),
+            1_000,
+            10_000,
+            2,
+            clock,
+            FaultInjection.parse(""),
+            CommitObserver.NONE,
+            () -> List.of(TABLE));
     for (int round = 0; round < 3; round++) {
       clock.advance(1_000);
       fresh.tick();
       List<ControlEvent.StartCommit> starts = startCommits();
-      channel.deliver(new ControlEvent.TaskDone("conn", starts.get(starts.size() - 1).commitId(), 1, List.of(P0, P1)));
+      channel.deliver(
+          new ControlEvent.TaskDone(
+              "conn", starts.get(starts.size() - 1).commitId(), 1, List.of(P0, P1)));
       fresh.tick();
     }
-    assertThat(compactRequests()).as("nothing was committed, yet the table's buckets get their job, once")
-        .singleElement().satisfies(r -> {
-          assertThat(r.taskId()).isEqualTo(1);
-          assertThat(r.table()).isEqualTo(TABLE);
-          assertThat(r.jobs()).isEqualTo(format.pending);
-        });
+    assertThat(compactRequests())
+        .as("nothing was committed, yet the table's buckets get their job, once")
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.taskId()).isEqualTo(1);
+              assertThat(r.table()).isEqualTo(TABLE);
+              assertThat(r.jobs()).isEqualTo(format.pending);
+            });
     fresh.close();
   }
 
   /** Runs one round: the batches are offered, then the given tasks report every partition. */
-  private long round(List<java.util.function.LongFunction<ControlEvent.BatchChunk>> batches, int... tasks) {
+  private long round(
+      List<java.util.function.LongFunction<ControlEvent.BatchChunk>> batches, int... tasks) {
     clock.advance(1_000);
     coordinator.tick();
     List<ControlEvent.StartCommit> starts = startCommits();
@@ -293,29 +383,49 @@ class CoordinatorTest {
     return commitId;
   }
 
-  private static java.util.function.LongFunction<ControlEvent.BatchChunk> offer(int task, String id,
-      TopicPartition tp, long from, long to) {
+  private static java.util.function.LongFunction<ControlEvent.BatchChunk> offer(
+      int task, String id, TopicPartition tp, long from, long to) {
     return commitId -> batch(commitId, task, id, tp, from, to);
   }
 
-  private static java.util.function.LongFunction<ControlEvent.BatchChunk> compactionResult(int task, String jobId) {
-    return commitId -> new ControlEvent.BatchChunk("conn", commitId, task, jobId, TABLE, Map.of(), -1, 1, 1, 0, 10, 0,
-        1, new byte[] {7});
+  private static java.util.function.LongFunction<ControlEvent.BatchChunk> compactionResult(
+      int task, String jobId) {
+    return commitId ->
+        new ControlEvent.BatchChunk(
+            "conn", commitId, task, jobId, TABLE, Map.of(), -1, 1, 1, 0, 10, 0, 1, new byte[] {7});
   }
 
   private List<ControlEvent.CompactRequest> compactRequests() {
-    return channel.sent.stream().filter(e -> e instanceof ControlEvent.CompactRequest)
-        .map(e -> (ControlEvent.CompactRequest) e).toList();
+    return channel.sent.stream()
+        .filter(e -> e instanceof ControlEvent.CompactRequest)
+        .map(e -> (ControlEvent.CompactRequest) e)
+        .toList();
   }
 
   private List<ControlEvent.StartCommit> startCommits() {
-    return channel.sent.stream().filter(e -> e instanceof ControlEvent.StartCommit)
-        .map(e -> (ControlEvent.StartCommit) e).toList();
+    return channel.sent.stream()
+        .filter(e -> e instanceof ControlEvent.StartCommit)
+        .map(e -> (ControlEvent.StartCommit) e)
+        .toList();
   }
 
-  private static ControlEvent.BatchChunk batch(long commitId, int task, String id, TopicPartition tp, long from, long to) {
-    return new ControlEvent.BatchChunk("conn", commitId, task, id, TABLE, Map.of(tp, new OffsetRange(from, to)),
-        0, 1, 1, to - from, 100, 0, 1, new byte[] {1, 2, 3});
+  private static ControlEvent.BatchChunk batch(
+      long commitId, int task, String id, TopicPartition tp, long from, long to) {
+    return new ControlEvent.BatchChunk(
+        "conn",
+        commitId,
+        task,
+        id,
+        TABLE,
+        Map.of(tp, new OffsetRange(from, to)),
+        0,
+        1,
+        1,
+        to - from,
+        100,
+        0,
+        1,
+        new byte[] {1, 2, 3});
   }
 
   /** A clock the test moves. */
@@ -369,12 +479,10 @@ class CoordinatorTest {
     }
 
     @Override
-    public void wakeup() {
-    }
+    public void wakeup() {}
 
     @Override
-    public void close() {
-    }
+    public void close() {}
   }
 
   /** Applies every batch; records each commit; can fail once. */
@@ -383,10 +491,13 @@ class CoordinatorTest {
     List<OfferedBatch> lastBatches = List.of();
     final List<PreparedFiles> discarded = new ArrayList<>();
     boolean failNext;
+
     /** A batch id to refuse (and reject every other): a format whose file checks failed for it. */
     String refuse;
+
     /** The maintenance every commit calls for. */
     List<io.streamhouse.connect.protocol.CompactionJob> jobs = List.of();
+
     /** The maintenance the tables need as they are. */
     List<io.streamhouse.connect.protocol.CompactionJob> pending = List.of();
 
@@ -396,7 +507,8 @@ class CoordinatorTest {
     }
 
     @Override
-    public CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound) {
+    public CommitOutcome commit(
+        TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound) {
       if (failNext) {
         failNext = false;
         commits.add("failed " + commitId);
@@ -406,22 +518,31 @@ class CoordinatorTest {
       Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
       if (refuse != null) {
         batches.forEach(b -> decisions.put(b.batchId(), BatchPlan.Decision.REJECT));
-        return new CommitOutcome(decisions, Watermarks.EMPTY, OptionalLong.empty(), 0, 0, Set.of(refuse));
+        return new CommitOutcome(
+            decisions, Watermarks.EMPTY, OptionalLong.empty(), 0, 0, Set.of(refuse));
       }
       batches.forEach(b -> decisions.put(b.batchId(), BatchPlan.Decision.APPLY));
-      commits.add("commit " + commitId + " " + batches.stream().map(OfferedBatch::batchId).toList()
-          + " full=" + fullRound);
-      return new CommitOutcome(decisions, Watermarks.EMPTY, OptionalLong.of(1), 0, 0, Set.of(), jobs);
+      commits.add(
+          "commit "
+              + commitId
+              + " "
+              + batches.stream().map(OfferedBatch::batchId).toList()
+              + " full="
+              + fullRound);
+      return new CommitOutcome(
+          decisions, Watermarks.EMPTY, OptionalLong.of(1), 0, 0, Set.of(), jobs);
     }
 
     @Override
-    public java.util.Optional<TableWriter> openWriter(TableId table, RouteSettings route, SinkRecord sample,
-        FileBudget budget) {
+    public java.util.Optional<TableWriter> openWriter(
+        TableId table, RouteSettings route, SinkRecord sample, FileBudget budget) {
       throw new UnsupportedOperationException();
     }
 
     @Override
-    public void evolve(TableId table, io.streamhouse.connect.schema.FieldType.Struct row,
+    public void evolve(
+        TableId table,
+        io.streamhouse.connect.schema.FieldType.Struct row,
         io.streamhouse.connect.schema.EvolutionMode mode) {
       throw new UnsupportedOperationException();
     }
@@ -437,7 +558,6 @@ class CoordinatorTest {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
   }
 }

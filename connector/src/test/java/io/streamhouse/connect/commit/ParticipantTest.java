@@ -39,14 +39,38 @@ import org.junit.jupiter.api.Test;
 class ParticipantTest {
   private static final TopicPartition P0 = new TopicPartition("t", 0);
   private static final TableId TABLE = new TableId("c", List.of("ns"), "t");
-  private static final Destination TO = new Destination(TABLE, new RouteSettings("r", List.of("t"),
-      Optional.empty(), "c", "ns.t", Optional.empty(), Optional.empty(), "ns", true, List.of(), "parquet",
-      1L << 20, Map.of(), List.of(), "upsert", 1, EvolutionMode.NONE));
+  private static final Destination TO =
+      new Destination(
+          TABLE,
+          new RouteSettings(
+              "r",
+              List.of("t"),
+              Optional.empty(),
+              "c",
+              "ns.t",
+              Optional.empty(),
+              Optional.empty(),
+              "ns",
+              true,
+              List.of(),
+              "parquet",
+              1L << 20,
+              Map.of(),
+              List.of(),
+              "upsert",
+              1,
+              EvolutionMode.NONE));
 
   private final SlowClosingFormat format = new SlowClosingFormat();
   private final RecordingChannel channel = new RecordingChannel();
-  private final Participant participant = new Participant("conn", 0, Map.of("c", format), channel,
-      new FileBudget(10, 64L << 20), FaultInjection.parse(""));
+  private final Participant participant =
+      new Participant(
+          "conn",
+          0,
+          Map.of("c", format),
+          channel,
+          new FileBudget(10, 64L << 20),
+          FaultInjection.parse(""));
 
   @AfterEach
   void openTheGate() {
@@ -59,7 +83,8 @@ class ParticipantTest {
     CompletableFuture<Void> round = CompletableFuture.runAsync(() -> participant.onStartCommit(1));
     await().atMost(Duration.ofSeconds(10)).until(() -> format.detached.size() == 1);
 
-    // The files of [0, 10) are being closed: the task's lock is free, and the offsets stay in flight.
+    // The files of [0, 10) are being closed: the task's lock is free, and the offsets stay in
+    // flight.
     assertThat(participant.lock().tryLock(5, TimeUnit.SECONDS)).isTrue();
     try {
       assertThat(participant.safeOffsets(Map.of(P0, 10L))).containsEntry(P0, 0L);
@@ -71,13 +96,17 @@ class ParticipantTest {
 
     format.closing.countDown();
     round.get(10, TimeUnit.SECONDS);
-    assertThat(channel.batches()).singleElement()
+    assertThat(channel.batches())
+        .singleElement()
         .satisfies(b -> assertThat(b.ranges()).containsEntry(P0, new OffsetRange(0, 10)));
     assertThat(channel.done()).isEqualTo(1);
 
     participant.onStartCommit(2);
-    assertThat(channel.batches()).extracting(ControlEvent.BatchChunk::ranges)
-        .containsExactly(Map.of(P0, new OffsetRange(0, 10)), Map.of(P0, new OffsetRange(0, 10)),
+    assertThat(channel.batches())
+        .extracting(ControlEvent.BatchChunk::ranges)
+        .containsExactly(
+            Map.of(P0, new OffsetRange(0, 10)),
+            Map.of(P0, new OffsetRange(0, 10)),
             Map.of(P0, new OffsetRange(10, 15)));
   }
 
@@ -102,12 +131,14 @@ class ParticipantTest {
   }
 
   @Test
-  void aBatchWhoseFilesCannotBeClosedKeepsItsOffsetsBackUntilTheTaskRewindsToThem() throws Exception {
+  void aBatchWhoseFilesCannotBeClosedKeepsItsOffsetsBackUntilTheTaskRewindsToThem()
+      throws Exception {
     format.failClosing = true;
     format.closing.countDown();
     write(0, 10);
     assertThatThrownBy(() -> participant.onStartCommit(1))
-        .hasMessageContaining("Connector conn task 0: could not close the data files of tables [c:ns.t]")
+        .hasMessageContaining(
+            "Connector conn task 0: could not close the data files of tables [c:ns.t]")
         .hasRootCauseMessage("disk full");
     write(10, 15); // the task goes on until its next put or preCommit sees the reset request
 
@@ -132,7 +163,8 @@ class ParticipantTest {
     try {
       assertThat(participant.commonPosition(P0, List.of(TO, toOther))).hasValue(80L);
       assertThat(participant.commonPosition(new TopicPartition("t", 1), List.of(TO, toOther)))
-          .as("a partition the tables never had").isEmpty();
+          .as("a partition the tables never had")
+          .isEmpty();
     } finally {
       participant.lock().unlock();
     }
@@ -141,18 +173,24 @@ class ParticipantTest {
     try {
       assertThat(participant.commonPosition(P0, List.of(TO))).hasValue(120L);
       assertThat(participant.commonPosition(P0, List.of(TO, toOther))).hasValue(80L);
-      assertThat(participant.commonPosition(P0, List.of(TO, new Destination(new TableId("c", List.of("ns"), "new"),
-          TO.route())))).as("a table without a watermark").isEmpty();
+      assertThat(
+              participant.commonPosition(
+                  P0,
+                  List.of(TO, new Destination(new TableId("c", List.of("ns"), "new"), TO.route()))))
+          .as("a table without a watermark")
+          .isEmpty();
     } finally {
       participant.lock().unlock();
     }
   }
 
   @Test
-  void aTaskLosingItsPartitionsHandsInItsBatchAndRewindsNothingOnceItIsCommitted() throws Exception {
+  void aTaskLosingItsPartitionsHandsInItsBatchAndRewindsNothingOnceItIsCommitted()
+      throws Exception {
     format.closing.countDown();
     write(0, 10);
-    CompletableFuture<Void> coordinator = CompletableFuture.runAsync(() -> actAsCoordinator(BatchPlan.Decision.APPLY));
+    CompletableFuture<Void> coordinator =
+        CompletableFuture.runAsync(() -> actAsCoordinator(BatchPlan.Decision.APPLY));
     participant.lock().lock();
     try {
       assertThat(participant.handOver(10_000)).isTrue();
@@ -163,16 +201,24 @@ class ParticipantTest {
       participant.lock().unlock();
     }
     coordinator.get(10, TimeUnit.SECONDS);
-    assertThat(channel.sent).filteredOn(e -> e instanceof ControlEvent.RoundRequest).singleElement()
+    assertThat(channel.sent)
+        .filteredOn(e -> e instanceof ControlEvent.RoundRequest)
+        .singleElement()
         .isEqualTo(new ControlEvent.RoundRequest("conn", 0, 0));
-    assertThat(channel.sent).filteredOn(e -> e instanceof ControlEvent.TaskDone).singleElement()
-        .satisfies(e -> assertThat(((ControlEvent.TaskDone) e).assigned())
-            .as("the partitions being handed over are still reported as the task's").containsExactly(P0));
+    assertThat(channel.sent)
+        .filteredOn(e -> e instanceof ControlEvent.TaskDone)
+        .singleElement()
+        .satisfies(
+            e ->
+                assertThat(((ControlEvent.TaskDone) e).assigned())
+                    .as("the partitions being handed over are still reported as the task's")
+                    .containsExactly(P0));
     assertThat(participant.rewoundOffsets()).isZero();
   }
 
   @Test
-  void aHandOverThatIsNotCommittedInTimeLeavesTheOffsetsToReadAgainAndCountsThem() throws Exception {
+  void aHandOverThatIsNotCommittedInTimeLeavesTheOffsetsToReadAgainAndCountsThem()
+      throws Exception {
     format.closing.countDown();
     write(0, 10);
     participant.lock().lock();
@@ -186,7 +232,8 @@ class ParticipantTest {
   }
 
   @Test
-  void withoutACoordinatorTheTaskCommitsItsOwnBatchWhereTheFormatToleratesASecondCommitter() throws Exception {
+  void withoutACoordinatorTheTaskCommitsItsOwnBatchWhereTheFormatToleratesASecondCommitter()
+      throws Exception {
     format.closing.countDown();
     format.toleratesConcurrentCommitters = true;
     write(0, 10);
@@ -206,7 +253,8 @@ class ParticipantTest {
   void aRejectedHandOverEndsTheWaitAtOnce() throws Exception {
     format.closing.countDown();
     write(0, 10);
-    CompletableFuture<Void> coordinator = CompletableFuture.runAsync(() -> actAsCoordinator(BatchPlan.Decision.REJECT));
+    CompletableFuture<Void> coordinator =
+        CompletableFuture.runAsync(() -> actAsCoordinator(BatchPlan.Decision.REJECT));
     participant.lock().lock();
     try {
       long started = System.nanoTime();
@@ -231,10 +279,13 @@ class ParticipantTest {
     assertThat(channel.sent).isEmpty();
   }
 
-  /** Answers the participant's round request the way the coordinator does: a round, then a decision. */
+  /**
+   * Answers the participant's round request the way the coordinator does: a round, then a decision.
+   */
   private void actAsCoordinator(BatchPlan.Decision decision) {
-    await().atMost(Duration.ofSeconds(10)).until(() -> channel.sent.stream()
-        .anyMatch(e -> e instanceof ControlEvent.RoundRequest));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> channel.sent.stream().anyMatch(e -> e instanceof ControlEvent.RoundRequest));
     participant.onStartCommit(7);
     Map<String, BatchPlan.Decision> decisions = new java.util.HashMap<>();
     channel.batches().forEach(b -> decisions.put(b.batchId(), decision));
@@ -252,7 +303,9 @@ class ParticipantTest {
     try {
       participant.assigned(List.of(P0));
       for (long offset = from; offset < to; offset++) {
-        assertThat(participant.write(new SinkRecord("t", 0, null, null, null, "v" + offset, offset), P0, TO))
+        assertThat(
+                participant.write(
+                    new SinkRecord("t", 0, null, null, null, "v" + offset, offset), P0, TO))
             .isTrue();
       }
     } finally {
@@ -269,58 +322,60 @@ class ParticipantTest {
     final Map<TableId, Watermarks> watermarks = new java.util.HashMap<>();
 
     @Override
-    public Optional<TableWriter> openWriter(TableId table, RouteSettings route, SinkRecord sample,
-        FileBudget budget) {
-      return Optional.of(new TableWriter() {
-        private long records;
+    public Optional<TableWriter> openWriter(
+        TableId table, RouteSettings route, SinkRecord sample, FileBudget budget) {
+      return Optional.of(
+          new TableWriter() {
+            private long records;
 
-        @Override
-        public void write(SinkRecord record) {
-          records++;
-        }
-
-        @Override
-        public io.streamhouse.connect.schema.TableColumns columns() {
-          throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public PreparedFiles prepare() {
-          return detach().close();
-        }
-
-        @Override
-        public DetachedFiles detach() {
-          long count = records;
-          records = 0;
-          DetachedFiles files = () -> {
-            try {
-              closing.await();
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
+            @Override
+            public void write(SinkRecord record) {
+              records++;
             }
-            if (failClosing) {
-              throw new java.io.UncheckedIOException(new java.io.IOException("disk full"));
+
+            @Override
+            public io.streamhouse.connect.schema.TableColumns columns() {
+              throw new UnsupportedOperationException();
             }
-            return new PreparedFiles(1, new byte[] {1}, 1, count, count * 10);
-          };
-          detached.add(files);
-          return files;
-        }
 
-        @Override
-        public void abort() {
-          records = 0;
-        }
+            @Override
+            public PreparedFiles prepare() {
+              return detach().close();
+            }
 
-        @Override
-        public void close() {
-        }
-      });
+            @Override
+            public DetachedFiles detach() {
+              long count = records;
+              records = 0;
+              DetachedFiles files =
+                  () -> {
+                    try {
+                      closing.await();
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                    if (failClosing) {
+                      throw new java.io.UncheckedIOException(new java.io.IOException("disk full"));
+                    }
+                    return new PreparedFiles(1, new byte[] {1}, 1, count, count * 10);
+                  };
+              detached.add(files);
+              return files;
+            }
+
+            @Override
+            public void abort() {
+              records = 0;
+            }
+
+            @Override
+            public void close() {}
+          });
     }
 
     @Override
-    public void evolve(TableId table, io.streamhouse.connect.schema.FieldType.Struct row, EvolutionMode mode) {
+    public void evolve(
+        TableId table, io.streamhouse.connect.schema.FieldType.Struct row, EvolutionMode mode) {
       throw new UnsupportedOperationException();
     }
 
@@ -338,15 +393,19 @@ class ParticipantTest {
     }
 
     @Override
-    public CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound) {
+    public CommitOutcome commit(
+        TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound) {
       if (!toleratesConcurrentCommitters) {
         throw new UnsupportedOperationException();
       }
-      BatchPlan plan = BatchPlan.of(watermarks(table), batches.stream()
-          .map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList());
+      BatchPlan plan =
+          BatchPlan.of(
+              watermarks(table),
+              batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList());
       watermarks.put(table, plan.after());
       committed.addAll(plan.applied());
-      return new CommitOutcome(plan.decisions(), plan.after(), java.util.OptionalLong.of(1), 0, 0, java.util.Set.of());
+      return new CommitOutcome(
+          plan.decisions(), plan.after(), java.util.OptionalLong.of(1), 0, 0, java.util.Set.of());
     }
 
     @Override
@@ -355,8 +414,7 @@ class ParticipantTest {
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
   }
 
   /** Records what the participant sends. */
@@ -365,8 +423,10 @@ class ParticipantTest {
 
     List<ControlEvent.BatchChunk> batches() {
       synchronized (sent) {
-        return sent.stream().filter(e -> e instanceof ControlEvent.BatchChunk)
-            .map(e -> (ControlEvent.BatchChunk) e).toList();
+        return sent.stream()
+            .filter(e -> e instanceof ControlEvent.BatchChunk)
+            .map(e -> (ControlEvent.BatchChunk) e)
+            .toList();
       }
     }
 
@@ -387,11 +447,9 @@ class ParticipantTest {
     }
 
     @Override
-    public void wakeup() {
-    }
+    public void wakeup() {}
 
     @Override
-    public void close() {
-    }
+    public void close() {}
   }
 }

@@ -14,7 +14,8 @@ class ConfigReferenceTest {
   void committedReferenceMatchesTheConfigDef() throws Exception {
     String generated = ConfigReference.render();
     assertThat(Files.readString(COMMITTED, StandardCharsets.UTF_8))
-        .as("%s is stale: regenerate it with ./mvnw -q -pl connector compile exec:java@config-docs",
+        .as(
+            "%s is stale: regenerate it with ./mvnw -q -pl connector compile exec:java@config-docs",
             COMMITTED)
         .isEqualTo(generated);
   }

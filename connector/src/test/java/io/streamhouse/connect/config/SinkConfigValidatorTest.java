@@ -31,8 +31,11 @@ class SinkConfigValidatorTest {
   }
 
   private static List<String> errorsOf(Config config, String key) {
-    return config.configValues().stream().filter(v -> v.name().equals(key))
-        .findFirst().map(ConfigValue::errorMessages).orElseThrow();
+    return config.configValues().stream()
+        .filter(v -> v.name().equals(key))
+        .findFirst()
+        .map(ConfigValue::errorMessages)
+        .orElseThrow();
   }
 
   @Test
@@ -41,13 +44,22 @@ class SinkConfigValidatorTest {
     String before = System.getProperty(SinkConfigDef.FAULT_INJECTION_PROPERTY);
     try {
       System.clearProperty(SinkConfigDef.FAULT_INJECTION_PROPERTY);
-      assertThat(errorsOf(new StreamhouseSinkConnector().validate(armed), "streamhouse.test.halt-at"))
-          .singleElement().asString().contains("-Dstreamhouse.fault-injection=enabled");
-      assertThatThrownBy(() -> io.streamhouse.connect.commit.FaultInjection.parse("BEFORE_PREPARE:/tmp/marker"))
-          .isInstanceOf(ConfigException.class).hasMessageContaining("test-only fault injection");
+      assertThat(
+              errorsOf(new StreamhouseSinkConnector().validate(armed), "streamhouse.test.halt-at"))
+          .singleElement()
+          .asString()
+          .contains("-Dstreamhouse.fault-injection=enabled");
+      assertThatThrownBy(
+              () ->
+                  io.streamhouse.connect.commit.FaultInjection.parse("BEFORE_PREPARE:/tmp/marker"))
+          .isInstanceOf(ConfigException.class)
+          .hasMessageContaining("test-only fault injection");
       System.setProperty(SinkConfigDef.FAULT_INJECTION_PROPERTY, "enabled");
-      assertThat(errorsOf(new StreamhouseSinkConnector().validate(armed), "streamhouse.test.halt-at")).isEmpty();
-      assertThat(io.streamhouse.connect.commit.FaultInjection.parse("BEFORE_PREPARE:/tmp/marker")).isNotNull();
+      assertThat(
+              errorsOf(new StreamhouseSinkConnector().validate(armed), "streamhouse.test.halt-at"))
+          .isEmpty();
+      assertThat(io.streamhouse.connect.commit.FaultInjection.parse("BEFORE_PREPARE:/tmp/marker"))
+          .isNotNull();
     } finally {
       if (before == null) {
         System.clearProperty(SinkConfigDef.FAULT_INJECTION_PROPERTY);
@@ -65,11 +77,25 @@ class SinkConfigValidatorTest {
 
   @Test
   void typeAndRangeErrorsAreAttachedToTheirKeys() {
-    Config result = new StreamhouseSinkConnector().validate(
-        config("commit.interval.ms", "soon", "commit.timeout.ms", "5", "control.topic", "bad topic!"));
-    assertThat(errorsOf(result, "commit.interval.ms")).anySatisfy(e -> assertThat(e).contains("Not a number of type LONG"));
-    assertThat(errorsOf(result, "commit.timeout.ms")).singleElement().asString().contains("at least 100");
-    assertThat(errorsOf(result, "control.topic")).singleElement().asString()
+    Config result =
+        new StreamhouseSinkConnector()
+            .validate(
+                config(
+                    "commit.interval.ms",
+                    "soon",
+                    "commit.timeout.ms",
+                    "5",
+                    "control.topic",
+                    "bad topic!"));
+    assertThat(errorsOf(result, "commit.interval.ms"))
+        .anySatisfy(e -> assertThat(e).contains("Not a number of type LONG"));
+    assertThat(errorsOf(result, "commit.timeout.ms"))
+        .singleElement()
+        .asString()
+        .contains("at least 100");
+    assertThat(errorsOf(result, "control.topic"))
+        .singleElement()
+        .asString()
         .contains("legal Kafka topic name");
   }
 
@@ -77,27 +103,41 @@ class SinkConfigValidatorTest {
   void withTransformsTheTablesOfARecordMayNotFollowFromItsPartition() {
     assertThat(new StreamhouseSinkConfig(config()).transformsRecords()).isFalse();
     assertThat(new StreamhouseSinkConfig(config("transforms", " ")).transformsRecords()).isFalse();
-    assertThat(new StreamhouseSinkConfig(config("transforms", "route",
-        "transforms.route.type", "org.apache.kafka.connect.transforms.RegexRouter")).transformsRecords()).isTrue();
+    assertThat(
+            new StreamhouseSinkConfig(
+                    config(
+                        "transforms",
+                        "route",
+                        "transforms.route.type",
+                        "org.apache.kafka.connect.transforms.RegexRouter"))
+                .transformsRecords())
+        .isTrue();
   }
 
   @Test
   void theControlTopicMustNotBeSunk() {
-    Config listed = new StreamhouseSinkConnector().validate(
-        config("topics", "orders, ctl", "control.topic", "ctl"));
-    assertThat(errorsOf(listed, "control.topic")).singleElement().asString()
-        .isEqualTo("control.topic 'ctl' is also listed in topics: the control topic must not be sunk");
+    Config listed =
+        new StreamhouseSinkConnector()
+            .validate(config("topics", "orders, ctl", "control.topic", "ctl"));
+    assertThat(errorsOf(listed, "control.topic"))
+        .singleElement()
+        .asString()
+        .isEqualTo(
+            "control.topic 'ctl' is also listed in topics: the control topic must not be sunk");
 
     Map<String, String> byRegex = config("control.topic", "streamhouse-control");
     byRegex.remove("topics");
     byRegex.put("topics.regex", "stream.*");
     assertThat(errorsOf(new StreamhouseSinkConnector().validate(byRegex), "control.topic"))
-        .singleElement().asString().contains("matches topics.regex 'stream.*'");
+        .singleElement()
+        .asString()
+        .contains("matches topics.regex 'stream.*'");
   }
 
   @Test
   void startFailsWithEveryErrorAndTheConnectorName() {
-    Map<String, String> props = config("topics", "ctl", "control.topic", "ctl", "commit.timeout.ms", "1");
+    Map<String, String> props =
+        config("topics", "ctl", "control.topic", "ctl", "commit.timeout.ms", "1");
     assertThatThrownBy(() -> new StreamhouseSinkConnector().start(props))
         .isInstanceOf(ConfigException.class)
         .hasMessageStartingWith("Connector orders-sink has an invalid configuration: ")
@@ -107,8 +147,9 @@ class SinkConfigValidatorTest {
 
   @Test
   void typedAccessorsReadTheValues() {
-    StreamhouseSinkConfig cfg = new StreamhouseSinkConfig(
-        config("commit.interval.ms", "1500", "control.topic", "ctl", "task.id", "3"));
+    StreamhouseSinkConfig cfg =
+        new StreamhouseSinkConfig(
+            config("commit.interval.ms", "1500", "control.topic", "ctl", "task.id", "3"));
     assertThat(cfg.connectorName()).isEqualTo("orders-sink");
     assertThat(cfg.commitIntervalMs()).isEqualTo(1500L);
     assertThat(cfg.commitTimeoutMs()).isEqualTo(30_000L);

@@ -35,17 +35,18 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every case runs through both converters, each with a one-column table of the column type: a
- * value is accepted by both, as the same value, or rejected by both, with the same words.
+ * Every case runs through both converters, each with a one-column table of the column type: a value
+ * is accepted by both, as the same value, or rejected by both, with the same words.
  */
 class ValueCoercionParityTest {
   /** A rejected case. */
-  private static final Object REJECT = new Object() {
-    @Override
-    public String toString() {
-      return "REJECT";
-    }
-  };
+  private static final Object REJECT =
+      new Object() {
+        @Override
+        public String toString() {
+          return "REJECT";
+        }
+      };
 
   enum Column {
     INT(Types.IntegerType.get(), DataTypes.INT()),
@@ -128,15 +129,20 @@ class ValueCoercionParityTest {
         Arguments.of(Column.TIME, 86_400_000L, REJECT),
         Arguments.of(Column.TIMESTAMP, new java.util.Date(1_000L), Instant.ofEpochSecond(1)),
         Arguments.of(Column.TIMESTAMP, 1_000L, Instant.ofEpochSecond(1)),
-        Arguments.of(Column.TIMESTAMP, "2026-12-01 10:00:00", Instant.parse("2026-12-01T10:00:00Z")),
+        Arguments.of(
+            Column.TIMESTAMP, "2026-12-01 10:00:00", Instant.parse("2026-12-01T10:00:00Z")),
         Arguments.of(Column.TIMESTAMP, "yesterday", REJECT),
-        Arguments.of(Column.TIMESTAMP_TZ, "2026-12-01T10:00:00+01:00", Instant.parse("2026-12-01T09:00:00Z")),
+        Arguments.of(
+            Column.TIMESTAMP_TZ,
+            "2026-12-01T10:00:00+01:00",
+            Instant.parse("2026-12-01T09:00:00Z")),
         Arguments.of(Column.TIMESTAMP_TZ, true, REJECT));
   }
 
   @ParameterizedTest(name = "{0} <- {1}: {2}")
   @MethodSource("cases")
-  void bothFormatsAcceptOrRejectTheSameValueTheSameWay(Column column, Object value, Object expected) {
+  void bothFormatsAcceptOrRejectTheSameValueTheSameWay(
+      Column column, Object value, Object expected) {
     Map<String, Object> record = new HashMap<>();
     record.put("c", value);
     Outcome iceberg = iceberg(column, record);
@@ -146,7 +152,8 @@ class ValueCoercionParityTest {
       assertThat(paimon.rejection).as("Paimon rejects %s", value).isNotNull();
       assertThat(iceberg.rejection.field()).isEqualTo("c");
       assertThat(paimon.rejection.field()).isEqualTo("c");
-      assertThat(wordsBeforeType(iceberg.rejection)).isEqualTo(wordsBeforeType(paimon.rejection))
+      assertThat(wordsBeforeType(iceberg.rejection))
+          .isEqualTo(wordsBeforeType(paimon.rejection))
           .endsWith("does not fit column 'c' of type ");
     } else {
       assertThat(iceberg.value).as("Iceberg").isEqualTo(expected);
@@ -157,10 +164,10 @@ class ValueCoercionParityTest {
   private record Outcome(Object value, RecordConversionException rejection) {}
 
   private static Outcome iceberg(Column column, Map<String, Object> record) {
-    IcebergRecordConverter converter = new IcebergRecordConverter(
-        new Schema(Types.NestedField.optional(1, "c", column.iceberg)));
-    RecordConversionException e = catchThrowableOfType(RecordConversionException.class,
-        () -> converter.convert(record));
+    IcebergRecordConverter converter =
+        new IcebergRecordConverter(new Schema(Types.NestedField.optional(1, "c", column.iceberg)));
+    RecordConversionException e =
+        catchThrowableOfType(RecordConversionException.class, () -> converter.convert(record));
     if (e != null) {
       return new Outcome(null, e);
     }
@@ -181,11 +188,13 @@ class ValueCoercionParityTest {
       return new Outcome(null, e);
     }
     Object v = row.getField(0);
-    return new Outcome(switch (column) {
-      case DATE -> LocalDate.ofEpochDay((Integer) v);
-      case TIME -> LocalTime.ofNanoOfDay((Integer) v * 1_000_000L);
-      default -> normalized(v);
-    }, null);
+    return new Outcome(
+        switch (column) {
+          case DATE -> LocalDate.ofEpochDay((Integer) v);
+          case TIME -> LocalTime.ofNanoOfDay((Integer) v * 1_000_000L);
+          default -> normalized(v);
+        },
+        null);
   }
 
   /** Both formats' values as one kind of Java value per column type. */

@@ -45,8 +45,10 @@ class LagArithmeticTest {
 
   @Test
   void infiniteRetentionAndCompactedTopicsNeverLoseByAge() {
-    for (TopicRetention r : new TopicRetention[] {TopicRetention.of("-1", "-1", "delete"),
-        TopicRetention.of("3600000", "-1", "compact")}) {
+    for (TopicRetention r :
+        new TopicRetention[] {
+          TopicRetention.of("-1", "-1", "delete"), TopicRetention.of("3600000", "-1", "compact")
+        }) {
       PartitionLag lag = LagArithmetic.of(0, 500, 100, NOW - 86_400_000, -1, r, NOW);
       assertThat(lag.records()).isEqualTo(400);
       assertThat(lag.seconds()).isEqualTo(86_400.0);
@@ -54,15 +56,25 @@ class LagArithmeticTest {
       assertThat(lag.secondsToLoss()).isInfinite();
     }
     // compact,delete still deletes by age.
-    assertThat(LagArithmetic.of(0, 500, 100, NOW - 1_800_000, -1, TopicRetention.of("3600000", "-1", "compact,delete"),
-        NOW).timeRatio()).isCloseTo(0.5, within(1e-9));
+    assertThat(
+            LagArithmetic.of(
+                    0,
+                    500,
+                    100,
+                    NOW - 1_800_000,
+                    -1,
+                    TopicRetention.of("3600000", "-1", "compact,delete"),
+                    NOW)
+                .timeRatio())
+        .isCloseTo(0.5, within(1e-9));
   }
 
   @Test
   void sizeRetentionUsesTheBytesBehind() {
     // 1000 records held in 1 MB, 250 behind: about 250 KB of a 500 KB retention.bytes.
-    PartitionLag lag = LagArithmetic.of(0, 1000, 750, NOW - 1000, 1_000_000, TopicRetention.of("-1", "500000", "delete"),
-        NOW);
+    PartitionLag lag =
+        LagArithmetic.of(
+            0, 1000, 750, NOW - 1000, 1_000_000, TopicRetention.of("-1", "500000", "delete"), NOW);
     assertThat(lag.sizeRatio()).isCloseTo(0.5, within(1e-9));
     assertThat(lag.timeRatio()).isZero();
   }

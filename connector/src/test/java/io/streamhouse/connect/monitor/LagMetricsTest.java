@@ -4,12 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.Gauge;
 import org.apache.kafka.common.metrics.Metrics;
 import org.apache.kafka.common.metrics.internals.PluginMetricsImpl;
 import org.junit.jupiter.api.Test;
@@ -37,8 +35,14 @@ class LagMetricsTest {
       full.put("connector", "c");
       full.put("task", "0");
       return metrics.metrics().entrySet().stream()
-          .filter(e -> e.getKey().group().equals("plugins") && e.getKey().name().equals(name) && e.getKey().tags().equals(full))
-          .map(e -> e.getValue().metricValue()).findFirst().orElseThrow();
+          .filter(
+              e ->
+                  e.getKey().group().equals("plugins")
+                      && e.getKey().name().equals(name)
+                      && e.getKey().tags().equals(full))
+          .map(e -> e.getValue().metricValue())
+          .findFirst()
+          .orElseThrow();
     }
   }
 
@@ -54,7 +58,8 @@ class LagMetricsTest {
     metrics.lost(p1, 7);
 
     List<String> names = new ArrayList<>();
-    registry.names().stream().filter(n -> "0".equals(n.tags().get("partition")) || !n.tags().containsKey("partition"))
+    registry.names().stream()
+        .filter(n -> "0".equals(n.tags().get("partition")) || !n.tags().containsKey("partition"))
         .forEach(n -> names.add(n.name()));
     List<String> documented = new ArrayList<>(LagMetrics.PARTITION_METRICS);
     documented.addAll(LagMetrics.TOPIC_METRICS);
@@ -72,7 +77,8 @@ class LagMetricsTest {
   }
 
   @Test
-  void aTaskRestartedBeforeItsPreviousInstanceLetGoOfItsMetricsStartsAndPublishesThemOnceItHas() throws Exception {
+  void aTaskRestartedBeforeItsPreviousInstanceLetGoOfItsMetricsStartsAndPublishesThemOnceItHas()
+      throws Exception {
     WorkerRegistry registry = new WorkerRegistry();
     PluginMetricsImpl staleInstance = registry.taskInstance();
     TaskMetrics stale = new TaskMetrics(new PluginGauges(staleInstance, "c-0"), () -> 0, () -> 0);
@@ -83,22 +89,27 @@ class LagMetricsTest {
     PluginGauges liveGauges = new PluginGauges(registry.taskInstance(), "c-0");
     TaskMetrics live = new TaskMetrics(liveGauges, () -> 0, () -> 0);
     TableMetrics liveTables = new TableMetrics(liveGauges, java.time.Clock.systemUTC(), 60_000);
-    io.streamhouse.connect.protocol.TableId table = new io.streamhouse.connect.protocol.TableId("c", List.of("db"), "t");
+    io.streamhouse.connect.protocol.TableId table =
+        new io.streamhouse.connect.protocol.TableId("c", List.of("db"), "t");
     liveTables.failed(table);
     liveTables.failed(table);
     live.written();
     live.written();
-    assertThat(liveGauges.pendingCount()).isEqualTo(TaskMetrics.NAMES.size() + TableMetrics.NAMES.size());
+    assertThat(liveGauges.pendingCount())
+        .isEqualTo(TaskMetrics.NAMES.size() + TableMetrics.NAMES.size());
     liveGauges.retryPending();
-    assertThat(registry.value("task-records-written-total", Map.of())).as("the old instance's figure until it closes")
+    assertThat(registry.value("task-records-written-total", Map.of()))
+        .as("the old instance's figure until it closes")
         .isEqualTo(1L);
 
     staleInstance.close(); // what the worker does when the old task finally stops
     liveGauges.retryPending();
     assertThat(liveGauges.pendingCount()).isZero();
     assertThat(registry.value("task-records-written-total", Map.of())).isEqualTo(2L);
-    assertThat(registry.value("table-commit-failures-total", Map.of("table", "c:db.t"))).isEqualTo(2.0);
-    assertThat(registry.value("table-commit-interval-seconds", Map.of("table", "c:db.t"))).isEqualTo(60.0);
+    assertThat(registry.value("table-commit-failures-total", Map.of("table", "c:db.t")))
+        .isEqualTo(2.0);
+    assertThat(registry.value("table-commit-interval-seconds", Map.of("table", "c:db.t")))
+        .isEqualTo(60.0);
   }
 
   @Test

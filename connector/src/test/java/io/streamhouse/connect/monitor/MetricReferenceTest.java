@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 class MetricReferenceTest {
   @Test
   void theReadmeMonitoringSectionListsEveryMetricAndNoOther() throws Exception {
-    String readme = Files.readString(Path.of(System.getProperty("streamhouse.repo.root", ".."), "README.md"));
+    String readme =
+        Files.readString(Path.of(System.getProperty("streamhouse.repo.root", ".."), "README.md"));
     int start = readme.indexOf("## Monitoring");
     assertThat(start).as("README has a Monitoring section").isNotNegative();
     int end = readme.indexOf("\n## ", start + 1);

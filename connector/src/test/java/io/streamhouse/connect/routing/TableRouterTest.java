@@ -15,33 +15,84 @@ import org.junit.jupiter.api.Test;
 class TableRouterTest {
   @Test
   void staticRoutesNameTheTablesOfATopicBeforeAnyRecordArrives() {
-    TableRouter router = new TableRouter(List.of(
-        route("orders", List.of("orders"), Optional.empty(), "sales.orders", Optional.empty()),
-        route("mirror", List.of(), Optional.of(Pattern.compile("ord.*")), "raw.${topic}", Optional.empty())));
+    TableRouter router =
+        new TableRouter(
+            List.of(
+                route(
+                    "orders",
+                    List.of("orders"),
+                    Optional.empty(),
+                    "sales.orders",
+                    Optional.empty()),
+                route(
+                    "mirror",
+                    List.of(),
+                    Optional.of(Pattern.compile("ord.*")),
+                    "raw.${topic}",
+                    Optional.empty())));
 
-    assertThat(router.staticDestinations("orders")).hasValueSatisfying(d -> assertThat(d)
-        .extracting(TableRouter.Destination::table)
-        .containsExactly(new TableId("lake", List.of("sales"), "orders"), new TableId("lake", List.of("raw"), "orders")));
-    assertThat(router.staticDestinations("ordinals")).hasValueSatisfying(d -> assertThat(d)
-        .extracting(TableRouter.Destination::table)
-        .containsExactly(new TableId("lake", List.of("raw"), "ordinals")));
+    assertThat(router.staticDestinations("orders"))
+        .hasValueSatisfying(
+            d ->
+                assertThat(d)
+                    .extracting(TableRouter.Destination::table)
+                    .containsExactly(
+                        new TableId("lake", List.of("sales"), "orders"),
+                        new TableId("lake", List.of("raw"), "orders")));
+    assertThat(router.staticDestinations("ordinals"))
+        .hasValueSatisfying(
+            d ->
+                assertThat(d)
+                    .extracting(TableRouter.Destination::table)
+                    .containsExactly(new TableId("lake", List.of("raw"), "ordinals")));
     assertThat(router.staticDestinations("payments")).as("no route takes it").isEmpty();
   }
 
   @Test
   void aRouteThatTakesTheTableFromARecordFieldLeavesTheTablesOfItsTopicsUnknown() {
-    TableRouter router = new TableRouter(List.of(
-        route("orders", List.of("orders"), Optional.empty(), "sales.orders", Optional.empty()),
-        route("events", List.of("orders", "events"), Optional.empty(), "", Optional.of("kind"))));
+    TableRouter router =
+        new TableRouter(
+            List.of(
+                route(
+                    "orders",
+                    List.of("orders"),
+                    Optional.empty(),
+                    "sales.orders",
+                    Optional.empty()),
+                route(
+                    "events",
+                    List.of("orders", "events"),
+                    Optional.empty(),
+                    "",
+                    Optional.of("kind"))));
 
     assertThat(router.staticDestinations("orders")).isEmpty();
     assertThat(router.staticDestinations("events")).isEmpty();
   }
 
-  private static RouteSettings route(String name, List<String> topics, Optional<Pattern> regex, String table,
+  private static RouteSettings route(
+      String name,
+      List<String> topics,
+      Optional<Pattern> regex,
+      String table,
       Optional<String> tableField) {
-    return new RouteSettings(name, topics, regex, "lake", table, tableField,
-        tableField.map(f -> Pattern.compile(".*")), "default", true, List.of(), "parquet", 1L << 20, Map.of(),
-        List.of(), "upsert", 1, EvolutionMode.NONE);
+    return new RouteSettings(
+        name,
+        topics,
+        regex,
+        "lake",
+        table,
+        tableField,
+        tableField.map(f -> Pattern.compile(".*")),
+        "default",
+        true,
+        List.of(),
+        "parquet",
+        1L << 20,
+        Map.of(),
+        List.of(),
+        "upsert",
+        1,
+        EvolutionMode.NONE);
   }
 }

@@ -6,7 +6,10 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The largest open file is closed when the bytes or the count run over; a file just opened is spared. */
+/**
+ * The largest open file is closed when the bytes or the count run over; a file just opened is
+ * spared.
+ */
 class FileBudgetTest {
   private final List<String> closed = new ArrayList<>();
 

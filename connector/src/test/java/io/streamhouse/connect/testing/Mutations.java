@@ -9,8 +9,28 @@ import java.util.Random;
  * values that break length and count fields (0, -1, the extremes, the input's own size, ...).
  */
 public final class Mutations {
-  private static final long[] INTERESTING = {0, 1, -1, 2, 7, 127, 128, 255, 256, 0x7fff, 0x8000, 0xffff, 0x10000,
-      0x7fffffffL, 0x80000000L, 0xffffffffL, 1L << 20, 1L << 24, Long.MAX_VALUE, Long.MIN_VALUE};
+  private static final long[] INTERESTING = {
+    0,
+    1,
+    -1,
+    2,
+    7,
+    127,
+    128,
+    255,
+    256,
+    0x7fff,
+    0x8000,
+    0xffff,
+    0x10000,
+    0x7fffffffL,
+    0x80000000L,
+    0xffffffffL,
+    1L << 20,
+    1L << 24,
+    Long.MAX_VALUE,
+    Long.MIN_VALUE
+  };
 
   private final Random random;
 
@@ -47,15 +67,22 @@ public final class Mutations {
     return copy;
   }
 
-  /** A big-endian field of {@code width} bytes at a random offset set to an interesting or random value. */
+  /**
+   * A big-endian field of {@code width} bytes at a random offset set to an interesting or random
+   * value.
+   */
   private byte[] overwrite(byte[] original, int width) {
     byte[] copy = original.clone();
     if (copy.length < width) {
       return copy;
     }
     int at = random.nextInt(copy.length - width + 1);
-    long value = random.nextInt(4) == 0 ? original.length + random.nextInt(9) - 4
-        : random.nextBoolean() ? INTERESTING[random.nextInt(INTERESTING.length)] : random.nextLong();
+    long value =
+        random.nextInt(4) == 0
+            ? original.length + random.nextInt(9) - 4
+            : random.nextBoolean()
+                ? INTERESTING[random.nextInt(INTERESTING.length)]
+                : random.nextLong();
     for (int i = width - 1; i >= 0; i--) {
       copy[at + i] = (byte) value;
       value >>>= 8;
@@ -71,7 +98,9 @@ public final class Mutations {
     int from = random.nextInt(original.length);
     int to = from + random.nextInt(original.length - from);
     byte[] run = Arrays.copyOfRange(original, from, to);
-    byte[] copy = new byte[random.nextBoolean() ? original.length - run.length : original.length + run.length];
+    byte[] copy =
+        new byte
+            [random.nextBoolean() ? original.length - run.length : original.length + run.length];
     System.arraycopy(original, 0, copy, 0, from);
     if (copy.length > original.length) {
       System.arraycopy(run, 0, copy, from, run.length);

@@ -14,7 +14,8 @@ import java.util.Optional;
  */
 final class CostOverCeiling {
   /** One drain: {@code ceiling} marks a do-nothing sink. */
-  record Run(String sink, String worker, int tasks, boolean ceiling, double seconds, double steadyRate) {}
+  record Run(
+      String sink, String worker, int tasks, boolean ceiling, double seconds, double steadyRate) {}
 
   static final String SECONDS = "s over do-nothing";
   static final String MICROS = "steady µs/record over do-nothing";
@@ -25,10 +26,20 @@ final class CostOverCeiling {
   static Map<String, String> columns(Run run, List<Run> all) {
     Map<String, String> columns = new LinkedHashMap<>();
     Optional<Run> ceiling = ceilingOf(run, all);
-    columns.put(SECONDS, run.ceiling() || ceiling.isEmpty() ? "n/a"
-        : String.format(Locale.ROOT, "%.1f", run.seconds() - ceiling.get().seconds()));
-    columns.put(MICROS, run.ceiling() || ceiling.isEmpty() || run.steadyRate() <= 0 || ceiling.get().steadyRate() <= 0
-        ? "n/a" : String.format(Locale.ROOT, "%.2f", 1e6 / run.steadyRate() - 1e6 / ceiling.get().steadyRate()));
+    columns.put(
+        SECONDS,
+        run.ceiling() || ceiling.isEmpty()
+            ? "n/a"
+            : String.format(Locale.ROOT, "%.1f", run.seconds() - ceiling.get().seconds()));
+    columns.put(
+        MICROS,
+        run.ceiling()
+                || ceiling.isEmpty()
+                || run.steadyRate() <= 0
+                || ceiling.get().steadyRate() <= 0
+            ? "n/a"
+            : String.format(
+                Locale.ROOT, "%.2f", 1e6 / run.steadyRate() - 1e6 / ceiling.get().steadyRate()));
     return columns;
   }
 
@@ -39,7 +50,8 @@ final class CostOverCeiling {
       if (run.ceiling() || run.sink().equals(ours)) {
         continue;
       }
-      Optional<Run> mine = all.stream().filter(r -> r.sink().equals(ours) && r.tasks() == run.tasks()).findFirst();
+      Optional<Run> mine =
+          all.stream().filter(r -> r.sink().equals(ours) && r.tasks() == run.tasks()).findFirst();
       Optional<Run> theirCeiling = ceilingOf(run, all);
       Optional<Run> myCeiling = mine.flatMap(m -> ceilingOf(m, all));
       if (mine.isEmpty() || theirCeiling.isEmpty() || myCeiling.isEmpty()) {
@@ -47,14 +59,23 @@ final class CostOverCeiling {
       }
       double theirs = run.seconds() - theirCeiling.get().seconds();
       double mineSeconds = mine.get().seconds() - myCeiling.get().seconds();
-      lines.add(String.format(Locale.ROOT, "%d task(s): %s adds %.1f s to the do-nothing drain, %s %.1f s: %.2fx",
-          run.tasks(), run.sink(), theirs, ours, mineSeconds, theirs / mineSeconds));
+      lines.add(
+          String.format(
+              Locale.ROOT,
+              "%d task(s): %s adds %.1f s to the do-nothing drain, %s %.1f s: %.2fx",
+              run.tasks(),
+              run.sink(),
+              theirs,
+              ours,
+              mineSeconds,
+              theirs / mineSeconds));
     }
     return lines;
   }
 
   private static Optional<Run> ceilingOf(Run run, List<Run> all) {
-    return all.stream().filter(r -> r.ceiling() && r.worker().equals(run.worker()) && r.tasks() == run.tasks())
+    return all.stream()
+        .filter(r -> r.ceiling() && r.worker().equals(run.worker()) && r.tasks() == run.tasks())
         .findFirst();
   }
 }

@@ -11,8 +11,8 @@ import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 
 /**
- * A sink that drops every record: the benchmark's ceiling, what the worker's consumer and
- * converter allow on this machine. Packaged into its own plugin folder by {@link BenchPlugins}.
+ * A sink that drops every record: the benchmark's ceiling, what the worker's consumer and converter
+ * allow on this machine. Packaged into its own plugin folder by {@link BenchPlugins}.
  */
 public class DiscardSinkConnector extends SinkConnector {
   private Map<String, String> props;
@@ -37,8 +37,7 @@ public class DiscardSinkConnector extends SinkConnector {
   }
 
   @Override
-  public void stop() {
-  }
+  public void stop() {}
 
   @Override
   public ConfigDef config() {
@@ -58,8 +57,7 @@ public class DiscardSinkConnector extends SinkConnector {
     }
 
     @Override
-    public void start(Map<String, String> props) {
-    }
+    public void start(Map<String, String> props) {}
 
     @Override
     public void put(Collection<SinkRecord> records) {
@@ -67,7 +65,6 @@ public class DiscardSinkConnector extends SinkConnector {
     }
 
     @Override
-    public void stop() {
-    }
+    public void stop() {}
   }
 }

@@ -23,25 +23,37 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
- * Fan-out benchmark: one topic whose records name their table in a field, values round-robin over
- * N tables (a whole database's change stream in one topic looks like this), drained by our sink into
- * N auto-created Iceberg or Paimon tables, 1 or 2 tasks, each run in a fresh worker JVM with a fixed
- * heap. Prints records/s, MB/s, peak heap and RSS, files per table per commit and commit round
- * durations. A run ends when Connect's committed offsets reach the end of the topic: our sink lets
- * Connect commit only offsets durable in every table.
+ * Fan-out benchmark: one topic whose records name their table in a field, values round-robin over N
+ * tables (a whole database's change stream in one topic looks like this), drained by our sink into
+ * N auto-created Iceberg or Paimon tables, 1 or 2 tasks, each run in a fresh worker JVM with a
+ * fixed heap. Prints records/s, MB/s, peak heap and RSS, files per table per commit and commit
+ * round durations. A run ends when Connect's committed offsets reach the end of the topic: our sink
+ * lets Connect commit only offsets durable in every table.
  */
 public final class FanoutBenchmark {
-  private static final ConnectJson.StructSchema SCHEMA = ConnectJson.struct("bench.Row")
-      .field("id", "int64", false)
-      .field("table", "string", false)
-      .field("customer", "string", false)
-      .field("amount", "double", false)
-      .field("created_at", Map.of("type", "int64", "optional", false,
-          "name", "org.apache.kafka.connect.data.Timestamp", "version", 1))
-      .field("note", "string", true);
-  private static final Pattern TABLE_COMMIT = Pattern.compile(
-      "Connector (\\S+) commit (\\d+) of (\\S+): \\d+ batches, \\d+ records in (\\d+) files, (\\d+) ms");
-  private static final Pattern ROUND = Pattern.compile("Connector (\\S+) commit \\d+ round: (\\d+) tables in (\\d+) ms");
+  private static final ConnectJson.StructSchema SCHEMA =
+      ConnectJson.struct("bench.Row")
+          .field("id", "int64", false)
+          .field("table", "string", false)
+          .field("customer", "string", false)
+          .field("amount", "double", false)
+          .field(
+              "created_at",
+              Map.of(
+                  "type",
+                  "int64",
+                  "optional",
+                  false,
+                  "name",
+                  "org.apache.kafka.connect.data.Timestamp",
+                  "version",
+                  1))
+          .field("note", "string", true);
+  private static final Pattern TABLE_COMMIT =
+      Pattern.compile(
+          "Connector (\\S+) commit (\\d+) of (\\S+): \\d+ batches, \\d+ records in (\\d+) files, (\\d+) ms");
+  private static final Pattern ROUND =
+      Pattern.compile("Connector (\\S+) commit \\d+ round: (\\d+) tables in (\\d+) ms");
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(15);
 
   private final Path root;
@@ -51,7 +63,8 @@ public final class FanoutBenchmark {
   private final String heap;
   private final List<Map<String, String>> results = new ArrayList<>();
 
-  private FanoutBenchmark(Path root, Path runDir, int records, String commitIntervalMs, String heap) {
+  private FanoutBenchmark(
+      Path root, Path runDir, int records, String commitIntervalMs, String heap) {
     this.root = root;
     this.runDir = runDir;
     this.records = records;
@@ -65,18 +78,24 @@ public final class FanoutBenchmark {
       o.put(args[i].substring(2), args[i + 1]);
     }
     Path root = Path.of(o.getOrDefault("repo-root", ".")).toAbsolutePath().normalize();
-    FanoutBenchmark bench = new FanoutBenchmark(root,
-        Path.of(o.getOrDefault("run-dir", root.resolve("e2e/target/bench").toString()))
-            .resolve("fanout-" + System.currentTimeMillis()),
-        Integer.parseInt(o.getOrDefault("records", "500000")),
-        o.getOrDefault("commit-interval-ms", "10000"), o.getOrDefault("heap", "1g"));
-    bench.run(ints(o.getOrDefault("tables", "1,10,200,1000")), ints(o.getOrDefault("tasks", "1,2")),
+    FanoutBenchmark bench =
+        new FanoutBenchmark(
+            root,
+            Path.of(o.getOrDefault("run-dir", root.resolve("e2e/target/bench").toString()))
+                .resolve("fanout-" + System.currentTimeMillis()),
+            Integer.parseInt(o.getOrDefault("records", "500000")),
+            o.getOrDefault("commit-interval-ms", "10000"),
+            o.getOrDefault("heap", "1g"));
+    bench.run(
+        ints(o.getOrDefault("tables", "1,10,200,1000")),
+        ints(o.getOrDefault("tasks", "1,2")),
         Arrays.asList(o.getOrDefault("formats", "iceberg,paimon").split(",")));
     if (o.containsKey("apache-tables")) {
       bench.runApache(ints(o.get("apache-tables")), ints(o.getOrDefault("apache-tasks", "1")));
     }
     System.out.println();
-    System.out.printf("Fan-out: %,d records per run, round-robin over the tables, commit every %s ms, worker heap %s%n",
+    System.out.printf(
+        "Fan-out: %,d records per run, round-robin over the tables, commit every %s ms, worker heap %s%n",
         bench.records, bench.commitIntervalMs, bench.heap);
     SinkBenchmark.printTable(bench.results);
   }
@@ -84,16 +103,22 @@ public final class FanoutBenchmark {
   /**
    * The Apache Iceberg sink 1.12.0 with dynamic routing ({@code iceberg.tables.route-field}) on a
    * Kafka 4.3 worker (it does not start on 4.4), same records, Hadoop catalog on local disk. Its
-   * drain ends when the tables' snapshots hold every record: it commits consumer offsets before
-   * its table commits, so the offsets say nothing.
+   * drain ends when the tables' snapshots hold every record: it commits consumer offsets before its
+   * table commits, so the offsets say nothing.
    */
   private void runApache(List<Integer> tableCounts, List<Integer> taskCounts) throws Exception {
     Path plugins = runDir.resolve("plugins-4.3");
-    BenchPlugins.apacheIcebergSink(plugins, root.resolve("e2e/target/e2e-work/kafka-dists"),
-        root.resolve("mvnw").toString());
-    try (LocalStack stack = LocalStack.settings().kafkaVersion("4.3.1").runDir(runDir.resolve("kafka-4.3"))
-        .pluginPath(plugins).distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
-        .mavenCmd(root.resolve("mvnw").toString()).workerJvmFlags(SinkBenchmark.workerFlags(heap)).start()) {
+    BenchPlugins.apacheIcebergSink(
+        plugins, root.resolve("e2e/target/e2e-work/kafka-dists"), root.resolve("mvnw").toString());
+    try (LocalStack stack =
+        LocalStack.settings()
+            .kafkaVersion("4.3.1")
+            .runDir(runDir.resolve("kafka-4.3"))
+            .pluginPath(plugins)
+            .distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
+            .mavenCmd(root.resolve("mvnw").toString())
+            .workerJvmFlags(SinkBenchmark.workerFlags(heap))
+            .start()) {
       long payloadBytes = 0;
       for (int tables : tableCounts) {
         payloadBytes = produce(stack, tables);
@@ -107,7 +132,8 @@ public final class FanoutBenchmark {
     }
   }
 
-  private void drainApache(LocalStack stack, int tables, int tasks, long payloadBytes) throws Exception {
+  private void drainApache(LocalStack stack, int tables, int tasks, long payloadBytes)
+      throws Exception {
     ConnectWorker worker = stack.worker();
     worker.restart(Duration.ofMinutes(2));
     String name = "apache-" + tables + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
@@ -134,11 +160,27 @@ public final class FanoutBenchmark {
       probes.add(new HadoopTableProbe(warehouse.toUri().toString(), "fanout.t" + t));
     }
     try {
-      Map<String, String> row = timedDrain(stack, name, c, () -> probes.stream()
-              .mapToLong(p -> Long.parseLong(p.currentSummary().getOrDefault("total-records", "0"))).sum(), 1000,
-          "Apache Iceberg sink 1.12.0 (4.3 worker)", tables, tasks, payloadBytes);
-      long files = probes.stream().mapToLong(p -> Long.parseLong(p.currentSummary().getOrDefault("total-data-files",
-          "0"))).sum();
+      Map<String, String> row =
+          timedDrain(
+              stack,
+              name,
+              c,
+              () ->
+                  probes.stream()
+                      .mapToLong(
+                          p ->
+                              Long.parseLong(p.currentSummary().getOrDefault("total-records", "0")))
+                      .sum(),
+              1000,
+              "Apache Iceberg sink 1.12.0 (4.3 worker)",
+              tables,
+              tasks,
+              payloadBytes);
+      long files =
+          probes.stream()
+              .mapToLong(
+                  p -> Long.parseLong(p.currentSummary().getOrDefault("total-data-files", "0")))
+              .sum();
       row.put("files/table/commit (mean/max)", "n/a");
       row.put("commit rounds", "n/a");
       row.put("round ms (mean/max)", "n/a");
@@ -155,12 +197,20 @@ public final class FanoutBenchmark {
     return Arrays.stream(list.split(",")).map(String::trim).map(Integer::parseInt).toList();
   }
 
-  private void run(List<Integer> tableCounts, List<Integer> taskCounts, List<String> formats) throws Exception {
+  private void run(List<Integer> tableCounts, List<Integer> taskCounts, List<String> formats)
+      throws Exception {
     Path plugins = runDir.resolve("plugins");
-    BenchPlugins.streamhouse(plugins, root.resolve("connector/target/plugin-path/streamhouse-connect"));
-    try (LocalStack stack = LocalStack.settings().kafkaVersion("4.4.0").runDir(runDir.resolve("kafka"))
-        .pluginPath(plugins).distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
-        .mavenCmd(root.resolve("mvnw").toString()).workerJvmFlags(SinkBenchmark.workerFlags(heap)).start()) {
+    BenchPlugins.streamhouse(
+        plugins, root.resolve("connector/target/plugin-path/streamhouse-connect"));
+    try (LocalStack stack =
+        LocalStack.settings()
+            .kafkaVersion("4.4.0")
+            .runDir(runDir.resolve("kafka"))
+            .pluginPath(plugins)
+            .distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
+            .mavenCmd(root.resolve("mvnw").toString())
+            .workerJvmFlags(SinkBenchmark.workerFlags(heap))
+            .start()) {
       long payloadBytes = 0;
       for (int tables : tableCounts) {
         payloadBytes = produce(stack, tables);
@@ -194,29 +244,45 @@ public final class FanoutBenchmark {
         payload.put("amount", Math.round(random.nextDouble() * 100_000) / 100.0);
         payload.put("created_at", 1_767_225_600_000L + id * 100);
         payload.put("note", Long.toString(random.nextLong(), 36).repeat(8));
-        payloadBytes += io.streamhouse.e2e.JsonText.of(payload).getBytes(StandardCharsets.UTF_8).length;
-        producer.sendRaw(topic(tables), null, "row-" + id,
+        payloadBytes +=
+            io.streamhouse.e2e.JsonText.of(payload).getBytes(StandardCharsets.UTF_8).length;
+        producer.sendRaw(
+            topic(tables),
+            null,
+            "row-" + id,
             io.streamhouse.e2e.JsonText.of(ConnectJson.envelope(SCHEMA, payload)));
       }
       producer.flush();
     }
-    System.out.printf("Produced %,d records for %d tables (%.0f bytes of payload each) in %.1f s%n", records, tables,
-        (double) payloadBytes / records, (System.nanoTime() - start) / 1e9);
+    System.out.printf(
+        "Produced %,d records for %d tables (%.0f bytes of payload each) in %.1f s%n",
+        records, tables, (double) payloadBytes / records, (System.nanoTime() - start) / 1e9);
     return payloadBytes;
   }
 
-  private void drain(LocalStack stack, String format, int tables, int tasks, long payloadBytes) throws Exception {
+  private void drain(LocalStack stack, String format, int tables, int tasks, long payloadBytes)
+      throws Exception {
     ConnectWorker worker = stack.worker();
     worker.restart(Duration.ofMinutes(2));
     String name = format + "-" + tables + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
     Map<String, String> config = config(stack, format, name, tables, tasks);
     try (Admin admin = stack.admin()) {
-      Map<String, String> row = timedDrain(stack, name, config, () -> SinkBenchmark.committed(admin, name), 200,
-          format, tables, tasks, payloadBytes);
+      Map<String, String> row =
+          timedDrain(
+              stack,
+              name,
+              config,
+              () -> SinkBenchmark.committed(admin, name),
+              200,
+              format,
+              tables,
+              tasks,
+              payloadBytes);
       stack.connect().delete(name);
       Thread.sleep(2000); // the last commit's log lines
       row.putAll(commitFigures(worker.logFile(), name, tables));
-      row.put("data files", Long.toString(dataFiles(Path.of(config.get("catalog.bench.warehouse")))));
+      row.put(
+          "data files", Long.toString(dataFiles(Path.of(config.get("catalog.bench.warehouse")))));
       results.add(row);
       System.out.println(row);
     } finally {
@@ -229,8 +295,17 @@ public final class FanoutBenchmark {
    * Puts {@code config} and polls every {@code pollMs} until {@code done} reaches the record count,
    * watching the worker's heap over JMX; the columns every run has, up to its peak RSS.
    */
-  private Map<String, String> timedDrain(LocalStack stack, String name, Map<String, String> config, LongSupplier done,
-      long pollMs, String format, int tables, int tasks, long payloadBytes) throws Exception {
+  private Map<String, String> timedDrain(
+      LocalStack stack,
+      String name,
+      Map<String, String> config,
+      LongSupplier done,
+      long pollMs,
+      String format,
+      int tables,
+      int tasks,
+      long payloadBytes)
+      throws Exception {
     ConnectWorker worker = stack.worker();
     long peakHeap = 0;
     long peakLive = 0;
@@ -241,8 +316,16 @@ public final class FanoutBenchmark {
       while (drained < records) {
         stack.connect().requireNotFailed(name);
         if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
-          throw new IllegalStateException(name + " did not drain " + records + " records in " + DRAIN_TIMEOUT
-              + " (" + drained + " so far); see " + worker.logFile());
+          throw new IllegalStateException(
+              name
+                  + " did not drain "
+                  + records
+                  + " records in "
+                  + DRAIN_TIMEOUT
+                  + " ("
+                  + drained
+                  + " so far); see "
+                  + worker.logFile());
         }
         Thread.sleep(pollMs); // polling interval of a measurement loop, not synchronization
         peakHeap = Math.max(peakHeap, jmx.heapUsed());
@@ -258,14 +341,16 @@ public final class FanoutBenchmark {
       row.put("seconds", String.format("%.1f", seconds));
       row.put("records/s", String.format("%,.0f", records / seconds));
       row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
-      row.put("peak heap MB (used/after GC)", String.format("%.0f/%.0f", peakHeap / 1e6, peakLive / 1e6));
+      row.put(
+          "peak heap MB (used/after GC)",
+          String.format("%.0f/%.0f", peakHeap / 1e6, peakLive / 1e6));
       row.put("peak RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
       return row;
     }
   }
 
-  private Map<String, String> config(LocalStack stack, String format, String name, int tables, int tasks)
-      throws Exception {
+  private Map<String, String> config(
+      LocalStack stack, String format, String name, int tables, int tasks) throws Exception {
     Path warehouse = Files.createDirectories(runDir.resolve("warehouse-" + name));
     Map<String, String> c = new HashMap<>();
     c.put("connector.class", "io.streamhouse.connect.StreamhouseSinkConnector");
@@ -299,8 +384,12 @@ public final class FanoutBenchmark {
     return c;
   }
 
-  /** Files per table per commit (mean and max) and commit round durations (mean and max), from the worker log. */
-  static Map<String, String> commitFigures(Path log, String connector, int tables) throws Exception {
+  /**
+   * Files per table per commit (mean and max) and commit round durations (mean and max), from the
+   * worker log.
+   */
+  static Map<String, String> commitFigures(Path log, String connector, int tables)
+      throws Exception {
     long tableCommits = 0;
     long files = 0;
     long maxFiles = 0;
@@ -324,8 +413,11 @@ public final class FanoutBenchmark {
       }
     }
     Map<String, String> figures = new LinkedHashMap<>();
-    figures.put("files/table/commit (mean/max)", tableCommits == 0 ? "n/a"
-        : String.format("%.1f/%d", (double) files / tableCommits, maxFiles));
+    figures.put(
+        "files/table/commit (mean/max)",
+        tableCommits == 0
+            ? "n/a"
+            : String.format("%.1f/%d", (double) files / tableCommits, maxFiles));
     figures.put("commit rounds", Long.toString(rounds));
     figures.put("round ms (mean/max)", rounds == 0 ? "n/a" : roundMs / rounds + "/" + maxRoundMs);
     return figures;
@@ -333,11 +425,15 @@ public final class FanoutBenchmark {
 
   private static long dataFiles(Path warehouse) throws Exception {
     try (Stream<Path> files = Files.walk(warehouse)) {
-      return files.filter(p -> {
-        String n = p.getFileName().toString();
-        return (n.endsWith(".parquet") || n.endsWith(".orc")) && !p.toString().contains("/metadata/")
-            && !p.toString().contains("/manifest/");
-      }).count();
+      return files
+          .filter(
+              p -> {
+                String n = p.getFileName().toString();
+                return (n.endsWith(".parquet") || n.endsWith(".orc"))
+                    && !p.toString().contains("/metadata/")
+                    && !p.toString().contains("/manifest/");
+              })
+          .count();
     }
   }
 }

@@ -22,15 +22,16 @@ import org.apache.kafka.clients.producer.RecordMetadata;
  * Freshness benchmark: records produced at a steady rate into a 4-partition topic, our sink
  * committing every N ms into a Hadoop-catalog Iceberg table or a Paimon primary-key table, and a
  * reader on a thread of its own looking at the table at most every {@link #POLL_MS} ms. A record's
- * freshness is the moment the reader first saw it minus the moment it was sent. Prints p50, p99
- * and max per format and commit interval, and how long the reader's looks took.
+ * freshness is the moment the reader first saw it minus the moment it was sent. Prints p50, p99 and
+ * max per format and commit interval, and how long the reader's looks took.
  */
 public final class FreshnessBenchmark {
   private static final long POLL_MS = 50;
-  private static final ConnectJson.StructSchema SCHEMA = ConnectJson.struct("bench.Event")
-      .field("id", "int64", false)
-      .field("sent_at", "int64", false)
-      .field("note", "string", true);
+  private static final ConnectJson.StructSchema SCHEMA =
+      ConnectJson.struct("bench.Event")
+          .field("id", "int64", false)
+          .field("sent_at", "int64", false)
+          .field("note", "string", true);
 
   private final Path root;
   private final Path runDir;
@@ -49,46 +50,65 @@ public final class FreshnessBenchmark {
       o.put(args[i].substring(2), args[i + 1]);
     }
     Path root = Path.of(o.getOrDefault("repo-root", ".")).toAbsolutePath().normalize();
-    FreshnessBenchmark bench = new FreshnessBenchmark(root,
-        Path.of(o.getOrDefault("run-dir", root.resolve("e2e/target/bench").toString()))
-            .resolve("freshness-" + System.currentTimeMillis()),
-        Integer.parseInt(o.getOrDefault("rate", "2000")));
-    List<Long> intervals = Arrays.stream(o.getOrDefault("commit-intervals-ms", "60000,1000").split(","))
-        .map(String::trim).map(Long::parseLong).toList();
-    List<String> formats = Arrays.stream(o.getOrDefault("formats", "iceberg,paimon").split(","))
-        .map(String::trim).toList();
+    FreshnessBenchmark bench =
+        new FreshnessBenchmark(
+            root,
+            Path.of(o.getOrDefault("run-dir", root.resolve("e2e/target/bench").toString()))
+                .resolve("freshness-" + System.currentTimeMillis()),
+            Integer.parseInt(o.getOrDefault("rate", "2000")));
+    List<Long> intervals =
+        Arrays.stream(o.getOrDefault("commit-intervals-ms", "60000,1000").split(","))
+            .map(String::trim)
+            .map(Long::parseLong)
+            .toList();
+    List<String> formats =
+        Arrays.stream(o.getOrDefault("formats", "iceberg,paimon").split(","))
+            .map(String::trim)
+            .toList();
     long seconds = Long.parseLong(o.getOrDefault("seconds", "0"));
     bench.run(formats, intervals, seconds);
   }
 
   private void run(List<String> formats, List<Long> intervals, long seconds) throws Exception {
     Path plugins = runDir.resolve("plugins");
-    BenchPlugins.streamhouse(plugins, root.resolve("connector/target/plugin-path/streamhouse-connect"));
-    try (LocalStack stack = LocalStack.settings().kafkaVersion("4.4.0").runDir(runDir.resolve("kafka"))
-        .pluginPath(plugins).distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
-        .mavenCmd(root.resolve("mvnw").toString()).workerJvmFlags(SinkBenchmark.workerFlags("1g")).start()) {
+    BenchPlugins.streamhouse(
+        plugins, root.resolve("connector/target/plugin-path/streamhouse-connect"));
+    try (LocalStack stack =
+        LocalStack.settings()
+            .kafkaVersion("4.4.0")
+            .runDir(runDir.resolve("kafka"))
+            .pluginPath(plugins)
+            .distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
+            .mavenCmd(root.resolve("mvnw").toString())
+            .workerJvmFlags(SinkBenchmark.workerFlags("1g"))
+            .start()) {
       for (String format : formats) {
         for (long interval : intervals) {
           // At least three commit rounds, at least a minute.
-          measure(stack, format, interval, seconds > 0 ? seconds : Math.max(60, 3 * interval / 1000));
+          measure(
+              stack, format, interval, seconds > 0 ? seconds : Math.max(60, 3 * interval / 1000));
         }
       }
     }
     System.out.println();
-    System.out.printf("Freshness: %,d records/s sent into 4 partitions, reader polling every %d ms at most%n",
+    System.out.printf(
+        "Freshness: %,d records/s sent into 4 partitions, reader polling every %d ms at most%n",
         rate, POLL_MS);
     SinkBenchmark.printTable(results);
   }
 
-  private void measure(LocalStack stack, String format, long intervalMs, long seconds) throws Exception {
+  private void measure(LocalStack stack, String format, long intervalMs, long seconds)
+      throws Exception {
     String name = "fresh-" + format + "-" + intervalMs;
     stack.createTopic(name, 4, Map.of());
     Path warehouse = Files.createDirectories(runDir.resolve("warehouse-" + name));
     stack.connect().putConfig(name, config(stack, format, name, warehouse, intervalMs));
     String table = "bench." + name.replace('-', '_');
     int total = (int) (rate * seconds);
-    Reader reader = format.equals("paimon")
-        ? new PaimonReader(warehouse, table, total) : new IcebergReader(warehouse, table, name);
+    Reader reader =
+        format.equals("paimon")
+            ? new PaimonReader(warehouse, table, total)
+            : new IcebergReader(warehouse, table, name);
     Thread polling = new Thread(() -> reader.pollUntilInterrupted(), "freshness-reader");
     polling.start();
 
@@ -107,7 +127,9 @@ public final class FreshnessBenchmark {
         payload.put("id", (long) i);
         payload.put("sent_at", sendTimes[i]);
         payload.put("note", "n" + i);
-        sends.add(producer.sendRaw(name, null, "k" + i, JsonText.of(ConnectJson.envelope(SCHEMA, payload))));
+        sends.add(
+            producer.sendRaw(
+                name, null, "k" + i, JsonText.of(ConnectJson.envelope(SCHEMA, payload))));
       }
       producer.flush();
       int[] counts = new int[4];
@@ -125,7 +147,10 @@ public final class FreshnessBenchmark {
         sentAt[m.partition()][(int) m.offset()] = sendTimes[i];
       }
     }
-    long deadline = System.currentTimeMillis() + Duration.ofMillis(intervalMs).multipliedBy(3).toMillis() + 60_000;
+    long deadline =
+        System.currentTimeMillis()
+            + Duration.ofMillis(intervalMs).multipliedBy(3).toMillis()
+            + 60_000;
     while (!reader.allVisible(sentAt) && System.currentTimeMillis() < deadline) {
       Thread.sleep(POLL_MS); // checking the reader's progress, not synchronization
     }
@@ -159,7 +184,9 @@ public final class FreshnessBenchmark {
 
     abstract boolean allVisible(long[][] sentAt);
 
-    /** For every record that became visible: the moment the reader first saw it minus its send time. */
+    /**
+     * For every record that became visible: the moment the reader first saw it minus its send time.
+     */
     abstract long[] latencies(long[][] sentAt, long[] sendTimes);
 
     final void pollUntilInterrupted() {
@@ -187,16 +214,22 @@ public final class FreshnessBenchmark {
     public void close() {}
 
     final synchronized String pollTimes() {
-      return polls == 0 ? "n/a" : String.format("%d/%d", pollNanos / polls / 1_000_000, maxPollNanos / 1_000_000);
+      return polls == 0
+          ? "n/a"
+          : String.format("%d/%d", pollNanos / polls / 1_000_000, maxPollNanos / 1_000_000);
     }
   }
 
-  /** Iceberg: a record is visible once the current snapshot's watermark of its partition passes its offset. */
+  /**
+   * Iceberg: a record is visible once the current snapshot's watermark of its partition passes its
+   * offset.
+   */
   private static final class IcebergReader extends Reader {
     private final HadoopTableProbe table;
     private final String connector;
     private final Map<String, Long> last = new HashMap<>();
-    private final List<long[]> seen = new ArrayList<>(); // {time, partition, previous watermark, watermark}
+    private final List<long[]> seen =
+        new ArrayList<>(); // {time, partition, previous watermark, watermark}
 
     IcebergReader(Path warehouse, String table, String connector) {
       this.table = new HadoopTableProbe(warehouse.toUri().toString(), table);
@@ -205,13 +238,15 @@ public final class FreshnessBenchmark {
 
     @Override
     synchronized void observe(long now) {
-      IcebergTables.watermarksOf(table.currentSummary(), connector).forEach((tp, mark) -> {
-        Long before = last.put(tp, mark);
-        if (before == null || before < mark) {
-          int p = Integer.parseInt(tp.substring(tp.lastIndexOf(':') + 1));
-          seen.add(new long[] {now, p, before == null ? 0 : before, mark});
-        }
-      });
+      IcebergTables.watermarksOf(table.currentSummary(), connector)
+          .forEach(
+              (tp, mark) -> {
+                Long before = last.put(tp, mark);
+                if (before == null || before < mark) {
+                  int p = Integer.parseInt(tp.substring(tp.lastIndexOf(':') + 1));
+                  seen.add(new long[] {now, p, before == null ? 0 : before, mark});
+                }
+              });
     }
 
     @Override
@@ -293,15 +328,17 @@ public final class FreshnessBenchmark {
   }
 
   private static long percentile(long[] sorted, double q) {
-    return sorted.length == 0 ? -1 : sorted[(int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
+    return sorted.length == 0
+        ? -1
+        : sorted[(int) Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
   }
 
   private static String seconds(long ms) {
     return ms < 0 ? "n/a" : String.format("%.2f", ms / 1000.0);
   }
 
-  private static Map<String, String> config(LocalStack stack, String format, String name, Path warehouse,
-      long intervalMs) {
+  private static Map<String, String> config(
+      LocalStack stack, String format, String name, Path warehouse, long intervalMs) {
     Map<String, String> c = new HashMap<>();
     c.put("connector.class", "io.streamhouse.connect.StreamhouseSinkConnector");
     c.put("topics", name);

@@ -17,29 +17,41 @@ import org.apache.iceberg.TableMetadataParser;
  *
  * <p>The benchmark polls it five times a second while a sink drains. Loading the table through a
  * catalog instead (a new Hadoop configuration, file status calls that fork {@code ls}/{@code chmod}
- * processes) took 0.2 to 0.4 of the machine's 2 cores away from the worker for the whole drain of
- * a table sink, and nothing from the do-nothing sink, whose end is read from consumer offsets.
+ * processes) took 0.2 to 0.4 of the machine's 2 cores away from the worker for the whole drain of a
+ * table sink, and nothing from the do-nothing sink, whose end is read from consumer offsets.
  */
 final class HadoopTableProbe {
   private final Path metadata;
   private int version = -1;
   private Map<String, String> summary = Map.of();
 
-  /** {@code table} is {@code namespace.name} in the Hadoop catalog at {@code warehouse} (a file: URI). */
+  /**
+   * {@code table} is {@code namespace.name} in the Hadoop catalog at {@code warehouse} (a file:
+   * URI).
+   */
   HadoopTableProbe(String warehouse, String table) {
     int dot = table.lastIndexOf('.');
-    this.metadata = Path.of(URI.create(warehouse))
-        .resolve(table.substring(0, dot).replace('.', '/'))
-        .resolve(table.substring(dot + 1))
-        .resolve("metadata");
+    this.metadata =
+        Path.of(URI.create(warehouse))
+            .resolve(table.substring(0, dot).replace('.', '/'))
+            .resolve(table.substring(dot + 1))
+            .resolve("metadata");
   }
 
-  /** The summary of the table's current snapshot; empty while the table or its snapshot does not exist. */
+  /**
+   * The summary of the table's current snapshot; empty while the table or its snapshot does not
+   * exist.
+   */
   Map<String, String> currentSummary() {
     try {
-      int hint = Integer.parseInt(Files.readString(metadata.resolve("version-hint.text"), StandardCharsets.UTF_8).trim());
+      int hint =
+          Integer.parseInt(
+              Files.readString(metadata.resolve("version-hint.text"), StandardCharsets.UTF_8)
+                  .trim());
       if (hint != version) {
-        String json = Files.readString(metadata.resolve("v" + hint + ".metadata.json"), StandardCharsets.UTF_8);
+        String json =
+            Files.readString(
+                metadata.resolve("v" + hint + ".metadata.json"), StandardCharsets.UTF_8);
         TableMetadata parsed = TableMetadataParser.fromJson(json);
         Snapshot current = parsed.currentSnapshot();
         summary = current == null ? Map.of() : current.summary();
@@ -48,7 +60,8 @@ final class HadoopTableProbe {
     } catch (NoSuchFileException | NumberFormatException notYet) {
       // no table yet, or a hint being written: the last figure stands
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException("Cannot read the metadata of the table at " + metadata, e);
+      throw new java.io.UncheckedIOException(
+          "Cannot read the metadata of the table at " + metadata, e);
     }
     return summary;
   }

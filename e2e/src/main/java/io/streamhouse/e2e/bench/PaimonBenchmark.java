@@ -1,11 +1,11 @@
 package io.streamhouse.e2e.bench;
 
 import io.streamhouse.e2e.ConnectWorker;
+import io.streamhouse.e2e.JsonRecordProducer;
 import io.streamhouse.e2e.LocalStack;
 import io.streamhouse.e2e.PaimonTables;
 import io.streamhouse.e2e.SampleCustomers;
 import io.streamhouse.e2e.SinkProgress;
-import io.streamhouse.e2e.JsonRecordProducer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,12 +24,14 @@ import org.apache.kafka.clients.admin.Admin;
  * primary-key table by our sink with one and two tasks, each in a fresh worker JVM, next to a plain
  * Paimon writer loop over the same changes (the ceiling: no Kafka, no JSON, no Connect).
  *
- * <pre>e2e/benchmark-paimon.sh [--changes 1000000] [--keys 100000] [--commit-interval-ms 2000]</pre>
+ * <pre>e2e/benchmark-paimon.sh [--changes 1000000] [--keys 100000] [--commit-interval-ms 2000]
+ * </pre>
  */
 public final class PaimonBenchmark {
   private static final Pattern GC_HEAP = Pattern.compile("(\\d+)M->\\d+M\\(\\d+M\\)");
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
-  private static final List<String> JVM = List.of("-Xmx2g", "-XX:+UseG1GC", "-Xlog:gc:file=gc-%p.log");
+  private static final List<String> JVM =
+      List.of("-Xmx2g", "-XX:+UseG1GC", "-Xlog:gc:file=gc-%p.log");
   private static final long SEED = 42;
 
   private final Path root;
@@ -43,8 +45,14 @@ public final class PaimonBenchmark {
   private int drains;
   private final boolean ceiling;
 
-  private PaimonBenchmark(Path root, Path runDir, int changes, int keys, String commitIntervalMs,
-      List<Integer> taskCounts, boolean ceiling) {
+  private PaimonBenchmark(
+      Path root,
+      Path runDir,
+      int changes,
+      int keys,
+      String commitIntervalMs,
+      List<Integer> taskCounts,
+      boolean ceiling) {
     this.taskCounts = taskCounts;
     this.ceiling = ceiling;
     this.root = root;
@@ -64,21 +72,34 @@ public final class PaimonBenchmark {
       }
     }
     Path root = Path.of(o.getOrDefault("repo-root", ".")).toAbsolutePath().normalize();
-    new PaimonBenchmark(root, root.resolve("e2e/target/bench-paimon/run-" + System.currentTimeMillis()),
-        Integer.parseInt(o.getOrDefault("changes", "1000000")), Integer.parseInt(o.getOrDefault("keys", "100000")),
-        o.getOrDefault("commit-interval-ms", "2000"),
-        java.util.Arrays.stream(o.getOrDefault("tasks", "1,2").split(",")).map(String::trim).map(Integer::parseInt)
-            .toList(),
-        !o.containsKey("skip-ceiling")).run();
+    new PaimonBenchmark(
+            root,
+            root.resolve("e2e/target/bench-paimon/run-" + System.currentTimeMillis()),
+            Integer.parseInt(o.getOrDefault("changes", "1000000")),
+            Integer.parseInt(o.getOrDefault("keys", "100000")),
+            o.getOrDefault("commit-interval-ms", "2000"),
+            java.util.Arrays.stream(o.getOrDefault("tasks", "1,2").split(","))
+                .map(String::trim)
+                .map(Integer::parseInt)
+                .toList(),
+            !o.containsKey("skip-ceiling"))
+        .run();
   }
 
   private void run() throws Exception {
     Path plugins = runDir.resolve("plugins");
-    BenchPlugins.streamhouse(plugins, root.resolve("connector/target/plugin-path/streamhouse-connect"));
+    BenchPlugins.streamhouse(
+        plugins, root.resolve("connector/target/plugin-path/streamhouse-connect"));
     long records;
-    try (LocalStack stack = LocalStack.settings().kafkaVersion("4.4.0").runDir(runDir.resolve("kafka"))
-        .pluginPath(plugins).distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
-        .mavenCmd(root.resolve("mvnw").toString()).workerJvmFlags(JVM).start()) {
+    try (LocalStack stack =
+        LocalStack.settings()
+            .kafkaVersion("4.4.0")
+            .runDir(runDir.resolve("kafka"))
+            .pluginPath(plugins)
+            .distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
+            .mavenCmd(root.resolve("mvnw").toString())
+            .workerJvmFlags(JVM)
+            .start()) {
       records = produce(stack);
       for (int tasks : taskCounts) {
         drain(stack, tasks, records);
@@ -87,7 +108,8 @@ public final class PaimonBenchmark {
     if (ceiling) {
       loop();
     }
-    System.out.printf("%,d changes over %,d keys (20 %% deletes) = %,d records with tombstones; commit every %s ms%n",
+    System.out.printf(
+        "%,d changes over %,d keys (20 %% deletes) = %,d records with tombstones; commit every %s ms%n",
         changes, keys, records, commitIntervalMs);
     SinkBenchmark.printTable(results);
   }
@@ -109,8 +131,12 @@ public final class PaimonBenchmark {
       producer.flush();
     }
     try (Admin admin = stack.admin()) {
-      long records = SinkProgress.endOffsets(admin, "upserts").values().stream().mapToLong(Long::longValue).sum();
-      System.out.printf("Produced %,d records in %.1f s%n", records, (System.nanoTime() - start) / 1e9);
+      long records =
+          SinkProgress.endOffsets(admin, "upserts").values().stream()
+              .mapToLong(Long::longValue)
+              .sum();
+      System.out.printf(
+          "Produced %,d records in %.1f s%n", records, (System.nanoTime() - start) / 1e9);
       return records;
     }
   }
@@ -146,11 +172,16 @@ public final class PaimonBenchmark {
       while (done < records) {
         stack.connect().requireNotFailed(name);
         if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
-          throw new IllegalStateException(name + " did not drain in " + DRAIN_TIMEOUT + "; see " + worker.logFile());
+          throw new IllegalStateException(
+              name + " did not drain in " + DRAIN_TIMEOUT + "; see " + worker.logFile());
         }
         Thread.sleep(200); // polling interval of a measurement loop, not synchronization
-        done = tables.exists("bench.upserts")
-            ? tables.watermarks("bench.upserts", name).values().stream().mapToLong(Long::longValue).sum() : 0;
+        done =
+            tables.exists("bench.upserts")
+                ? tables.watermarks("bench.upserts", name).values().stream()
+                    .mapToLong(Long::longValue)
+                    .sum()
+                : 0;
       }
     }
     double seconds = (System.nanoTime() - start) / 1e9;
@@ -171,21 +202,38 @@ public final class PaimonBenchmark {
   private void loop() throws Exception {
     Path dir = Files.createDirectories(runDir.resolve("loop"));
     // As many commits as the one-task sink run made, so both write the same number of snapshots.
-    Matcher made = Pattern.compile("\\((\\d+) commits\\)").matcher(
-        results.isEmpty() ? "" : results.get(0).get("commit latency ms (avg/max)"));
+    Matcher made =
+        Pattern.compile("\\((\\d+) commits\\)")
+            .matcher(results.isEmpty() ? "" : results.get(0).get("commit latency ms (avg/max)"));
     int commits = made.find() ? Integer.parseInt(made.group(1)) : 10;
-    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     cmd.addAll(JVM);
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), PaimonWriterLoop.class.getName(),
-        dir.resolve("warehouse").toString(), Integer.toString(changes), Integer.toString(keys),
-        Long.toString(SEED), Integer.toString(commits)));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("loop.log").toFile()).start();
+    cmd.addAll(
+        List.of(
+            "-cp",
+            System.getProperty("java.class.path"),
+            PaimonWriterLoop.class.getName(),
+            dir.resolve("warehouse").toString(),
+            Integer.toString(changes),
+            Integer.toString(keys),
+            Long.toString(SEED),
+            Integer.toString(commits)));
+    Process p =
+        new ProcessBuilder(cmd)
+            .directory(dir.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("loop.log").toFile())
+            .start();
     long pid = p.pid();
     if (p.waitFor() != 0) {
-      throw new IllegalStateException("the Paimon writer loop failed; see " + dir.resolve("loop.log"));
+      throw new IllegalStateException(
+          "the Paimon writer loop failed; see " + dir.resolve("loop.log"));
     }
-    Matcher m = Pattern.compile("RESULT seconds=([\\d.]+)").matcher(Files.readString(dir.resolve("loop.log")));
+    Matcher m =
+        Pattern.compile("RESULT seconds=([\\d.]+)")
+            .matcher(Files.readString(dir.resolve("loop.log")));
     if (!m.find()) {
       throw new IllegalStateException("no result in " + dir.resolve("loop.log"));
     }

@@ -22,8 +22,8 @@ import org.apache.paimon.types.RowKind;
  * The ceiling of the Paimon benchmark: the same changes as the sink's topic, already in memory as
  * Paimon rows, written by one plain Paimon writer (compacting as Paimon does by default) into a
  * table with the sink's table options, committed {@code commits} times. No Kafka, no JSON, no
- * Connect. Prints one line: {@code RESULT seconds=...} (the write and commit time, after the rows are
- * built).
+ * Connect. Prints one line: {@code RESULT seconds=...} (the write and commit time, after the rows
+ * are built).
  *
  * <pre>java -Xmx2g -cp ... PaimonWriterLoop warehouse changes keys seed commits</pre>
  */
@@ -41,26 +41,46 @@ public final class PaimonWriterLoop {
     for (int i = 0; i < changes; i++) {
       SampleCustomers.Change c = source.next();
       Map<String, Object> r = c.isDelete() ? Map.of("id", c.id()) : c.after();
-      rows[i] = GenericRow.ofKind(c.isDelete() ? RowKind.DELETE : RowKind.INSERT, c.id(),
-          string(r.get("name")), string(r.get("tier")), r.get("balance"), r.get("version"));
+      rows[i] =
+          GenericRow.ofKind(
+              c.isDelete() ? RowKind.DELETE : RowKind.INSERT,
+              c.id(),
+              string(r.get("name")),
+              string(r.get("tier")),
+              r.get("balance"),
+              r.get("version"));
     }
     Options options = new Options();
     options.set("warehouse", warehouse.toString());
     try (Catalog catalog = CatalogFactory.createCatalog(CatalogContext.create(options))) {
       Identifier id = Identifier.create("bench", "loop");
       catalog.createDatabase("bench", true);
-      catalog.createTable(id, Schema.newBuilder()
-          .column("id", DataTypes.BIGINT().notNull()).column("name", DataTypes.STRING())
-          .column("tier", DataTypes.STRING()).column("balance", DataTypes.DOUBLE())
-          .column("version", DataTypes.BIGINT())
-          .primaryKey("id")
-          .options(Map.of("bucket", "4", "disable-explicit-type-casting", "true",
-              "commit.discard-duplicate-files", "true", "snapshot.time-retained", "24 h"))
-          .build(), false);
+      catalog.createTable(
+          id,
+          Schema.newBuilder()
+              .column("id", DataTypes.BIGINT().notNull())
+              .column("name", DataTypes.STRING())
+              .column("tier", DataTypes.STRING())
+              .column("balance", DataTypes.DOUBLE())
+              .column("version", DataTypes.BIGINT())
+              .primaryKey("id")
+              .options(
+                  Map.of(
+                      "bucket",
+                      "4",
+                      "disable-explicit-type-casting",
+                      "true",
+                      "commit.discard-duplicate-files",
+                      "true",
+                      "snapshot.time-retained",
+                      "24 h"))
+              .build(),
+          false);
       FileStoreTable table = (FileStoreTable) catalog.getTable(id);
       StreamWriteBuilder builder = table.newStreamWriteBuilder().withCommitUser("loop");
       long start = System.nanoTime();
-      try (StreamTableWrite write = builder.newWrite(); StreamTableCommit commit = builder.newCommit()) {
+      try (StreamTableWrite write = builder.newWrite();
+          StreamTableCommit commit = builder.newCommit()) {
         int perCommit = Math.max(1, changes / commits);
         long identifier = 0;
         for (int i = 0; i < changes; i++) {

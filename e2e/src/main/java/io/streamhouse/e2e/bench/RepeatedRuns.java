@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Several drains of the same sink, worker and task count folded into one: the median drain time
- * and steady rate, and the range the runs covered. On a shared 2-core machine single runs of the
- * same configuration differ by 20 % and more, so comparisons are made between medians.
+ * Several drains of the same sink, worker and task count folded into one: the median drain time and
+ * steady rate, and the range the runs covered. On a shared 2-core machine single runs of the same
+ * configuration differ by 20 % and more, so comparisons are made between medians.
  */
 final class RepeatedRuns {
   private RepeatedRuns() {}
@@ -24,17 +24,29 @@ final class RepeatedRuns {
     List<Run> medians = new ArrayList<>();
     for (List<Run> group : groups.values()) {
       Run first = group.get(0);
-      medians.add(new Run(first.sink(), first.worker(), first.tasks(), first.ceiling(),
-          median(group.stream().mapToDouble(Run::seconds).toArray()),
-          median(group.stream().mapToDouble(Run::steadyRate).filter(rate -> rate > 0).toArray())));
+      medians.add(
+          new Run(
+              first.sink(),
+              first.worker(),
+              first.tasks(),
+              first.ceiling(),
+              median(group.stream().mapToDouble(Run::seconds).toArray()),
+              median(
+                  group.stream().mapToDouble(Run::steadyRate).filter(rate -> rate > 0).toArray())));
     }
     return medians;
   }
 
-  /** The summary row of one median run: records/s of the median drain and the range of all its runs. */
+  /**
+   * The summary row of one median run: records/s of the median drain and the range of all its runs.
+   */
   static Map<String, String> row(Run median, List<Run> all, long records) {
-    double[] rates = all.stream().filter(r -> key(r).equals(key(median)))
-        .mapToDouble(r -> records / r.seconds()).sorted().toArray();
+    double[] rates =
+        all.stream()
+            .filter(r -> key(r).equals(key(median)))
+            .mapToDouble(r -> records / r.seconds())
+            .sorted()
+            .toArray();
     Map<String, String> row = new LinkedHashMap<>();
     row.put("sink", median.sink());
     row.put("worker", median.worker());
@@ -42,8 +54,12 @@ final class RepeatedRuns {
     row.put("runs", Integer.toString(rates.length));
     row.put("median seconds", String.format(Locale.ROOT, "%.1f", median.seconds()));
     row.put("median records/s", String.format(Locale.ROOT, "%,.0f", records / median.seconds()));
-    row.put("records/s of the runs (min-max)", String.format(Locale.ROOT, "%,.0f-%,.0f", rates[0], rates[rates.length - 1]));
-    row.put("median steady records/s", median.steadyRate() > 0 ? String.format(Locale.ROOT, "%,.0f", median.steadyRate()) : "n/a");
+    row.put(
+        "records/s of the runs (min-max)",
+        String.format(Locale.ROOT, "%,.0f-%,.0f", rates[0], rates[rates.length - 1]));
+    row.put(
+        "median steady records/s",
+        median.steadyRate() > 0 ? String.format(Locale.ROOT, "%,.0f", median.steadyRate()) : "n/a");
     return row;
   }
 
@@ -59,7 +75,10 @@ final class RepeatedRuns {
       if (theirs.ceiling() || theirs.sink().equals(ours)) {
         continue;
       }
-      Optional<Run> mine = medians.stream().filter(r -> r.sink().equals(ours) && r.tasks() == theirs.tasks()).findFirst();
+      Optional<Run> mine =
+          medians.stream()
+              .filter(r -> r.sink().equals(ours) && r.tasks() == theirs.tasks())
+              .findFirst();
       if (mine.isEmpty()) {
         continue;
       }
@@ -67,11 +86,21 @@ final class RepeatedRuns {
       List<Run> theirTurns = all.stream().filter(r -> key(r).equals(key(theirs))).toList();
       List<String> turns = new ArrayList<>();
       for (int i = 0; i < Math.min(myTurns.size(), theirTurns.size()); i++) {
-        turns.add(String.format(Locale.ROOT, "%.2f", theirTurns.get(i).seconds() / myTurns.get(i).seconds()));
+        turns.add(
+            String.format(
+                Locale.ROOT, "%.2f", theirTurns.get(i).seconds() / myTurns.get(i).seconds()));
       }
-      lines.add(String.format(Locale.ROOT, "%d task(s): %s drains %.2fx as fast as %s (median %.1f s against %.1f s; turn by turn %s)",
-          theirs.tasks(), ours, theirs.seconds() / mine.get().seconds(), theirs.sink(), mine.get().seconds(),
-          theirs.seconds(), String.join(", ", turns)));
+      lines.add(
+          String.format(
+              Locale.ROOT,
+              "%d task(s): %s drains %.2fx as fast as %s (median %.1f s against %.1f s; turn by turn %s)",
+              theirs.tasks(),
+              ours,
+              theirs.seconds() / mine.get().seconds(),
+              theirs.sink(),
+              mine.get().seconds(),
+              theirs.seconds(),
+              String.join(", ", turns)));
     }
     return lines;
   }

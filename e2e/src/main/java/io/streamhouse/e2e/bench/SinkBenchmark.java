@@ -23,11 +23,13 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 
 /**
  * Drains a backlog of JSON records (Connect JsonConverter with schemas, ~200-byte payloads) with
- * our sink (1 and 2 tasks), a do-nothing sink (the ceiling) and the Apache Iceberg sink 1.12.0
- * (on a 4.3 worker: it does not start on 4.4), each in a fresh worker JVM, and prints records/s,
- * MB/s, peak worker memory and commit latency.
+ * our sink (1 and 2 tasks), a do-nothing sink (the ceiling) and the Apache Iceberg sink 1.12.0 (on
+ * a 4.3 worker: it does not start on 4.4), each in a fresh worker JVM, and prints records/s, MB/s,
+ * peak worker memory and commit latency.
  *
- * <pre>e2e/benchmark.sh [--records 1000000] [--partitions 4] [--commit-interval-ms 2000] [--repeat 1] [--skip-apache] [--skip-ceiling]</pre>
+ * <pre>
+ * e2e/benchmark.sh [--records 1000000] [--partitions 4] [--commit-interval-ms 2000] [--repeat 1] [--skip-apache] [--skip-ceiling]
+ * </pre>
  *
  * <p>With {@code --repeat N} every configuration drains N times, the sinks taking turns, and the
  * comparison is made between the medians.
@@ -37,15 +39,26 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
  * table sinks use the same commit interval.
  */
 public final class SinkBenchmark {
-  private static final ConnectJson.StructSchema SCHEMA = ConnectJson.struct("bench.Order")
-      .field("id", "int64", false)
-      .field("customer", "string", false)
-      .field("amount", "double", false)
-      .field("status", "string", true)
-      .field("created_at", Map.of("type", "int64", "optional", false,
-          "name", "org.apache.kafka.connect.data.Timestamp", "version", 1))
-      .field("note", "string", true);
-  private static final Pattern COMMIT_MS = Pattern.compile("Connector (\\S+) commit \\d+ of .* in \\d+ files, (\\d+) ms");
+  private static final ConnectJson.StructSchema SCHEMA =
+      ConnectJson.struct("bench.Order")
+          .field("id", "int64", false)
+          .field("customer", "string", false)
+          .field("amount", "double", false)
+          .field("status", "string", true)
+          .field(
+              "created_at",
+              Map.of(
+                  "type",
+                  "int64",
+                  "optional",
+                  false,
+                  "name",
+                  "org.apache.kafka.connect.data.Timestamp",
+                  "version",
+                  1))
+          .field("note", "string", true);
+  private static final Pattern COMMIT_MS =
+      Pattern.compile("Connector (\\S+) commit \\d+ of .* in \\d+ files, (\\d+) ms");
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
 
   private final Path root;
@@ -59,7 +72,12 @@ public final class SinkBenchmark {
   private long payloadBytes;
   private String lastConnector;
 
-  private SinkBenchmark(Path root, Path runDir, int records, int partitions, String mavenCmd,
+  private SinkBenchmark(
+      Path root,
+      Path runDir,
+      int records,
+      int partitions,
+      String mavenCmd,
       String commitIntervalMs) {
     this.commitIntervalMs = commitIntervalMs;
     this.root = root;
@@ -79,20 +97,26 @@ public final class SinkBenchmark {
       }
     }
     Path root = Path.of(o.getOrDefault("repo-root", ".")).toAbsolutePath().normalize();
-    SinkBenchmark bench = new SinkBenchmark(root,
-        Path.of(o.getOrDefault("run-dir", root.resolve("e2e/target/bench").toString())).resolve("run-" + System.currentTimeMillis()),
-        Integer.parseInt(o.getOrDefault("records", "1000000")),
-        Integer.parseInt(o.getOrDefault("partitions", "4")),
-        o.getOrDefault("maven-cmd", root.resolve("mvnw").toString()),
-        o.getOrDefault("commit-interval-ms", "2000"));
-    bench.run(!o.containsKey("skip-apache"), !o.containsKey("skip-ceiling"),
+    SinkBenchmark bench =
+        new SinkBenchmark(
+            root,
+            Path.of(o.getOrDefault("run-dir", root.resolve("e2e/target/bench").toString()))
+                .resolve("run-" + System.currentTimeMillis()),
+            Integer.parseInt(o.getOrDefault("records", "1000000")),
+            Integer.parseInt(o.getOrDefault("partitions", "4")),
+            o.getOrDefault("maven-cmd", root.resolve("mvnw").toString()),
+            o.getOrDefault("commit-interval-ms", "2000"));
+    bench.run(
+        !o.containsKey("skip-apache"),
+        !o.containsKey("skip-ceiling"),
         Integer.parseInt(o.getOrDefault("repeat", "1")));
   }
 
   private void run(boolean withApache, boolean withCeiling, int repeat) throws Exception {
     Path plugins44 = runDir.resolve("plugins-4.4");
     BenchPlugins.discardSink(plugins44);
-    BenchPlugins.streamhouse(plugins44, root.resolve("connector/target/plugin-path/streamhouse-connect"));
+    BenchPlugins.streamhouse(
+        plugins44, root.resolve("connector/target/plugin-path/streamhouse-connect"));
     List<LocalStack> stacks = new ArrayList<>();
     try {
       LocalStack ours = stack("4.4.0", plugins44);
@@ -102,7 +126,8 @@ public final class SinkBenchmark {
       if (withApache) {
         Path plugins43 = runDir.resolve("plugins-4.3");
         BenchPlugins.discardSink(plugins43);
-        BenchPlugins.apacheIcebergSink(plugins43, root.resolve("e2e/target/e2e-work/kafka-dists"), mavenCmd);
+        BenchPlugins.apacheIcebergSink(
+            plugins43, root.resolve("e2e/target/e2e-work/kafka-dists"), mavenCmd);
         apache = stack("4.3.1", plugins43);
         stacks.add(apache);
         produce(apache);
@@ -110,7 +135,8 @@ public final class SinkBenchmark {
       for (LocalStack s : stacks) {
         stop(s.worker()); // each drain starts a fresh worker JVM and stops it after
       }
-      // Sinks take turns, so that a slower stretch of the shared machine does not fall on one of them.
+      // Sinks take turns, so that a slower stretch of the shared machine does not fall on one of
+      // them.
       for (int round = 1; round <= repeat; round++) {
         for (int tasks = 1; tasks <= 2; tasks++) {
           if (withCeiling) {
@@ -121,7 +147,8 @@ public final class SinkBenchmark {
             if (withCeiling) {
               drain(apache, "do-nothing sink (4.3 worker)", "discard", tasks, discardConfig(tasks));
             }
-            drain(apache, "Apache Iceberg sink 1.12.0", "apache", tasks, apacheConfig(apache, tasks));
+            drain(
+                apache, "Apache Iceberg sink 1.12.0", "apache", tasks, apacheConfig(apache, tasks));
           }
         }
       }
@@ -192,17 +219,20 @@ public final class SinkBenchmark {
         payload.put("created_at", 1_767_225_600_000L + id * 100);
         payload.put("note", note.toString());
         String json = io.streamhouse.e2e.JsonText.of(ConnectJson.envelope(SCHEMA, payload));
-        payloadBytes += io.streamhouse.e2e.JsonText.of(payload).getBytes(StandardCharsets.UTF_8).length;
+        payloadBytes +=
+            io.streamhouse.e2e.JsonText.of(payload).getBytes(StandardCharsets.UTF_8).length;
         producer.sendRaw("bench", null, "order-" + id, json);
       }
       producer.flush();
     }
     System.out.printf("Commit interval of both table sinks: %s ms%n", commitIntervalMs);
-    System.out.printf("Produced %,d records (%.0f bytes of payload each, %d partitions) in %.1f s%n", records,
-        (double) payloadBytes / records, partitions, (System.nanoTime() - start) / 1e9);
+    System.out.printf(
+        "Produced %,d records (%.0f bytes of payload each, %d partitions) in %.1f s%n",
+        records, (double) payloadBytes / records, partitions, (System.nanoTime() - start) / 1e9);
   }
 
-  private void drain(LocalStack stack, String sink, String kind, int tasks, Map<String, String> config)
+  private void drain(
+      LocalStack stack, String sink, String kind, int tasks, Map<String, String> config)
       throws Exception {
     ConnectWorker worker = stack.worker();
     worker.restart(Duration.ofMinutes(2)); // a fresh JVM: its peak memory is this run's alone
@@ -210,17 +240,20 @@ public final class SinkBenchmark {
     lastConnector = name;
     String table = "bench." + name.replace('-', '_');
     try (Admin admin = stack.admin()) { // one client polls the do-nothing sink's offsets
-      LongSupplier done = switch (kind) {
-        case "discard" -> () -> committed(admin, name);
-        case "iceberg" -> {
-          HadoopTableProbe probe = new HadoopTableProbe(config.get("catalog.bench.warehouse"), table);
-          yield () -> watermarkSum(probe, name);
-        }
-        default -> {
-          HadoopTableProbe probe = new HadoopTableProbe(config.get("iceberg.catalog.warehouse"), table);
-          yield () -> apacheRecords(probe);
-        }
-      };
+      LongSupplier done =
+          switch (kind) {
+            case "discard" -> () -> committed(admin, name);
+            case "iceberg" -> {
+              HadoopTableProbe probe =
+                  new HadoopTableProbe(config.get("catalog.bench.warehouse"), table);
+              yield () -> watermarkSum(probe, name);
+            }
+            default -> {
+              HadoopTableProbe probe =
+                  new HadoopTableProbe(config.get("iceberg.catalog.warehouse"), table);
+              yield () -> apacheRecords(probe);
+            }
+          };
       if (kind.equals("iceberg")) {
         config.put("route.bench.table", table);
         config.put("control.topic", "ctl-" + name);
@@ -238,8 +271,16 @@ public final class SinkBenchmark {
       while (last < records) {
         stack.connect().requireNotFailed(name);
         if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
-          throw new IllegalStateException(sink + " did not drain " + records + " records in " + DRAIN_TIMEOUT
-              + " (" + last + " so far); see " + worker.logFile());
+          throw new IllegalStateException(
+              sink
+                  + " did not drain "
+                  + records
+                  + " records in "
+                  + DRAIN_TIMEOUT
+                  + " ("
+                  + last
+                  + " so far); see "
+                  + worker.logFile());
         }
         Thread.sleep(200); // polling interval of a benchmark measurement loop, not synchronization
         last = done.getAsLong();
@@ -257,17 +298,24 @@ public final class SinkBenchmark {
       row.put("seconds", String.format("%.1f", seconds));
       row.put("records/s", String.format("%,.0f", records / seconds));
       row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
-      // After the first quarter is durable the JVM is warm: the rate of the rest is the steady rate.
+      // After the first quarter is durable the JVM is warm: the rate of the rest is the steady
+      // rate.
       double steadySeconds = (end - quarterNanos) / 1e9;
-      double steadyRate = quarterRecords < records && steadySeconds > 0 ? (records - quarterRecords) / steadySeconds : -1;
+      double steadyRate =
+          quarterRecords < records && steadySeconds > 0
+              ? (records - quarterRecords) / steadySeconds
+              : -1;
       row.put("steady records/s", steadyRate > 0 ? String.format("%,.0f", steadyRate) : "n/a");
       row.put("peak worker RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
       stack.connect().delete(name);
-      // The coordinator logs a commit after the snapshot is visible: read the log once the tasks stopped.
+      // The coordinator logs a commit after the snapshot is visible: read the log once the tasks
+      // stopped.
       Thread.sleep(2000);
       row.put("commit latency ms (avg/max)", commitLatency(worker.logFile(), name));
       results.add(row);
-      runs.add(new CostOverCeiling.Run(sink, stack.kafkaVersion(), tasks, kind.equals("discard"), seconds, steadyRate));
+      runs.add(
+          new CostOverCeiling.Run(
+              sink, stack.kafkaVersion(), tasks, kind.equals("discard"), seconds, steadyRate));
       System.out.println(row);
     } finally {
       stop(worker); // an idle worker would take CPU from the next drain
@@ -285,11 +333,16 @@ public final class SinkBenchmark {
     }
   }
 
-  /** Names a stopped worker's profile (if any) after the connector it ran, so that the next run keeps its own. */
+  /**
+   * Names a stopped worker's profile (if any) after the connector it ran, so that the next run
+   * keeps its own.
+   */
   static void keepProfile(ConnectWorker worker, String connector) throws java.io.IOException {
     Path profile = worker.logFile().resolveSibling("worker.jfr");
     if (Files.exists(profile)) {
-      Files.move(profile, profile.resolveSibling("worker-" + connector + ".jfr"),
+      Files.move(
+          profile,
+          profile.resolveSibling("worker-" + connector + ".jfr"),
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
   }
@@ -347,8 +400,14 @@ public final class SinkBenchmark {
   /** The sum of a sink's committed consumer offsets over its partitions; 0 while there are none. */
   static long committed(Admin admin, String connector) {
     try {
-      return admin.listConsumerGroupOffsets("connect-" + connector).partitionsToOffsetAndMetadata().get()
-          .values().stream().mapToLong(OffsetAndMetadata::offset).sum();
+      return admin
+          .listConsumerGroupOffsets("connect-" + connector)
+          .partitionsToOffsetAndMetadata()
+          .get()
+          .values()
+          .stream()
+          .mapToLong(OffsetAndMetadata::offset)
+          .sum();
     } catch (Exception e) {
       return 0;
     }
@@ -356,7 +415,8 @@ public final class SinkBenchmark {
 
   private static long watermarkSum(HadoopTableProbe table, String connector) {
     return IcebergTables.watermarksOf(table.currentSummary(), connector).values().stream()
-        .mapToLong(Long::longValue).sum();
+        .mapToLong(Long::longValue)
+        .sum();
   }
 
   private static long apacheRecords(HadoopTableProbe table) {
@@ -392,5 +452,4 @@ public final class SinkBenchmark {
       System.out.println("| " + String.join(" | ", columns.stream().map(row::get).toList()) + " |");
     }
   }
-
 }

@@ -18,24 +18,35 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class HadoopTableProbeTest {
-  @TempDir
-  Path warehouse;
+  @TempDir Path warehouse;
 
   @Test
   void readsTheCurrentSnapshotSummaryAsTheTableChanges() throws Exception {
     HadoopTableProbe probe = new HadoopTableProbe(warehouse.toUri().toString(), "bench.events");
     assertThat(probe.currentSummary()).as("no table yet").isEmpty();
 
-    try (HadoopCatalog catalog = new HadoopCatalog(new Configuration(), warehouse.toUri().toString())) {
-      Table table = catalog.createTable(TableIdentifier.of("bench", "events"),
-          new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
+    try (HadoopCatalog catalog =
+        new HadoopCatalog(new Configuration(), warehouse.toUri().toString())) {
+      Table table =
+          catalog.createTable(
+              TableIdentifier.of("bench", "events"),
+              new Schema(Types.NestedField.required(1, "id", Types.LongType.get())));
       assertThat(probe.currentSummary()).as("a table without a snapshot").isEmpty();
 
-      table.newAppend().appendFile(file(table, 5)).set("streamhouse.c.watermarks", "bench:0=5").commit();
+      table
+          .newAppend()
+          .appendFile(file(table, 5))
+          .set("streamhouse.c.watermarks", "bench:0=5")
+          .commit();
       assertThat(probe.currentSummary()).containsEntry("total-records", "5");
-      assertThat(IcebergTables.watermarksOf(probe.currentSummary(), "c")).isEqualTo(Map.of("bench:0", 5L));
+      assertThat(IcebergTables.watermarksOf(probe.currentSummary(), "c"))
+          .isEqualTo(Map.of("bench:0", 5L));
 
-      table.newAppend().appendFile(file(table, 7)).set("streamhouse.c.watermarks", "bench:0=5,bench:1=7").commit();
+      table
+          .newAppend()
+          .appendFile(file(table, 7))
+          .set("streamhouse.c.watermarks", "bench:0=5,bench:1=7")
+          .commit();
       assertThat(probe.currentSummary()).containsEntry("total-records", "12");
       assertThat(IcebergTables.watermarksOf(probe.currentSummary(), "c"))
           .isEqualTo(Map.of("bench:0", 5L, "bench:1", 7L));

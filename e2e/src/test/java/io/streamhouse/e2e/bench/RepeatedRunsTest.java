@@ -8,33 +8,37 @@ import org.junit.jupiter.api.Test;
 
 /** Repeated drains of one configuration fold into their median; sinks are compared by medians. */
 class RepeatedRunsTest {
-  private final List<Run> runs = List.of(
-      new Run("streamhouse", "4.4.0", 1, false, 12.0, 90_000),
-      new Run("Apache Iceberg sink 1.12.0", "4.3.1", 1, false, 30.0, 40_000),
-      new Run("streamhouse", "4.4.0", 1, false, 20.0, 60_000),
-      new Run("Apache Iceberg sink 1.12.0", "4.3.1", 1, false, 18.0, 55_000),
-      new Run("streamhouse", "4.4.0", 1, false, 10.0, 100_000),
-      new Run("Apache Iceberg sink 1.12.0", "4.3.1", 1, false, 20.0, 50_000),
-      new Run("streamhouse", "4.4.0", 2, false, 11.0, 120_000),
-      new Run("streamhouse", "4.4.0", 2, false, 13.0, 100_000));
+  private final List<Run> runs =
+      List.of(
+          new Run("streamhouse", "4.4.0", 1, false, 12.0, 90_000),
+          new Run("Apache Iceberg sink 1.12.0", "4.3.1", 1, false, 30.0, 40_000),
+          new Run("streamhouse", "4.4.0", 1, false, 20.0, 60_000),
+          new Run("Apache Iceberg sink 1.12.0", "4.3.1", 1, false, 18.0, 55_000),
+          new Run("streamhouse", "4.4.0", 1, false, 10.0, 100_000),
+          new Run("Apache Iceberg sink 1.12.0", "4.3.1", 1, false, 20.0, 50_000),
+          new Run("streamhouse", "4.4.0", 2, false, 11.0, 120_000),
+          new Run("streamhouse", "4.4.0", 2, false, 13.0, 100_000));
 
   @Test
   void aConfigurationFoldsIntoTheMedianOfItsRuns() {
-    assertThat(RepeatedRuns.medians(runs)).containsExactly(
-        new Run("streamhouse", "4.4.0", 1, false, 12.0, 90_000),
-        new Run("Apache Iceberg sink 1.12.0", "4.3.1", 1, false, 20.0, 50_000),
-        new Run("streamhouse", "4.4.0", 2, false, 12.0, 110_000));
+    assertThat(RepeatedRuns.medians(runs))
+        .containsExactly(
+            new Run("streamhouse", "4.4.0", 1, false, 12.0, 90_000),
+            new Run("Apache Iceberg sink 1.12.0", "4.3.1", 1, false, 20.0, 50_000),
+            new Run("streamhouse", "4.4.0", 2, false, 12.0, 110_000));
   }
 
   @Test
   void runsWithoutASteadyRateDoNotCountForItsMedian() {
-    List<Run> shortRuns = List.of(
-        new Run("streamhouse", "4.4.0", 1, false, 3.0, -1),
-        new Run("streamhouse", "4.4.0", 1, false, 4.0, 8_000),
-        new Run("streamhouse", "4.4.0", 2, false, 5.0, -1));
-    assertThat(RepeatedRuns.medians(shortRuns)).containsExactly(
-        new Run("streamhouse", "4.4.0", 1, false, 3.5, 8_000),
-        new Run("streamhouse", "4.4.0", 2, false, 5.0, -1));
+    List<Run> shortRuns =
+        List.of(
+            new Run("streamhouse", "4.4.0", 1, false, 3.0, -1),
+            new Run("streamhouse", "4.4.0", 1, false, 4.0, 8_000),
+            new Run("streamhouse", "4.4.0", 2, false, 5.0, -1));
+    assertThat(RepeatedRuns.medians(shortRuns))
+        .containsExactly(
+            new Run("streamhouse", "4.4.0", 1, false, 3.5, 8_000),
+            new Run("streamhouse", "4.4.0", 2, false, 5.0, -1));
   }
 
   @Test
@@ -50,8 +54,9 @@ class RepeatedRunsTest {
 
   @Test
   void throughputIsComparedBetweenMediansPerTaskCount() {
-    assertThat(RepeatedRuns.throughputRatios("streamhouse", runs)).containsExactly(
-        "1 task(s): streamhouse drains 1.67x as fast as Apache Iceberg sink 1.12.0 (median 12.0 s against 20.0 s; "
-            + "turn by turn 2.50, 0.90, 2.00)");
+    assertThat(RepeatedRuns.throughputRatios("streamhouse", runs))
+        .containsExactly(
+            "1 task(s): streamhouse drains 1.67x as fast as Apache Iceberg sink 1.12.0 (median 12.0 s against 20.0 s; "
+                + "turn by turn 2.50, 0.90, 2.00)");
   }
 }

@@ -16,10 +16,10 @@ import org.apache.iceberg.util.JsonUtil;
 
 /**
  * Data files to and from bytes for the control topic: a JSON array of Iceberg's own content-file
- * JSON ({@link ContentFileParser}, the encoding of Iceberg's REST scan planning), data only. Decoding
- * resolves each file's partition spec among the table's, so a file of an unknown spec is refused;
- * Jackson's read constraints bound nesting, names and numbers, and the input is bounded by the
- * control-event size limits. The version changes whenever this encoding does.
+ * JSON ({@link ContentFileParser}, the encoding of Iceberg's REST scan planning), data only.
+ * Decoding resolves each file's partition spec among the table's, so a file of an unknown spec is
+ * refused; Jackson's read constraints bound nesting, names and numbers, and the input is bounded by
+ * the control-event size limits. The version changes whenever this encoding does.
  */
 final class DataFilesCodec {
   /** 1 was Java serialization, which no plugin version reads any more. */
@@ -49,8 +49,13 @@ final class DataFilesCodec {
   static List<DataFile> decode(int version, byte[] payload, Map<Integer, PartitionSpec> specs)
       throws InvalidDataFilesException {
     if (version != VERSION) {
-      throw new InvalidDataFilesException("unknown data file encoding version " + version + " (this plugin reads "
-          + "version " + VERSION + "): are all workers on the same plugin version?");
+      throw new InvalidDataFilesException(
+          "unknown data file encoding version "
+              + version
+              + " (this plugin reads "
+              + "version "
+              + VERSION
+              + "): are all workers on the same plugin version?");
     }
     JsonNode array;
     try {
@@ -65,8 +70,13 @@ final class DataFilesCodec {
     for (JsonNode node : array) {
       JsonNode specId = node.get("spec-id");
       if (specId == null || !specId.canConvertToInt() || !specs.containsKey(specId.asInt())) {
-        throw new InvalidDataFilesException("a data file names partition spec " + specId + ", which the table "
-            + "does not have (it has " + specs.keySet() + ")");
+        throw new InvalidDataFilesException(
+            "a data file names partition spec "
+                + specId
+                + ", which the table "
+                + "does not have (it has "
+                + specs.keySet()
+                + ")");
       }
       ContentFile<?> file;
       try {
@@ -75,7 +85,8 @@ final class DataFilesCodec {
         throw new InvalidDataFilesException("not a data file: " + e.getMessage());
       }
       if (!(file instanceof DataFile dataFile)) {
-        throw new InvalidDataFilesException("a " + file.content() + " file where only data files are expected");
+        throw new InvalidDataFilesException(
+            "a " + file.content() + " file where only data files are expected");
       }
       files.add(dataFile);
     }

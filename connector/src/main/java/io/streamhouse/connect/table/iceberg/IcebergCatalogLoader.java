@@ -10,7 +10,9 @@ import org.apache.iceberg.catalog.Catalog;
 
 /** Builds an Iceberg catalog from a named catalog's settings. */
 final class IcebergCatalogLoader {
-  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(IcebergCatalogLoader.class);
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(IcebergCatalogLoader.class);
+
   private IcebergCatalogLoader() {}
 
   static Catalog load(CatalogSettings settings) {
@@ -31,7 +33,8 @@ final class IcebergCatalogLoader {
       default -> props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, settings.type());
     }
     boolean ownsWarehouse = settings.type().equals("jdbc") || settings.type().equals("hadoop");
-    if (ownsWarehouse && !props.containsKey(CatalogProperties.FILE_IO_IMPL)
+    if (ownsWarehouse
+        && !props.containsKey(CatalogProperties.FILE_IO_IMPL)
         && LocalFileIO.isLocal(props.get(CatalogProperties.WAREHOUSE_LOCATION))) {
       props.put(CatalogProperties.FILE_IO_IMPL, LocalFileIO.class.getName());
     }
@@ -48,7 +51,8 @@ final class IcebergCatalogLoader {
    * Catalogs that create their own schema on first use (JDBC) race when several tasks start at
    * once: initialize one at a time in this JVM, and retry what another JVM's race made fail.
    */
-  private static synchronized Catalog initialize(CatalogSettings settings, Map<String, String> props) {
+  private static synchronized Catalog initialize(
+      CatalogSettings settings, Map<String, String> props) {
     RuntimeException last = null;
     for (int attempt = 1; attempt <= 5; attempt++) {
       try {
@@ -72,8 +76,8 @@ final class IcebergCatalogLoader {
   }
 
   /**
-   * DriverManager finds drivers through the class loader that was current when it first ran in
-   * the worker; a plugin's driver must register itself by being loaded.
+   * DriverManager finds drivers through the class loader that was current when it first ran in the
+   * worker; a plugin's driver must register itself by being loaded.
    */
   private static void loadDriverOf(String uri) {
     if (isSqlite(uri)) {

@@ -45,11 +45,17 @@ final class IcebergColumns {
       case DATE -> FieldType.of(Kind.DATE);
       case TIME -> FieldType.of(Kind.TIME);
       case TIMESTAMP, TIMESTAMP_NANO -> FieldType.of(Kind.TIMESTAMP);
-      case DECIMAL -> new FieldType.Decimal(((Types.DecimalType) type).precision(), ((Types.DecimalType) type).scale());
+      case DECIMAL ->
+          new FieldType.Decimal(
+              ((Types.DecimalType) type).precision(), ((Types.DecimalType) type).scale());
       case LIST -> new FieldType.ListOf(neutral(type.asListType().elementType()));
-      case MAP -> new FieldType.MapOf(neutral(type.asMapType().keyType()), neutral(type.asMapType().valueType()));
+      case MAP ->
+          new FieldType.MapOf(
+              neutral(type.asMapType().keyType()), neutral(type.asMapType().valueType()));
       case STRUCT -> struct(type.asStructType());
-      default -> throw new IllegalArgumentException("Iceberg type " + type + " has no counterpart in record schemas");
+      default ->
+          throw new IllegalArgumentException(
+              "Iceberg type " + type + " has no counterpart in record schemas");
     };
   }
 
@@ -78,7 +84,10 @@ final class IcebergColumns {
     if (type instanceof FieldType.MapOf m) {
       int keyId = ids[0]++;
       int valueId = ids[0]++;
-      return Types.MapType.ofOptional(keyId, valueId, iceberg(m.key(), ids, keepRequired),
+      return Types.MapType.ofOptional(
+          keyId,
+          valueId,
+          iceberg(m.key(), ids, keepRequired),
           iceberg(m.value(), ids, keepRequired));
     }
     if (type instanceof FieldType.Struct s) {
@@ -86,8 +95,10 @@ final class IcebergColumns {
       for (FieldType.Field f : s.fields()) {
         int id = ids[0]++;
         Type fieldType = iceberg(f.type(), ids, keepRequired);
-        fields.add(keepRequired && !f.optional() ? Types.NestedField.required(id, f.name(), fieldType)
-            : Types.NestedField.optional(id, f.name(), fieldType));
+        fields.add(
+            keepRequired && !f.optional()
+                ? Types.NestedField.required(id, f.name(), fieldType)
+                : Types.NestedField.optional(id, f.name(), fieldType));
       }
       return Types.StructType.of(fields);
     }

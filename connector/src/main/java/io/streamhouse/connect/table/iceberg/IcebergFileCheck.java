@@ -19,14 +19,19 @@ final class IcebergFileCheck {
 
   IcebergFileCheck(Table table) {
     this.dataPrefix = normalized(dataLocation(table)) + "/";
-    this.format = FileFormat.fromString(table.properties().getOrDefault(TableProperties.DEFAULT_FILE_FORMAT,
-        TableProperties.DEFAULT_FILE_FORMAT_DEFAULT));
+    this.format =
+        FileFormat.fromString(
+            table
+                .properties()
+                .getOrDefault(
+                    TableProperties.DEFAULT_FILE_FORMAT,
+                    TableProperties.DEFAULT_FILE_FORMAT_DEFAULT));
   }
 
   /**
-   * Where the table's location provider puts data files: {@code write.data.path}, else {@code <location>/data}.
-   * The deprecated older names of the property still steer Iceberg's location provider, so tables
-   * written by older engines are read by them too.
+   * Where the table's location provider puts data files: {@code write.data.path}, else {@code
+   * <location>/data}. The deprecated older names of the property still steer Iceberg's location
+   * provider, so tables written by older engines are read by them too.
    */
   @SuppressWarnings("deprecation")
   static String dataLocation(Table table) {
@@ -37,12 +42,13 @@ final class IcebergFileCheck {
     if (configured == null) {
       configured = table.properties().get(TableProperties.WRITE_FOLDER_STORAGE_LOCATION);
     }
-    return LocationUtil.stripTrailingSlash(configured != null ? configured : table.location() + "/data");
+    return LocationUtil.stripTrailingSlash(
+        configured != null ? configured : table.location() + "/data");
   }
 
   /**
-   * A location in one spelling: {@code file:/x}, {@code file:///x} and {@code /x} are the same local
-   * file (Hadoop's paths print the first, catalogs may store the second).
+   * A location in one spelling: {@code file:/x}, {@code file:///x} and {@code /x} are the same
+   * local file (Hadoop's paths print the first, catalogs may store the second).
    */
   static String normalized(String location) {
     if (location == null) {
@@ -65,13 +71,20 @@ final class IcebergFileCheck {
       return Optional.of("is not under the table's data location " + dataPrefix);
     }
     for (String segment : location.substring(dataPrefix.length()).split("/", -1)) {
-      if (segment.isEmpty() || segment.equals(".") || segment.equals("..") || segment.indexOf('\\') >= 0) {
-        return Optional.of("has a path segment '" + segment + "' below the table's data location " + dataPrefix);
+      if (segment.isEmpty()
+          || segment.equals(".")
+          || segment.equals("..")
+          || segment.indexOf('\\') >= 0) {
+        return Optional.of(
+            "has a path segment '" + segment + "' below the table's data location " + dataPrefix);
       }
     }
     if (file.format() != format) {
-      return Optional.of("is " + file.format().name().toLowerCase(Locale.ROOT) + " but the table writes "
-          + format.name().toLowerCase(Locale.ROOT));
+      return Optional.of(
+          "is "
+              + file.format().name().toLowerCase(Locale.ROOT)
+              + " but the table writes "
+              + format.name().toLowerCase(Locale.ROOT));
     }
     if (file.recordCount() < 0 || file.fileSizeInBytes() < 0) {
       return Optional.of("has a negative record count or size");

@@ -48,6 +48,7 @@ public final class IcebergFormat implements TableFormat {
   private final String connector;
   private final int taskId;
   private final SnapshotKeys keys;
+
   /** Loaded tables; the coordinator commits several tables at once, each from one thread. */
   private final Map<TableId, Table> tables = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -59,8 +60,8 @@ public final class IcebergFormat implements TableFormat {
   }
 
   @Override
-  public java.util.Optional<TableWriter> openWriter(TableId id, RouteSettings route, SinkRecord sample,
-      FileBudget budget) {
+  public java.util.Optional<TableWriter> openWriter(
+      TableId id, RouteSettings route, SinkRecord sample, FileBudget budget) {
     if (sample.value() == null && !catalog.tableExists(identifier(id))) {
       return java.util.Optional.empty(); // a tombstone adds nothing to an append table
     }
@@ -75,9 +76,16 @@ public final class IcebergFormat implements TableFormat {
       return catalog.loadTable(identifier);
     } catch (NoSuchTableException missing) {
       if (!route.autoCreate()) {
-        throw new TableNotFoundException("Table " + id.qualifiedName() + " does not exist in catalog "
-            + id.catalog() + " and route " + route.name() + " has auto-create off (set route."
-            + route.name() + ".auto-create=true or create the table)");
+        throw new TableNotFoundException(
+            "Table "
+                + id.qualifiedName()
+                + " does not exist in catalog "
+                + id.catalog()
+                + " and route "
+                + route.name()
+                + " has auto-create off (set route."
+                + route.name()
+                + ".auto-create=true or create the table)");
       }
       return IcebergTableCreator.create(catalog, identifier, route, sample);
     }
@@ -90,27 +98,35 @@ public final class IcebergFormat implements TableFormat {
   }
 
   @Override
-  public void evolve(TableId id, FieldType.Struct row, EvolutionMode mode) throws RecordConversionException {
-    SchemaEvolutionLoop.run(connector, id, () -> IcebergColumns.of(table(id)), row, mode, changes -> {
-      UpdateSchema update = table(id).updateSchema();
-      for (SchemaChange change : changes) {
-        String column = SchemaChange.dotted(change.path());
-        if (change instanceof SchemaChange.AddColumn add) {
-          List<String> parent = add.path().subList(0, add.path().size() - 1);
-          String name = add.path().get(add.path().size() - 1);
-          if (parent.isEmpty()) {
-            update.addColumn(name, IcebergColumns.iceberg(add.type()));
-          } else {
-            update.addColumn(SchemaChange.dotted(parent), name, IcebergColumns.iceberg(add.type()));
+  public void evolve(TableId id, FieldType.Struct row, EvolutionMode mode)
+      throws RecordConversionException {
+    SchemaEvolutionLoop.run(
+        connector,
+        id,
+        () -> IcebergColumns.of(table(id)),
+        row,
+        mode,
+        changes -> {
+          UpdateSchema update = table(id).updateSchema();
+          for (SchemaChange change : changes) {
+            String column = SchemaChange.dotted(change.path());
+            if (change instanceof SchemaChange.AddColumn add) {
+              List<String> parent = add.path().subList(0, add.path().size() - 1);
+              String name = add.path().get(add.path().size() - 1);
+              if (parent.isEmpty()) {
+                update.addColumn(name, IcebergColumns.iceberg(add.type()));
+              } else {
+                update.addColumn(
+                    SchemaChange.dotted(parent), name, IcebergColumns.iceberg(add.type()));
+              }
+            } else if (change instanceof SchemaChange.WidenColumn widen) {
+              update.updateColumn(column, IcebergColumns.iceberg(widen.to()).asPrimitiveType());
+            } else {
+              update.makeColumnOptional(column);
+            }
           }
-        } else if (change instanceof SchemaChange.WidenColumn widen) {
-          update.updateColumn(column, IcebergColumns.iceberg(widen.to()).asPrimitiveType());
-        } else {
-          update.makeColumnOptional(column);
-        }
-      }
-      update.commit();
-    });
+          update.commit();
+        });
   }
 
   @Override
@@ -123,11 +139,13 @@ public final class IcebergFormat implements TableFormat {
   }
 
   private Watermarks watermarksOf(java.util.Optional<Snapshot> own) {
-    return own.map(s -> Watermarks.decode(s.summary().get(keys.watermarks()))).orElse(Watermarks.EMPTY);
+    return own.map(s -> Watermarks.decode(s.summary().get(keys.watermarks())))
+        .orElse(Watermarks.EMPTY);
   }
 
   private java.util.Optional<Snapshot> latestOwnSnapshot(Table table) {
-    for (Snapshot s = table.currentSnapshot(); s != null;
+    for (Snapshot s = table.currentSnapshot();
+        s != null;
         s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
       if (s.summary() != null && s.summary().containsKey(keys.watermarks())) {
         return java.util.Optional.of(s);
@@ -136,38 +154,50 @@ public final class IcebergFormat implements TableFormat {
     return java.util.Optional.empty();
   }
 
-  /** The own-snapshot check runs in Iceberg's commit, against the metadata the catalog swaps atomically. */
+  /**
+   * The own-snapshot check runs in Iceberg's commit, against the metadata the catalog swaps
+   * atomically.
+   */
   @Override
   public boolean toleratesConcurrentCommitters() {
     return true;
   }
 
   @Override
-  public CommitOutcome commit(TableId id, long commitId, List<OfferedBatch> offered, boolean fullRound) {
+  public CommitOutcome commit(
+      TableId id, long commitId, List<OfferedBatch> offered, boolean fullRound) {
     Table loaded = table(id);
     IcebergFileCheck check = new IcebergFileCheck(loaded);
     Map<Integer, PartitionSpec> specs = loaded.specs();
-    CheckedBatches<DataFile> checked = CheckedBatches.check(connector, id, offered, new CheckedBatches.FileReader<>() {
-      @Override
-      public List<DataFile> read(OfferedBatch batch) throws DataFilesCodec.InvalidDataFilesException {
-        return DataFilesCodec.decode(batch.files().payloadVersion(), batch.files().payload(), specs);
-      }
+    CheckedBatches<DataFile> checked =
+        CheckedBatches.check(
+            connector,
+            id,
+            offered,
+            new CheckedBatches.FileReader<>() {
+              @Override
+              public List<DataFile> read(OfferedBatch batch)
+                  throws DataFilesCodec.InvalidDataFilesException {
+                return DataFilesCodec.decode(
+                    batch.files().payloadVersion(), batch.files().payload(), specs);
+              }
 
-      @Override
-      public String path(DataFile file) {
-        return IcebergFileCheck.normalized(file.location());
-      }
+              @Override
+              public String path(DataFile file) {
+                return IcebergFileCheck.normalized(file.location());
+              }
 
-      @Override
-      public java.util.Optional<String> problem(DataFile file) {
-        return check.problem(file);
-      }
-    });
+              @Override
+              public java.util.Optional<String> problem(DataFile file) {
+                return check.problem(file);
+              }
+            });
     List<OfferedBatch> batches = checked.accepted(offered);
-    List<BatchPlan.Offer> offers = batches.stream()
-        .map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
+    List<BatchPlan.Offer> offers =
+        batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
     for (int attempt = 1; ; attempt++) {
-      Table table = attempt == 1 ? loaded : table(id); // refreshed just above; again after a conflict
+      Table table =
+          attempt == 1 ? loaded : table(id); // refreshed just above; again after a conflict
       java.util.Optional<Snapshot> own = latestOwnSnapshot(table);
       Watermarks current = watermarksOf(own);
       BatchPlan plan = BatchPlan.of(current, offers);
@@ -176,8 +206,11 @@ public final class IcebergFormat implements TableFormat {
         return new CommitOutcome(decisions, current, OptionalLong.empty(), 0, 0, checked.refused());
       }
       Long expectedOwn = own.map(Snapshot::snapshotId).orElse(null);
-      AppendFiles append = table.newAppend().scanManifestsWith(CallerRunsExecutor.INSTANCE)
-          .writeManifestsWith(CallerRunsExecutor.INSTANCE, 1);
+      AppendFiles append =
+          table
+              .newAppend()
+              .scanManifestsWith(CallerRunsExecutor.INSTANCE)
+              .writeManifestsWith(CallerRunsExecutor.INSTANCE, 1);
       long records = 0;
       int files = 0;
       long validThrough = Long.MAX_VALUE;
@@ -200,16 +233,31 @@ public final class IcebergFormat implements TableFormat {
       try {
         append.commit();
         Snapshot committed = table.currentSnapshot();
-        LOG.info("Connector {} committed {} files ({} records) to {} in snapshot {} (commit {}): {}",
-            connector, files, records, id, committed.snapshotId(), commitId, decisions);
-        return new CommitOutcome(decisions, plan.after(), OptionalLong.of(committed.snapshotId()),
-            records, files, checked.refused());
+        LOG.info(
+            "Connector {} committed {} files ({} records) to {} in snapshot {} (commit {}): {}",
+            connector,
+            files,
+            records,
+            id,
+            committed.snapshotId(),
+            commitId,
+            decisions);
+        return new CommitOutcome(
+            decisions,
+            plan.after(),
+            OptionalLong.of(committed.snapshotId()),
+            records,
+            files,
+            checked.refused());
       } catch (ValidationException concurrent) {
         if (attempt >= MAX_PLAN_ATTEMPTS) {
           throw concurrent;
         }
-        LOG.warn("Connector {}: another commit to {} changed its watermarks; planning again ({})",
-            connector, id, concurrent.getMessage());
+        LOG.warn(
+            "Connector {}: another commit to {} changed its watermarks; planning again ({})",
+            connector,
+            id,
+            concurrent.getMessage());
       }
     }
   }
@@ -222,7 +270,10 @@ public final class IcebergFormat implements TableFormat {
       try {
         decoded = DataFilesCodec.decode(files.payloadVersion(), files.payload(), table.specs());
       } catch (DataFilesCodec.InvalidDataFilesException e) {
-        LOG.warn("Connector {}: uncommitted files of {} cannot be read, so not deleted: {}", connector, id,
+        LOG.warn(
+            "Connector {}: uncommitted files of {} cannot be read, so not deleted: {}",
+            connector,
+            id,
             e.getMessage());
         continue;
       }
@@ -230,7 +281,8 @@ public final class IcebergFormat implements TableFormat {
         try {
           table.io().deleteFile(file.location());
         } catch (RuntimeException e) {
-          LOG.warn("Could not delete uncommitted file {} of {}: {}", file.location(), id, e.toString());
+          LOG.warn(
+              "Could not delete uncommitted file {} of {}: {}", file.location(), id, e.toString());
         }
       }
     }

@@ -20,12 +20,13 @@ import org.apache.kafka.connect.data.Struct;
 
 /**
  * A Connect value (a {@link Struct}, or a schemaless JSON map) to an Iceberg record of the table's
- * schema. The table schema decides: fields the table lacks are ignored, fields the value lacks
- * are null (an error for a required column), and values fit their columns by the policy both formats
+ * schema. The table schema decides: fields the table lacks are ignored, fields the value lacks are
+ * null (an error for a required column), and values fit their columns by the policy both formats
  * share ({@link ValueCoercion}).
  */
 public final class IcebergRecordConverter {
   private final Schema schema;
+
   /** An empty record per struct type: copying it is cheaper than creating one by type. */
   private final Map<Types.StructType, GenericRecord> templates = new java.util.IdentityHashMap<>();
 
@@ -40,7 +41,8 @@ public final class IcebergRecordConverter {
     return struct(schema.asStruct(), value, "");
   }
 
-  private Record struct(Types.StructType type, Object value, String path) throws RecordConversionException {
+  private Record struct(Types.StructType type, Object value, String path)
+      throws RecordConversionException {
     GenericRecord record = templates.computeIfAbsent(type, GenericRecord::create).copy();
     List<Types.NestedField> fields = type.fields();
     if (value instanceof Struct struct) {
@@ -57,7 +59,8 @@ public final class IcebergRecordConverter {
         record.set(i, field(field, map.get(field.name()), path));
       }
     } else {
-      throw new RecordConversionException(path.isEmpty() ? "<value>" : path,
+      throw new RecordConversionException(
+          path.isEmpty() ? "<value>" : path,
           "expected a struct or a JSON object, got " + value.getClass().getSimpleName());
     }
     return record;
@@ -68,7 +71,8 @@ public final class IcebergRecordConverter {
     String path = parent.isEmpty() ? field.name() : parent + "." + field.name();
     if (value == null) {
       if (field.isRequired()) {
-        throw new RecordConversionException(path, "required column '" + path + "' is missing or null");
+        throw new RecordConversionException(
+            path, "required column '" + path + "' is missing or null");
       }
       return null;
     }
@@ -78,7 +82,8 @@ public final class IcebergRecordConverter {
   private Object value(Type type, Object value, String path) throws RecordConversionException {
     return switch (type.typeId()) {
       case BOOLEAN -> ValueCoercion.toBoolean(value, path, type);
-      case INTEGER -> (int) ValueCoercion.toLong(value, Integer.MIN_VALUE, Integer.MAX_VALUE, path, type);
+      case INTEGER ->
+          (int) ValueCoercion.toLong(value, Integer.MIN_VALUE, Integer.MAX_VALUE, path, type);
       case LONG -> ValueCoercion.toLong(value, Long.MIN_VALUE, Long.MAX_VALUE, path, type);
       case FLOAT -> (float) ValueCoercion.toDouble(value, path, type);
       case DOUBLE -> ValueCoercion.toDouble(value, path, type);
@@ -90,21 +95,26 @@ public final class IcebergRecordConverter {
       case BINARY, FIXED -> ByteBuffer.wrap(ValueCoercion.toBytes(value, path, type));
       case DATE -> ValueCoercion.toDate(value, path, type);
       case TIME -> ValueCoercion.toTime(value, path, type);
-      case TIMESTAMP -> timestamp((Types.TimestampType) type, ValueCoercion.toInstant(value, path, type));
+      case TIMESTAMP ->
+          timestamp((Types.TimestampType) type, ValueCoercion.toInstant(value, path, type));
       case STRUCT -> struct(type.asStructType(), value, path);
       case LIST -> list(type.asListType(), value, path);
       case MAP -> map(type.asMapType(), value, path);
-      default -> throw new RecordConversionException(path, "column type " + type + " is not supported");
+      default ->
+          throw new RecordConversionException(path, "column type " + type + " is not supported");
     };
   }
 
   private static Object timestamp(Types.TimestampType type, Instant instant) {
-    // Not Instant.atOffset: it looks up the offset's ZoneRules, a new object per call (JFR: ~4 % of a task thread).
-    LocalDateTime local = LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(), ZoneOffset.UTC);
+    // Not Instant.atOffset: it looks up the offset's ZoneRules, a new object per call (JFR: ~4 % of
+    // a task thread).
+    LocalDateTime local =
+        LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(), ZoneOffset.UTC);
     return type.shouldAdjustToUTC() ? OffsetDateTime.of(local, ZoneOffset.UTC) : local;
   }
 
-  private List<Object> list(Types.ListType type, Object value, String path) throws RecordConversionException {
+  private List<Object> list(Types.ListType type, Object value, String path)
+      throws RecordConversionException {
     if (!(value instanceof List<?> list)) {
       throw ValueCoercion.misfit(value, path, type, null);
     }
@@ -113,8 +123,9 @@ public final class IcebergRecordConverter {
       Object element = list.get(i);
       if (element == null) {
         if (type.isElementRequired()) {
-          throw new RecordConversionException(path, "list '" + path + "' has a null element at " + i
-              + " but its elements are required");
+          throw new RecordConversionException(
+              path,
+              "list '" + path + "' has a null element at " + i + " but its elements are required");
         }
         result.add(null);
       } else {
@@ -124,7 +135,8 @@ public final class IcebergRecordConverter {
     return result;
   }
 
-  private Map<Object, Object> map(Types.MapType type, Object value, String path) throws RecordConversionException {
+  private Map<Object, Object> map(Types.MapType type, Object value, String path)
+      throws RecordConversionException {
     if (!(value instanceof Map<?, ?> map)) {
       throw ValueCoercion.misfit(value, path, type, null);
     }
@@ -134,9 +146,11 @@ public final class IcebergRecordConverter {
         throw new RecordConversionException(path, "map '" + path + "' has a null key");
       }
       Object key = value(type.keyType(), e.getKey(), path + ".key");
-      Object v = e.getValue() == null ? null : value(type.valueType(), e.getValue(), path + ".value");
+      Object v =
+          e.getValue() == null ? null : value(type.valueType(), e.getValue(), path + ".value");
       if (v == null && type.isValueRequired()) {
-        throw new RecordConversionException(path, "map '" + path + "' has a null value but values are required");
+        throw new RecordConversionException(
+            path, "map '" + path + "' has a null value but values are required");
       }
       result.put(key, v);
     }

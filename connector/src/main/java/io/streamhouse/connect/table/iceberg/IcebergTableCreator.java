@@ -21,19 +21,36 @@ final class IcebergTableCreator {
   static Table create(Catalog catalog, TableIdentifier id, RouteSettings route, SinkRecord sample) {
     Schema schema;
     try {
-      schema = IcebergColumns.schemaFor(io.streamhouse.connect.schema.RecordSchemas.rowOf(sample, "upsert")
-          .orElseThrow(() -> new IllegalArgumentException("the record value is neither a struct nor a JSON object")));
+      schema =
+          IcebergColumns.schemaFor(
+              io.streamhouse.connect.schema.RecordSchemas.rowOf(sample, "upsert")
+                  .orElseThrow(
+                      () ->
+                          new IllegalArgumentException(
+                              "the record value is neither a struct nor a JSON object")));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("Cannot create table " + id + " from the record at "
-          + sample.topic() + "-" + sample.kafkaPartition() + "@" + sample.kafkaOffset() + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "Cannot create table "
+              + id
+              + " from the record at "
+              + sample.topic()
+              + "-"
+              + sample.kafkaPartition()
+              + "@"
+              + sample.kafkaOffset()
+              + ": "
+              + e.getMessage(),
+          e);
     }
     PartitionSpec spec = spec(schema, route);
     Map<String, String> props = new HashMap<>();
     props.put(TableProperties.FORMAT_VERSION, "2");
     props.put(TableProperties.DEFAULT_FILE_FORMAT, route.fileFormat());
-    props.put(TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(route.targetFileSizeBytes()));
+    props.put(
+        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(route.targetFileSizeBytes()));
     props.putAll(route.tableProperties());
-    if (catalog instanceof SupportsNamespaces namespaces && !namespaces.namespaceExists(id.namespace())) {
+    if (catalog instanceof SupportsNamespaces namespaces
+        && !namespaces.namespaceExists(id.namespace())) {
       try {
         namespaces.createNamespace(id.namespace());
       } catch (RuntimeException raced) {
@@ -59,8 +76,12 @@ final class IcebergTableCreator {
     for (String text : route.partitionBy()) {
       PartitionTerm term = PartitionTerm.parse(text);
       if (schema.findField(term.column()) == null) {
-        throw new IllegalArgumentException("route " + route.name() + ": partition column '"
-            + term.column() + "' is not a field of the record");
+        throw new IllegalArgumentException(
+            "route "
+                + route.name()
+                + ": partition column '"
+                + term.column()
+                + "' is not a field of the record");
       }
       switch (term.transform()) {
         case IDENTITY -> builder.identity(term.column());

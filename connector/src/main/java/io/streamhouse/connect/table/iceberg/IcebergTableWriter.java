@@ -50,10 +50,15 @@ final class IcebergTableWriter implements TableWriter {
   private final InternalRecordWrapper wrapper;
   private final Map<PartitionKey, PartitionFile> open = new HashMap<>();
   private final RowSizes rowSizes = new RowSizes();
-  /** What an open file costs before its first row: its column writers' page and compressor buffers. */
+
+  /**
+   * What an open file costs before its first row: its column writers' page and compressor buffers.
+   */
   private final long openFileBytes;
+
   /** A partition holding this much turns into an open file. */
   private final long streamingBytes;
+
   private final List<DataFile> finished = new ArrayList<>();
 
   IcebergTableWriter(Table table, int taskId, FileBudget budget) {
@@ -61,22 +66,41 @@ final class IcebergTableWriter implements TableWriter {
     this.budget = budget;
     this.converter = new IcebergRecordConverter(table.schema());
     this.columns = IcebergColumns.of(table);
-    FileFormat format = FileFormat.fromString(table.properties().getOrDefault(
-        TableProperties.DEFAULT_FILE_FORMAT, TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
-        .toUpperCase(Locale.ROOT));
-    this.writerFactory = new GenericFileWriterFactory.Builder(table).dataFileFormat(format)
-        .dataSchema(table.schema()).build();
-    this.fileFactory = OutputFileFactory.builderFor(table, taskId, System.currentTimeMillis())
-        .format(format).operationId(UUID.randomUUID().toString()).build();
-    this.targetFileSize = PropertyUtil.propertyAsLong(table.properties(),
-        TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    FileFormat format =
+        FileFormat.fromString(
+            table
+                .properties()
+                .getOrDefault(
+                    TableProperties.DEFAULT_FILE_FORMAT,
+                    TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
+                .toUpperCase(Locale.ROOT));
+    this.writerFactory =
+        new GenericFileWriterFactory.Builder(table)
+            .dataFileFormat(format)
+            .dataSchema(table.schema())
+            .build();
+    this.fileFactory =
+        OutputFileFactory.builderFor(table, taskId, System.currentTimeMillis())
+            .format(format)
+            .operationId(UUID.randomUUID().toString())
+            .build();
+    this.targetFileSize =
+        PropertyUtil.propertyAsLong(
+            table.properties(),
+            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
     this.spec = table.spec();
     this.partitionKey = new PartitionKey(spec, table.schema());
     this.wrapper = new InternalRecordWrapper(table.schema().asStruct());
-    long pageBytes = PropertyUtil.propertyAsLong(table.properties(), TableProperties.PARQUET_PAGE_SIZE_BYTES,
-        TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT);
-    this.openFileBytes = 64 * 1024 + pageBytes * org.apache.iceberg.types.TypeUtil.indexById(
-        table.schema().asStruct()).size();
+    long pageBytes =
+        PropertyUtil.propertyAsLong(
+            table.properties(),
+            TableProperties.PARQUET_PAGE_SIZE_BYTES,
+            TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT);
+    this.openFileBytes =
+        64 * 1024
+            + pageBytes
+                * org.apache.iceberg.types.TypeUtil.indexById(table.schema().asStruct()).size();
     this.streamingBytes = Math.max(budget.maxBytes() / 8, openFileBytes * 2);
   }
 
@@ -121,7 +145,12 @@ final class IcebergTableWriter implements TableWriter {
       List<DataFile> files = taken.get();
       long records = files.stream().mapToLong(DataFile::recordCount).sum();
       long bytes = files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
-      return new PreparedFiles(DataFilesCodec.VERSION, DataFilesCodec.encode(files, table.specs()), files.size(), records, bytes);
+      return new PreparedFiles(
+          DataFilesCodec.VERSION,
+          DataFilesCodec.encode(files, table.specs()),
+          files.size(),
+          records,
+          bytes);
     };
   }
 
@@ -221,7 +250,8 @@ final class IcebergTableWriter implements TableWriter {
     }
 
     private RollingDataWriter<Record> newWriter() {
-      return new RollingDataWriter<>(writerFactory, fileFactory, table.io(), targetFileSize, spec, key);
+      return new RollingDataWriter<>(
+          writerFactory, fileFactory, table.io(), targetFileSize, spec, key);
     }
 
     @Override

@@ -14,8 +14,8 @@ import org.apache.iceberg.io.OutputFile;
  * {@link Files#localOutput}) instead of Hadoop's, whose local file system forks a {@code chmod}
  * process for every file it creates when Hadoop's native library is missing (as in a Connect
  * worker): with many tables that is a process per small file, and it once failed a task. Used by
- * default for JDBC and Hadoop catalogs whose warehouse is a local path and that name no
- * {@code io-impl}.
+ * default for JDBC and Hadoop catalogs whose warehouse is a local path and that name no {@code
+ * io-impl}.
  */
 public final class LocalFileIO implements FileIO {
   private static final long serialVersionUID = 1L;
@@ -75,7 +75,9 @@ public final class LocalFileIO implements FileIO {
 
   /** Whether {@code warehouse} is on the local disk: a path, or a {@code file:} location. */
   static boolean isLocal(String warehouse) {
-    return warehouse != null && (warehouse.startsWith("/") || warehouse.startsWith("file:")
-        || !warehouse.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*"));
+    return warehouse != null
+        && (warehouse.startsWith("/")
+            || warehouse.startsWith("file:")
+            || !warehouse.matches("^[a-zA-Z][a-zA-Z0-9+.-]*:.*"));
   }
 }

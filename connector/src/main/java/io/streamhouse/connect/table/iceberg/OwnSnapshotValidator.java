@@ -6,9 +6,9 @@ import org.apache.iceberg.SnapshotAncestryValidator;
 
 /**
  * Runs inside Iceberg's commit, against the ancestry the new snapshot is applied to: the latest
- * snapshot carrying this connector's watermarks must still be the one the batch plan was made
- * from. Snapshots of other writers in between do not matter; a second committer of this connector
- * does, and makes this commit fail so that it is planned again.
+ * snapshot carrying this connector's watermarks must still be the one the batch plan was made from.
+ * Snapshots of other writers in between do not matter; a second committer of this connector does,
+ * and makes this commit fail so that it is planned again.
  */
 final class OwnSnapshotValidator implements SnapshotAncestryValidator {
   private final String watermarkKey;
@@ -34,7 +34,11 @@ final class OwnSnapshotValidator implements SnapshotAncestryValidator {
 
   @Override
   public String errorMessage() {
-    return "watermarks changed: the plan was made from snapshot " + expectedSnapshotId
-        + " but the latest snapshot with " + watermarkKey + " is now " + found;
+    return "watermarks changed: the plan was made from snapshot "
+        + expectedSnapshotId
+        + " but the latest snapshot with "
+        + watermarkKey
+        + " is now "
+        + found;
   }
 }

@@ -6,11 +6,11 @@ import java.util.Map;
 import org.apache.iceberg.data.Record;
 
 /**
- * What a table's rows cost in memory, for the task's {@link io.streamhouse.connect.table.FileBudget}:
- * the heap size of every 32nd row as Java objects (a record's array and header, strings by their
- * length plus a header, boxed values), averaged. Rows held in memory cost that; rows in an open
- * Parquet or ORC file cost less, encoded, so the estimate errs on the safe side there. Sampling
- * keeps it cheap.
+ * What a table's rows cost in memory, for the task's {@link
+ * io.streamhouse.connect.table.FileBudget}: the heap size of every 32nd row as Java objects (a
+ * record's array and header, strings by their length plus a header, boxed values), averaged. Rows
+ * held in memory cost that; rows in an open Parquet or ORC file cost less, encoded, so the estimate
+ * errs on the safe side there. Sampling keeps it cheap.
  */
 final class RowSizes {
   private static final int SAMPLE_EVERY = 32;

@@ -11,12 +11,14 @@ import org.apache.paimon.types.RowKind;
 
 /**
  * What a record means for a primary-key table, by the route's {@code input}:
+ *
  * <ul>
- *   <li>{@code upsert}: the value is the row (insert or replace); a tombstone deletes by key.</li>
- *   <li>{@code debezium}: an envelope ({@code op} c/r → insert, u → update, d → delete of
- *       {@code before}), or a flattened row whose {@code __deleted} / {@code __op} fields say the
- *       same; a tombstone (Debezium's compaction marker after a delete) deletes by key.</li>
+ *   <li>{@code upsert}: the value is the row (insert or replace); a tombstone deletes by key.
+ *   <li>{@code debezium}: an envelope ({@code op} c/r → insert, u → update, d → delete of {@code
+ *       before}), or a flattened row whose {@code __deleted} / {@code __op} fields say the same; a
+ *       tombstone (Debezium's compaction marker after a delete) deletes by key.
  * </ul>
+ *
  * A delete that has only the Kafka key is "key only": its other columns are null.
  */
 final class ChangeDecoder {
@@ -49,16 +51,20 @@ final class ChangeDecoder {
         case "u" -> new Change(RowKind.UPDATE_AFTER, image(value, "after", op), false);
         case "d" -> {
           Object before = Envelopes.field(value, "before");
-          yield before != null ? new Change(RowKind.DELETE, before, false)
+          yield before != null
+              ? new Change(RowKind.DELETE, before, false)
               : new Change(RowKind.DELETE, keyRow(record), true);
         }
-        default -> throw new RecordConversionException("op", "unknown Debezium op '" + op
-            + "' (expected c, r, u or d)");
+        default ->
+            throw new RecordConversionException(
+                "op", "unknown Debezium op '" + op + "' (expected c, r, u or d)");
       };
     }
     Object deleted = Envelopes.field(value, Envelopes.DELETED_FIELD);
     String op = string(Envelopes.field(value, Envelopes.OP_FIELD));
-    if (Boolean.TRUE.equals(deleted) || "true".equalsIgnoreCase(string(deleted)) || "d".equals(op)) {
+    if (Boolean.TRUE.equals(deleted)
+        || "true".equalsIgnoreCase(string(deleted))
+        || "d".equals(op)) {
       return new Change(RowKind.DELETE, value, false);
     }
     if (op == null || op.equals("c") || op.equals("r")) {
@@ -67,23 +73,29 @@ final class ChangeDecoder {
     if (op.equals("u")) {
       return new Change(RowKind.UPDATE_AFTER, value, false);
     }
-    throw new RecordConversionException(Envelopes.OP_FIELD, "unknown Debezium op '" + op + "' (expected c, r, u or d)");
+    throw new RecordConversionException(
+        Envelopes.OP_FIELD, "unknown Debezium op '" + op + "' (expected c, r, u or d)");
   }
 
-  private static Object image(Object envelope, String name, String op) throws RecordConversionException {
+  private static Object image(Object envelope, String name, String op)
+      throws RecordConversionException {
     Object image = Envelopes.field(envelope, name);
     if (image == null) {
-      throw new RecordConversionException(name, "a Debezium '" + op + "' event without '" + name + "'");
+      throw new RecordConversionException(
+          name, "a Debezium '" + op + "' event without '" + name + "'");
     }
     return image;
   }
 
-  /** The primary key from the Kafka key: a struct or map by field name, or a primitive for a one-column key. */
+  /**
+   * The primary key from the Kafka key: a struct or map by field name, or a primitive for a
+   * one-column key.
+   */
   private Object keyRow(SinkRecord record) throws RecordConversionException {
     Object key = record.key();
     if (key == null) {
-      throw new RecordConversionException("<key>", "a delete (tombstone) without a Kafka key cannot name "
-          + "the row to delete");
+      throw new RecordConversionException(
+          "<key>", "a delete (tombstone) without a Kafka key cannot name " + "the row to delete");
     }
     if (key instanceof Struct || key instanceof Map) {
       return key;
@@ -93,9 +105,15 @@ final class ChangeDecoder {
       row.put(primaryKey.get(0), key);
       return row;
     }
-    throw new RecordConversionException("<key>", "the Kafka key is a " + key.getClass().getSimpleName()
-        + " but the primary key has " + primaryKey.size() + " columns " + primaryKey
-        + ": a delete needs a struct or JSON object key");
+    throw new RecordConversionException(
+        "<key>",
+        "the Kafka key is a "
+            + key.getClass().getSimpleName()
+            + " but the primary key has "
+            + primaryKey.size()
+            + " columns "
+            + primaryKey
+            + ": a delete needs a struct or JSON object key");
   }
 
   private static String string(Object v) {

@@ -8,9 +8,9 @@ import org.apache.paimon.catalog.CatalogFactory;
 import org.apache.paimon.options.Options;
 
 /**
- * Opens a Paimon catalog from {@code catalog.<name>.*}: {@code type} becomes Paimon's
- * {@code metastore} (filesystem, jdbc, rest) and every other key is passed through as a catalog
- * option (uri, warehouse, token, jdbc.user, jdbc.password, s3.*, ...).
+ * Opens a Paimon catalog from {@code catalog.<name>.*}: {@code type} becomes Paimon's {@code
+ * metastore} (filesystem, jdbc, rest) and every other key is passed through as a catalog option
+ * (uri, warehouse, token, jdbc.user, jdbc.password, s3.*, ...).
  */
 final class PaimonCatalogLoader {
   private PaimonCatalogLoader() {}
@@ -20,14 +20,16 @@ final class PaimonCatalogLoader {
     try {
       return CatalogFactory.createCatalog(CatalogContext.create(options));
     } catch (RuntimeException e) {
-      throw new IllegalArgumentException("Cannot open Paimon " + settings + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "Cannot open Paimon " + settings + ": " + e.getMessage(), e);
     }
   }
 
   static Map<String, String> options(CatalogSettings settings) {
     Map<String, String> options = new java.util.HashMap<>(settings.properties());
     options.put("metastore", settings.type());
-    // Several processes (tasks, other engines) change tables: always read the table's current state.
+    // Several processes (tasks, other engines) change tables: always read the table's current
+    // state.
     options.putIfAbsent("cache-enabled", "false");
     return options;
   }

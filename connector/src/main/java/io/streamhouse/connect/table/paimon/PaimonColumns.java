@@ -20,7 +20,9 @@ final class PaimonColumns {
   private PaimonColumns() {}
 
   static TableColumns of(FileStoreTable table) {
-    return new TableColumns(struct(table.rowType()), new HashSet<>(table.primaryKeys()),
+    return new TableColumns(
+        struct(table.rowType()),
+        new HashSet<>(table.primaryKeys()),
         new HashSet<>(table.partitionKeys()));
   }
 
@@ -45,16 +47,26 @@ final class PaimonColumns {
       case BINARY, VARBINARY -> FieldType.of(Kind.BYTES);
       case DATE -> FieldType.of(Kind.DATE);
       case TIME_WITHOUT_TIME_ZONE -> FieldType.of(Kind.TIME);
-      case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE -> FieldType.of(Kind.TIMESTAMP);
-      case DECIMAL -> new FieldType.Decimal(((DecimalType) type).getPrecision(), ((DecimalType) type).getScale());
+      case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
+          FieldType.of(Kind.TIMESTAMP);
+      case DECIMAL ->
+          new FieldType.Decimal(
+              ((DecimalType) type).getPrecision(), ((DecimalType) type).getScale());
       case ARRAY -> new FieldType.ListOf(neutral(((ArrayType) type).getElementType()));
-      case MAP -> new FieldType.MapOf(neutral(((MapType) type).getKeyType()), neutral(((MapType) type).getValueType()));
+      case MAP ->
+          new FieldType.MapOf(
+              neutral(((MapType) type).getKeyType()), neutral(((MapType) type).getValueType()));
       case ROW -> struct((RowType) type);
-      default -> throw new IllegalArgumentException("Paimon type " + type + " has no counterpart in record schemas");
+      default ->
+          throw new IllegalArgumentException(
+              "Paimon type " + type + " has no counterpart in record schemas");
     };
   }
 
-  /** The Paimon type of a planner type; {@code keepRequired} keeps NOT NULL where the planner type is required. */
+  /**
+   * The Paimon type of a planner type; {@code keepRequired} keeps NOT NULL where the planner type
+   * is required.
+   */
   static DataType paimon(FieldType type, boolean keepRequired) {
     if (type instanceof FieldType.Decimal d) {
       return DataTypes.DECIMAL(d.precision(), d.scale());
@@ -63,13 +75,18 @@ final class PaimonColumns {
       return DataTypes.ARRAY(paimon(l.element(), keepRequired));
     }
     if (type instanceof FieldType.MapOf m) {
-      return DataTypes.MAP(paimon(m.key(), keepRequired).copy(false), paimon(m.value(), keepRequired));
+      return DataTypes.MAP(
+          paimon(m.key(), keepRequired).copy(false), paimon(m.value(), keepRequired));
     }
     if (type instanceof FieldType.Struct s) {
       List<DataField> fields = new ArrayList<>();
       for (FieldType.Field f : s.fields()) {
         DataType fieldType = paimon(f.type(), keepRequired);
-        fields.add(new DataField(fields.size(), f.name(), keepRequired && !f.optional() ? fieldType.copy(false) : fieldType));
+        fields.add(
+            new DataField(
+                fields.size(),
+                f.name(),
+                keepRequired && !f.optional() ? fieldType.copy(false) : fieldType));
       }
       return new RowType(fields);
     }

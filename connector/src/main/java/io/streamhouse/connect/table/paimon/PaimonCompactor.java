@@ -58,7 +58,8 @@ final class PaimonCompactor {
   }
 
   /** Coordinator: the compaction jobs after a commit of {@code applied} to {@code table}. */
-  List<CompactionJob> jobsAfterCommit(TableId id, FileStoreTable table, List<CommitMessage> applied) {
+  List<CompactionJob> jobsAfterCommit(
+      TableId id, FileStoreTable table, List<CommitMessage> applied) {
     CoreOptions options = new CoreOptions(table.options());
     if (table.primaryKeys().isEmpty() || options.writeOnly() || applied.isEmpty()) {
       return List.of();
@@ -66,7 +67,8 @@ final class PaimonCompactor {
     Set<Bucket> touched = new LinkedHashSet<>();
     applied.forEach(m -> touched.add(new Bucket(m.partition(), m.bucket())));
     Integer every = options.fullCompactionDeltaCommits();
-    if (every == null && options.changelogProducer() == CoreOptions.ChangelogProducer.FULL_COMPACTION) {
+    if (every == null
+        && options.changelogProducer() == CoreOptions.ChangelogProducer.FULL_COMPACTION) {
       every = 1;
     }
     boolean full = false;
@@ -88,17 +90,20 @@ final class PaimonCompactor {
   }
 
   /**
-   * Coordinator, at its start: a job for every bucket of {@code table} that has level-0 files, which
-   * readers of tables with deletion vectors do not see until they are compacted. Covers the jobs a
-   * previous coordinator handed out and lost with a crash.
+   * Coordinator, at its start: a job for every bucket of {@code table} that has level-0 files,
+   * which readers of tables with deletion vectors do not see until they are compacted. Covers the
+   * jobs a previous coordinator handed out and lost with a crash.
    */
   static List<CompactionJob> jobsForLevelZero(FileStoreTable table) {
     CoreOptions options = new CoreOptions(table.options());
-    if (table.primaryKeys().isEmpty() || options.writeOnly() || table.snapshotManager().latestSnapshot() == null) {
+    if (table.primaryKeys().isEmpty()
+        || options.writeOnly()
+        || table.snapshotManager().latestSnapshot() == null) {
       return List.of();
     }
     Set<Bucket> buckets = new LinkedHashSet<>();
-    // The store's own scan lists every live file; a table reader would skip the very level-0 files sought.
+    // The store's own scan lists every live file; a table reader would skip the very level-0 files
+    // sought.
     for (org.apache.paimon.manifest.ManifestEntry entry : table.store().newScan().plan().files()) {
       if (entry.level() == 0) {
         buckets.add(new Bucket(entry.partition(), entry.bucket()));
@@ -109,7 +114,8 @@ final class PaimonCompactor {
 
   private static CompactionJob job(Bucket b, boolean full) {
     byte[] partition = SerializationUtils.serializeBinaryRow(b.partition());
-    return new CompactionJob("partition " + HexFormat.of().formatHex(partition) + " bucket " + b.bucket(),
+    return new CompactionJob(
+        "partition " + HexFormat.of().formatHex(partition) + " bucket " + b.bucket(),
         spec(partition, b.bucket(), full));
   }
 
@@ -135,24 +141,29 @@ final class PaimonCompactor {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(job.spec()))) {
       int version = in.readInt();
       if (version != SPEC_VERSION) {
-        throw new IllegalArgumentException("compaction job version " + version + " (this plugin reads "
-            + SPEC_VERSION + ")");
+        throw new IllegalArgumentException(
+            "compaction job version " + version + " (this plugin reads " + SPEC_VERSION + ")");
       }
       boolean full = in.readBoolean();
       int bucket = in.readInt();
       int buckets = table.coreOptions().bucket();
       if (buckets > 0 ? bucket < 0 || bucket >= buckets : bucket < 0) {
-        throw new IllegalArgumentException("bucket " + bucket + " of a table with bucket=" + buckets);
+        throw new IllegalArgumentException(
+            "bucket " + bucket + " of a table with bucket=" + buckets);
       }
       int length = in.readInt();
       if (length < 4 || length > MAX_PARTITION_BYTES || length != in.available()) {
-        throw new IllegalArgumentException("a partition of " + length + " bytes in a job of "
-            + job.spec().length + " bytes");
+        throw new IllegalArgumentException(
+            "a partition of " + length + " bytes in a job of " + job.spec().length + " bytes");
       }
       byte[] partition = in.readNBytes(length);
       if (readInt(partition) != table.partitionKeys().size()) {
-        throw new IllegalArgumentException("a partition of " + readInt(partition) + " fields; the table has "
-            + table.partitionKeys().size() + " partition keys");
+        throw new IllegalArgumentException(
+            "a partition of "
+                + readInt(partition)
+                + " fields; the table has "
+                + table.partitionKeys().size()
+                + " partition keys");
       }
       return new Job(new Bucket(SerializationUtils.deserializeBinaryRow(partition), bucket), full);
     } catch (IOException e) {
@@ -166,8 +177,8 @@ final class PaimonCompactor {
 
   /** Task: compacts the jobs' buckets; the messages to commit (none when Paimon merged nothing). */
   List<CommitMessage> compact(FileStoreTable table, List<Job> jobs) throws Exception {
-    try (TableWriteImpl<?> write = (TableWriteImpl<?>) table.newStreamWriteBuilder().withCommitUser(commitUser)
-        .newWrite()) {
+    try (TableWriteImpl<?> write =
+        (TableWriteImpl<?>) table.newStreamWriteBuilder().withCommitUser(commitUser).newWrite()) {
       write.withIOManager(ioManager.get());
       for (Job job : jobs) {
         write.compact(job.bucket().partition(), job.bucket().bucket(), job.full());

@@ -12,13 +12,14 @@ import org.apache.paimon.table.sink.CommitMessageImpl;
 
 /**
  * Whether the commit messages a task offers are plain writes into the table: a partition of the
- * table's arity, a bucket the table has, new files only (or, for the result of a compaction job,
- * a compaction increment only),
- * bare file names in the bucket's directory (no external path, nothing to climb out with), the
- * table's file format and a schema the table has had.
+ * table's arity, a bucket the table has, new files only (or, for the result of a compaction job, a
+ * compaction increment only), bare file names in the bucket's directory (no external path, nothing
+ * to climb out with), the table's file format and a schema the table has had.
  */
 final class PaimonFileCheck {
-  /** One thing of a message to check: the message itself ({@code path} null) or one of its files. */
+  /**
+   * One thing of a message to check: the message itself ({@code path} null) or one of its files.
+   */
   record Entry(CommitMessageImpl message, String path, Optional<String> problem) {}
 
   private final FileStoreTable table;
@@ -32,8 +33,12 @@ final class PaimonFileCheck {
     this.partitionArity = table.partitionKeys().size();
     this.buckets = table.coreOptions().bucket();
     this.format = table.coreOptions().fileFormatString().toLowerCase(Locale.ROOT);
-    this.schemaId = table.schemaManager().latest().map(org.apache.paimon.schema.TableSchema::id)
-        .orElse(table.schema().id()); // the coordinator's table may predate a task's evolution
+    this.schemaId =
+        table
+            .schemaManager()
+            .latest()
+            .map(org.apache.paimon.schema.TableSchema::id)
+            .orElse(table.schema().id()); // the coordinator's table may predate a task's evolution
   }
 
   /**
@@ -53,7 +58,8 @@ final class PaimonFileCheck {
       if (problem.isPresent()) {
         continue;
       }
-      String bucketPath = table.store().pathFactory().bucketPath(message.partition(), message.bucket()).toString();
+      String bucketPath =
+          table.store().pathFactory().bucketPath(message.partition(), message.bucket()).toString();
       if (compaction) {
         java.util.Set<String> merged = new java.util.HashSet<>();
         message.compactIncrement().compactBefore().forEach(f -> merged.add(f.fileName()));
@@ -95,22 +101,33 @@ final class PaimonFileCheck {
 
   private Optional<String> messageProblem(CommitMessageImpl message, boolean compaction) {
     if (message.partition() == null || message.partition().getFieldCount() != partitionArity) {
-      return Optional.of("a commit message has a partition of "
-          + (message.partition() == null ? "no" : Integer.toString(message.partition().getFieldCount()))
-          + " fields; the table has " + partitionArity + " partition keys");
+      return Optional.of(
+          "a commit message has a partition of "
+              + (message.partition() == null
+                  ? "no"
+                  : Integer.toString(message.partition().getFieldCount()))
+              + " fields; the table has "
+              + partitionArity
+              + " partition keys");
     }
     int bucket = message.bucket();
     if (buckets > 0 ? bucket < 0 || bucket >= buckets : bucket < 0 && bucket != buckets) {
-      return Optional.of("a commit message names bucket " + bucket + "; the table has bucket=" + buckets);
+      return Optional.of(
+          "a commit message names bucket " + bucket + "; the table has bucket=" + buckets);
     }
     if (compaction) {
       if (!message.newFilesIncrement().isEmpty()) {
-        return Optional.of("a compaction result of bucket " + bucket + " also writes or deletes files");
+        return Optional.of(
+            "a compaction result of bucket " + bucket + " also writes or deletes files");
       }
-    } else if (!message.compactIncrement().isEmpty() || !message.newFilesIncrement().deletedFiles().isEmpty()
+    } else if (!message.compactIncrement().isEmpty()
+        || !message.newFilesIncrement().deletedFiles().isEmpty()
         || !message.newFilesIncrement().deletedIndexFiles().isEmpty()) {
-      return Optional.of("a commit message of bucket " + bucket + " deletes or compacts files; a batch of "
-          + "written records only adds files");
+      return Optional.of(
+          "a commit message of bucket "
+              + bucket
+              + " deletes or compacts files; a batch of "
+              + "written records only adds files");
     }
     return Optional.empty();
   }
@@ -127,7 +144,8 @@ final class PaimonFileCheck {
       return Optional.of("is " + file.fileFormat() + " but the table writes " + format);
     }
     if (file.schemaId() < 0 || file.schemaId() > schemaId) {
-      return Optional.of("has schema " + file.schemaId() + "; the table's schemas go up to " + schemaId);
+      return Optional.of(
+          "has schema " + file.schemaId() + "; the table's schemas go up to " + schemaId);
     }
     if (file.rowCount() < 0 || file.fileSize() < 0) {
       return Optional.of("has a negative row count or size");
@@ -136,7 +154,11 @@ final class PaimonFileCheck {
   }
 
   private static Optional<String> nameProblem(String name) {
-    if (name == null || name.isEmpty() || name.startsWith(".") || name.indexOf('/') >= 0 || name.indexOf('\\') >= 0) {
+    if (name == null
+        || name.isEmpty()
+        || name.startsWith(".")
+        || name.indexOf('/') >= 0
+        || name.indexOf('\\') >= 0) {
       return Optional.of("is not a bare file name");
     }
     return Optional.empty();

@@ -70,7 +70,8 @@ public final class PaimonFormat implements TableFormat {
   private IOManager ioManager;
   private MemoryPoolFactory memory;
 
-  public PaimonFormat(CatalogSettings settings, String connector, long writeBufferBytes, Path spillDir) {
+  public PaimonFormat(
+      CatalogSettings settings, String connector, long writeBufferBytes, Path spillDir) {
     this.catalog = PaimonCatalogLoader.load(settings);
     this.connector = connector;
     this.commitUser = commitUser(connector);
@@ -86,19 +87,28 @@ public final class PaimonFormat implements TableFormat {
   }
 
   @Override
-  public Optional<TableWriter> openWriter(TableId id, RouteSettings route, SinkRecord sample, FileBudget budget)
+  public Optional<TableWriter> openWriter(
+      TableId id, RouteSettings route, SinkRecord sample, FileBudget budget)
       throws RecordConversionException {
     Identifier identifier = identifier(id);
     if (!exists(identifier)) {
       // Bad input must not define a table: decode first (an unknown op, a delete without a key).
-      ChangeDecoder.Change change = new ChangeDecoder(route.input(), route.primaryKey()).decode(sample);
+      ChangeDecoder.Change change =
+          new ChangeDecoder(route.input(), route.primaryKey()).decode(sample);
       if (change.keyOnly()) {
         return Optional.empty(); // a delete for a table that does not exist yet deletes nothing
       }
       if (!route.autoCreate()) {
-        throw new TableNotFoundException("Table " + id.qualifiedName() + " does not exist in catalog "
-            + id.catalog() + " and route " + route.name() + " has auto-create off (set route."
-            + route.name() + ".auto-create=true or create the table)");
+        throw new TableNotFoundException(
+            "Table "
+                + id.qualifiedName()
+                + " does not exist in catalog "
+                + id.catalog()
+                + " and route "
+                + route.name()
+                + " has auto-create off (set route."
+                + route.name()
+                + ".auto-create=true or create the table)");
       }
       PaimonTableCreator.create(catalog, identifier, route, sample);
     }
@@ -123,23 +133,33 @@ public final class PaimonFormat implements TableFormat {
   }
 
   @Override
-  public void evolve(TableId id, FieldType.Struct row, EvolutionMode mode) throws RecordConversionException {
-    SchemaEvolutionLoop.run(connector, id, () -> PaimonColumns.of(table(id)), row, mode, planned -> {
-      List<org.apache.paimon.schema.SchemaChange> changes = new ArrayList<>();
-      for (SchemaChange change : planned) {
-        String[] path = change.path().toArray(String[]::new);
-        if (change instanceof SchemaChange.AddColumn add) {
-          changes.add(org.apache.paimon.schema.SchemaChange.addColumn(path,
-              PaimonColumns.paimon(add.type(), false).copy(true), null, null));
-        } else if (change instanceof SchemaChange.WidenColumn widen) {
-          changes.add(org.apache.paimon.schema.SchemaChange.updateColumnType(path,
-              PaimonColumns.paimon(widen.to(), false), true));
-        } else {
-          changes.add(org.apache.paimon.schema.SchemaChange.updateColumnNullability(path, true));
-        }
-      }
-      catalog.alterTable(identifier(id), changes, false);
-    });
+  public void evolve(TableId id, FieldType.Struct row, EvolutionMode mode)
+      throws RecordConversionException {
+    SchemaEvolutionLoop.run(
+        connector,
+        id,
+        () -> PaimonColumns.of(table(id)),
+        row,
+        mode,
+        planned -> {
+          List<org.apache.paimon.schema.SchemaChange> changes = new ArrayList<>();
+          for (SchemaChange change : planned) {
+            String[] path = change.path().toArray(String[]::new);
+            if (change instanceof SchemaChange.AddColumn add) {
+              changes.add(
+                  org.apache.paimon.schema.SchemaChange.addColumn(
+                      path, PaimonColumns.paimon(add.type(), false).copy(true), null, null));
+            } else if (change instanceof SchemaChange.WidenColumn widen) {
+              changes.add(
+                  org.apache.paimon.schema.SchemaChange.updateColumnType(
+                      path, PaimonColumns.paimon(widen.to(), false), true));
+            } else {
+              changes.add(
+                  org.apache.paimon.schema.SchemaChange.updateColumnNullability(path, true));
+            }
+          }
+          catalog.alterTable(identifier(id), changes, false);
+        });
   }
 
   @Override
@@ -152,8 +172,10 @@ public final class PaimonFormat implements TableFormat {
   }
 
   private Watermarks watermarksOf(Optional<Snapshot> own) {
-    return own.map(Snapshot::properties).map(p -> p.get(keys.watermarks()))
-        .map(Watermarks::decode).orElse(Watermarks.EMPTY);
+    return own.map(Snapshot::properties)
+        .map(p -> p.get(keys.watermarks()))
+        .map(Watermarks::decode)
+        .orElse(Watermarks.EMPTY);
   }
 
   /**
@@ -163,27 +185,36 @@ public final class PaimonFormat implements TableFormat {
    * that slipped in between Paimon's read and ours is detected afterwards and reported as an error.
    */
   @Override
-  public CommitOutcome commit(TableId id, long commitId, List<OfferedBatch> offered, boolean fullRound) {
+  public CommitOutcome commit(
+      TableId id, long commitId, List<OfferedBatch> offered, boolean fullRound) {
     PaimonFileCheck check = new PaimonFileCheck(table(id));
-    CheckedBatches<PaimonFileCheck.Entry> checked = CheckedBatches.check(connector, id, offered,
-        new CheckedBatches.FileReader<>() {
-          @Override
-          public List<PaimonFileCheck.Entry> read(OfferedBatch batch) throws CommitMessagesCodec.InvalidCommitMessagesException {
-            // A batch without offsets is the result of a compaction job; one with offsets holds written records.
-            return check.entries(CommitMessagesCodec.decode(batch.files().payloadVersion(), batch.files().payload()),
-                batch.ranges().isEmpty());
-          }
+    CheckedBatches<PaimonFileCheck.Entry> checked =
+        CheckedBatches.check(
+            connector,
+            id,
+            offered,
+            new CheckedBatches.FileReader<>() {
+              @Override
+              public List<PaimonFileCheck.Entry> read(OfferedBatch batch)
+                  throws CommitMessagesCodec.InvalidCommitMessagesException {
+                // A batch without offsets is the result of a compaction job; one with offsets holds
+                // written records.
+                return check.entries(
+                    CommitMessagesCodec.decode(
+                        batch.files().payloadVersion(), batch.files().payload()),
+                    batch.ranges().isEmpty());
+              }
 
-          @Override
-          public String path(PaimonFileCheck.Entry entry) {
-            return entry.path();
-          }
+              @Override
+              public String path(PaimonFileCheck.Entry entry) {
+                return entry.path();
+              }
 
-          @Override
-          public Optional<String> problem(PaimonFileCheck.Entry entry) {
-            return entry.problem();
-          }
-        });
+              @Override
+              public Optional<String> problem(PaimonFileCheck.Entry entry) {
+                return entry.problem();
+              }
+            });
     List<OfferedBatch> accepted = checked.accepted(offered);
     List<OfferedBatch> batches = accepted.stream().filter(b -> !b.ranges().isEmpty()).toList();
     List<OfferedBatch> compactions = accepted.stream().filter(b -> b.ranges().isEmpty()).toList();
@@ -193,17 +224,34 @@ public final class PaimonFormat implements TableFormat {
     }
     Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>(appended.decisions());
     decisions.putAll(commitCompactions(id, commitId, compactions, checked));
-    return new CommitOutcome(decisions, appended.watermarks(), appended.snapshotId(), appended.records(),
-        appended.files(), appended.refused(), appended.compactions());
+    return new CommitOutcome(
+        decisions,
+        appended.watermarks(),
+        appended.snapshotId(),
+        appended.records(),
+        appended.files(),
+        appended.refused(),
+        appended.compactions());
   }
 
-  private CommitOutcome commitWrites(TableId id, long commitId, List<OfferedBatch> batches,
-      CheckedBatches<PaimonFileCheck.Entry> checked, boolean fullRound) {
-    List<BatchPlan.Offer> offers = batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
+  private CommitOutcome commitWrites(
+      TableId id,
+      long commitId,
+      List<OfferedBatch> batches,
+      CheckedBatches<PaimonFileCheck.Entry> checked,
+      boolean fullRound) {
+    List<BatchPlan.Offer> offers =
+        batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
     for (int attempt = 1; ; attempt++) {
       if (attempt > MAX_PLAN_ATTEMPTS) {
-        throw new IllegalStateException("Connector " + connector + ": Paimon table " + id + " changed under "
-            + MAX_PLAN_ATTEMPTS + " commit attempts in a row; the batches stay offered for the next round");
+        throw new IllegalStateException(
+            "Connector "
+                + connector
+                + ": Paimon table "
+                + id
+                + " changed under "
+                + MAX_PLAN_ATTEMPTS
+                + " commit attempts in a row; the batches stay offered for the next round");
       }
       FileStoreTable table = table(id);
       SnapshotManager snapshots = table.snapshotManager();
@@ -247,33 +295,54 @@ public final class PaimonFormat implements TableFormat {
       try {
         commitOnce(table, committable);
       } catch (RuntimeException conflict) {
-        LOG.warn("Connector {}: commit {} to Paimon table {} met a concurrent commit; planning again ({})",
-            connector, identifier, id, conflict.toString());
+        LOG.warn(
+            "Connector {}: commit {} to Paimon table {} met a concurrent commit; planning again ({})",
+            connector,
+            identifier,
+            id,
+            conflict.toString());
         continue;
       }
       long snapshotId = reportConcurrentCommitters(id, snapshots, base, identifier);
-      LOG.info("Connector {} committed {} files ({} records) to {} in snapshot {} (identifier {}): {}",
-          connector, files, records, id, snapshotId, identifier, decisions);
-      return new CommitOutcome(decisions, plan.after(), OptionalLong.of(snapshotId), records, files,
-          checked.refused(), compactor.jobsAfterCommit(id, table, applied));
+      LOG.info(
+          "Connector {} committed {} files ({} records) to {} in snapshot {} (identifier {}): {}",
+          connector,
+          files,
+          records,
+          id,
+          snapshotId,
+          identifier,
+          decisions);
+      return new CommitOutcome(
+          decisions,
+          plan.after(),
+          OptionalLong.of(snapshotId),
+          records,
+          files,
+          checked.refused(),
+          compactor.jobsAfterCommit(id, table, applied));
     }
   }
 
   /**
    * Commits the results of compaction jobs, one commit each, after the written records: a result
-   * whose merged files are gone (a second compaction of its bucket won, a job handed out again after
-   * a rebalance) fails Paimon's conflict check and is rejected; its files are left for the orphan
-   * cleanup, since a result may be offered again after it was committed (a lost answer).
+   * whose merged files are gone (a second compaction of its bucket won, a job handed out again
+   * after a rebalance) fails Paimon's conflict check and is rejected; its files are left for the
+   * orphan cleanup, since a result may be offered again after it was committed (a lost answer).
    */
-  private Map<String, BatchPlan.Decision> commitCompactions(TableId id, long commitId, List<OfferedBatch> compactions,
+  private Map<String, BatchPlan.Decision> commitCompactions(
+      TableId id,
+      long commitId,
+      List<OfferedBatch> compactions,
       CheckedBatches<PaimonFileCheck.Entry> checked) {
     Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
     for (OfferedBatch batch : compactions) {
       long start = System.nanoTime();
       FileStoreTable table = table(id);
       Optional<Snapshot> own = table.snapshotManager().latestSnapshotOfUser(commitUser);
-      ManifestCommittable committable = new ManifestCommittable(
-          Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1));
+      ManifestCommittable committable =
+          new ManifestCommittable(
+              Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1));
       List<CommitMessage> messages = messagesOf(checked.files(batch.batchId()));
       if (messages.isEmpty()) {
         decisions.put(batch.batchId(), BatchPlan.Decision.APPLY); // Paimon found nothing to merge
@@ -285,13 +354,23 @@ public final class PaimonFormat implements TableFormat {
       try (TableCommitImpl commit = table.newCommit(commitUser)) {
         commit.commit(committable);
         decisions.put(batch.batchId(), BatchPlan.Decision.APPLY);
-        LOG.info("Connector {} committed the compaction of {} buckets of {} by task {} in {} ms", connector,
-            messages.size(), id, batch.taskId(), (System.nanoTime() - start) / 1_000_000);
+        LOG.info(
+            "Connector {} committed the compaction of {} buckets of {} by task {} in {} ms",
+            connector,
+            messages.size(),
+            id,
+            batch.taskId(),
+            (System.nanoTime() - start) / 1_000_000);
       } catch (Exception conflict) {
         decisions.put(batch.batchId(), BatchPlan.Decision.REJECT);
-        LOG.warn("Connector {}: the compaction of {} buckets of Paimon table {} by task {} was not committed (its "
-            + "buckets are compacted again after their next write): {}", connector, messages.size(), id,
-            batch.taskId(), conflict.toString());
+        LOG.warn(
+            "Connector {}: the compaction of {} buckets of Paimon table {} by task {} was not committed (its "
+                + "buckets are compacted again after their next write): {}",
+            connector,
+            messages.size(),
+            id,
+            batch.taskId(),
+            conflict.toString());
       }
     }
     return decisions;
@@ -308,14 +387,24 @@ public final class PaimonFormat implements TableFormat {
   @Override
   public PreparedFiles compact(TableId id, List<CompactionJob> jobs) {
     FileStoreTable table = table(id);
-    List<PaimonCompactor.Job> decoded = jobs.stream().map(j -> PaimonCompactor.decode(table, j)).toList();
+    List<PaimonCompactor.Job> decoded =
+        jobs.stream().map(j -> PaimonCompactor.decode(table, j)).toList();
     long start = System.nanoTime();
     List<CommitMessage> messages;
     try {
       messages = compactor.compact(table, decoded);
     } catch (Exception e) {
-      throw new IllegalStateException("Connector " + connector + ": compaction of " + jobs.size() + " buckets of "
-          + "Paimon table " + id + " failed: " + e, e);
+      throw new IllegalStateException(
+          "Connector "
+              + connector
+              + ": compaction of "
+              + jobs.size()
+              + " buckets of "
+              + "Paimon table "
+              + id
+              + " failed: "
+              + e,
+          e);
     }
     long files = 0;
     long bytes = 0;
@@ -327,15 +416,28 @@ public final class PaimonFormat implements TableFormat {
         rows += file.rowCount();
       }
     }
-    LOG.info("Connector {}: compacted {} of {} buckets of {} into {} files in {} ms", connector, messages.size(),
-        jobs.size(), id, files, (System.nanoTime() - start) / 1_000_000);
-    return new PreparedFiles(CommitMessagesCodec.VERSION, CommitMessagesCodec.encode(messages), (int) files, rows,
+    LOG.info(
+        "Connector {}: compacted {} of {} buckets of {} into {} files in {} ms",
+        connector,
+        messages.size(),
+        jobs.size(),
+        id,
+        files,
+        (System.nanoTime() - start) / 1_000_000);
+    return new PreparedFiles(
+        CommitMessagesCodec.VERSION,
+        CommitMessagesCodec.encode(messages),
+        (int) files,
+        rows,
         bytes);
   }
 
   /** The messages of a checked batch, in order: one entry without a path stands for each. */
   private static List<CommitMessage> messagesOf(List<PaimonFileCheck.Entry> entries) {
-    return entries.stream().filter(e -> e.path() == null).map(e -> (CommitMessage) e.message()).toList();
+    return entries.stream()
+        .filter(e -> e.path() == null)
+        .map(e -> (CommitMessage) e.message())
+        .toList();
   }
 
   private void commitOnce(FileStoreTable table, ManifestCommittable committable) {
@@ -345,13 +447,19 @@ public final class PaimonFormat implements TableFormat {
     } catch (RuntimeException e) {
       throw e;
     } catch (Exception closing) {
-      LOG.warn("Connector {}: closing a Paimon commit of {} failed: {}", connector, table.fullName(),
+      LOG.warn(
+          "Connector {}: closing a Paimon commit of {} failed: {}",
+          connector,
+          table.fullName(),
           closing.toString());
     }
   }
 
-  /** Our snapshot's id; an error if another snapshot of our commit user landed after {@code base}. */
-  private long reportConcurrentCommitters(TableId id, SnapshotManager snapshots, Long base, long identifier) {
+  /**
+   * Our snapshot's id; an error if another snapshot of our commit user landed after {@code base}.
+   */
+  private long reportConcurrentCommitters(
+      TableId id, SnapshotManager snapshots, Long base, long identifier) {
     long first = base == null ? Snapshot.FIRST_SNAPSHOT_ID : base + 1;
     Long latest = snapshots.latestSnapshotId();
     long ours = -1;
@@ -363,10 +471,15 @@ public final class PaimonFormat implements TableFormat {
       if (snapshot.commitIdentifier() == identifier && ours < 0) {
         ours = s;
       } else if (ours < 0) {
-        LOG.error("Connector {}: another committer of this connector wrote snapshot {} (identifier {}) of "
-            + "Paimon table {} while commit {} was being applied: two coordinators ran at once, and "
-            + "the batches both applied may be in the table twice", connector, s,
-            snapshot.commitIdentifier(), id, identifier);
+        LOG.error(
+            "Connector {}: another committer of this connector wrote snapshot {} (identifier {}) of "
+                + "Paimon table {} while commit {} was being applied: two coordinators ran at once, and "
+                + "the batches both applied may be in the table twice",
+            connector,
+            s,
+            snapshot.commitIdentifier(),
+            id,
+            identifier);
       }
     }
     return ours;
@@ -379,13 +492,17 @@ public final class PaimonFormat implements TableFormat {
       try {
         messages.addAll(CommitMessagesCodec.decode(p.payloadVersion(), p.payload()));
       } catch (CommitMessagesCodec.InvalidCommitMessagesException e) {
-        LOG.warn("Connector {}: uncommitted files of Paimon table {} cannot be read, so not deleted: {}", connector,
-            id, e.getMessage());
+        LOG.warn(
+            "Connector {}: uncommitted files of Paimon table {} cannot be read, so not deleted: {}",
+            connector,
+            id,
+            e.getMessage());
       }
     }
     // Paimon's abort deletes a compaction's output too; that output may be in the table already
     // (its result offered again after a lost answer), so compaction results are never deleted here.
-    messages.removeIf(m -> m instanceof CommitMessageImpl impl && !impl.compactIncrement().isEmpty());
+    messages.removeIf(
+        m -> m instanceof CommitMessageImpl impl && !impl.compactIncrement().isEmpty());
     try (TableCommitImpl commit = table(id).newCommit(commitUser)) {
       commit.abort(messages);
     } catch (Exception e) {
@@ -395,8 +512,12 @@ public final class PaimonFormat implements TableFormat {
 
   static Identifier identifier(TableId id) {
     if (id.namespace().size() != 1) {
-      throw new IllegalArgumentException("Paimon table " + id + " needs exactly one namespace level "
-          + "(the database), got " + id.namespace());
+      throw new IllegalArgumentException(
+          "Paimon table "
+              + id
+              + " needs exactly one namespace level "
+              + "(the database), got "
+              + id.namespace());
     }
     return Identifier.create(id.namespace().get(0), id.name());
   }

@@ -26,12 +26,15 @@ import org.apache.paimon.types.RowType;
  * Connect values (structs, or maps of schemaless JSON) to Paimon rows of one table's row type,
  * matching fields by name. A field the value lacks is null; values fit their columns by the policy
  * both formats share ({@link ValueCoercion}); a value that does not fit (a word into an int, an int
- * that overflows, a null in a NOT NULL column) is a {@link RecordConversionException} naming the field.
+ * that overflows, a null in a NOT NULL column) is a {@link RecordConversionException} naming the
+ * field.
  */
 public final class PaimonRowConverter {
   private final RowType rowType;
+
   /** Per Connect struct schema, the position of each table column in it (-1: absent). */
-  private final Map<org.apache.kafka.connect.data.Schema, Field[]> layouts = new IdentityHashMap<>();
+  private final Map<org.apache.kafka.connect.data.Schema, Field[]> layouts =
+      new IdentityHashMap<>();
 
   public PaimonRowConverter(RowType rowType) {
     this.rowType = rowType;
@@ -44,16 +47,20 @@ public final class PaimonRowConverter {
     List<DataField> fields = rowType.getFields();
     for (int i = 0; i < fields.size(); i++) {
       DataField f = fields.get(i);
-      if (row.isNullAt(i) && (keyFields.contains(f.name()) || (!f.type().isNullable() && !keyOnly))) {
-        throw new RecordConversionException(f.name(), keyFields.contains(f.name())
-            ? "primary key field '" + f.name() + "' is missing or null"
-            : "column '" + f.name() + "' is NOT NULL but the record has no value for it");
+      if (row.isNullAt(i)
+          && (keyFields.contains(f.name()) || (!f.type().isNullable() && !keyOnly))) {
+        throw new RecordConversionException(
+            f.name(),
+            keyFields.contains(f.name())
+                ? "primary key field '" + f.name() + "' is missing or null"
+                : "column '" + f.name() + "' is NOT NULL but the record has no value for it");
       }
     }
     return row;
   }
 
-  private GenericRow row(RowType type, Object value, String path, RowKind kind) throws RecordConversionException {
+  private GenericRow row(RowType type, Object value, String path, RowKind kind)
+      throws RecordConversionException {
     List<DataField> fields = type.getFields();
     GenericRow row = new GenericRow(kind, fields.size());
     if (value instanceof Struct struct) {
@@ -70,13 +77,15 @@ public final class PaimonRowConverter {
         row.setField(i, value(f.type(), map.get(f.name()), path + f.name()));
       }
     } else if (value != null) {
-      throw new RecordConversionException(path.isEmpty() ? "<value>" : path.substring(0, path.length() - 1),
+      throw new RecordConversionException(
+          path.isEmpty() ? "<value>" : path.substring(0, path.length() - 1),
           "expected a struct or a JSON object, got " + value.getClass().getSimpleName());
     }
     return row;
   }
 
-  private static Field[] layout(List<DataField> fields, org.apache.kafka.connect.data.Schema schema) {
+  private static Field[] layout(
+      List<DataField> fields, org.apache.kafka.connect.data.Schema schema) {
     Field[] layout = new Field[fields.size()];
     for (int i = 0; i < fields.size(); i++) {
       layout[i] = schema.field(fields.get(i).name());
@@ -91,8 +100,10 @@ public final class PaimonRowConverter {
     return switch (type.getTypeRoot()) {
       case BOOLEAN -> ValueCoercion.toBoolean(v, field, type);
       case TINYINT -> (byte) ValueCoercion.toLong(v, Byte.MIN_VALUE, Byte.MAX_VALUE, field, type);
-      case SMALLINT -> (short) ValueCoercion.toLong(v, Short.MIN_VALUE, Short.MAX_VALUE, field, type);
-      case INTEGER -> (int) ValueCoercion.toLong(v, Integer.MIN_VALUE, Integer.MAX_VALUE, field, type);
+      case SMALLINT ->
+          (short) ValueCoercion.toLong(v, Short.MIN_VALUE, Short.MAX_VALUE, field, type);
+      case INTEGER ->
+          (int) ValueCoercion.toLong(v, Integer.MIN_VALUE, Integer.MAX_VALUE, field, type);
       case BIGINT -> ValueCoercion.toLong(v, Long.MIN_VALUE, Long.MAX_VALUE, field, type);
       case FLOAT -> (float) ValueCoercion.toDouble(v, field, type);
       case DOUBLE -> ValueCoercion.toDouble(v, field, type);
@@ -100,13 +111,15 @@ public final class PaimonRowConverter {
       case CHAR, VARCHAR -> BinaryString.fromString(ValueCoercion.toText(v, field, type));
       case BINARY, VARBINARY -> ValueCoercion.toBytes(v, field, type);
       case DATE -> (int) ValueCoercion.toDate(v, field, type).toEpochDay();
-      case TIME_WITHOUT_TIME_ZONE -> (int) (ValueCoercion.toTime(v, field, type).toNanoOfDay() / 1_000_000L);
+      case TIME_WITHOUT_TIME_ZONE ->
+          (int) (ValueCoercion.toTime(v, field, type).toNanoOfDay() / 1_000_000L);
       case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
           timestamp(ValueCoercion.toInstant(v, field, type));
       case ARRAY -> array((ArrayType) type, v, field);
       case MAP -> map((MapType) type, v, field);
       case ROW -> row((RowType) type, v, field + ".", RowKind.INSERT);
-      default -> throw new RecordConversionException(field, "column type " + type + " is not supported");
+      default ->
+          throw new RecordConversionException(field, "column type " + type + " is not supported");
     };
   }
 
@@ -114,12 +127,16 @@ public final class PaimonRowConverter {
     return Timestamp.fromEpochMillis(instant.toEpochMilli(), instant.getNano() % 1_000_000);
   }
 
-  private static Decimal decimal(DecimalType type, Object v, String field) throws RecordConversionException {
-    return Decimal.fromBigDecimal(ValueCoercion.toDecimal(v, type.getPrecision(), type.getScale(), field, type),
-        type.getPrecision(), type.getScale());
+  private static Decimal decimal(DecimalType type, Object v, String field)
+      throws RecordConversionException {
+    return Decimal.fromBigDecimal(
+        ValueCoercion.toDecimal(v, type.getPrecision(), type.getScale(), field, type),
+        type.getPrecision(),
+        type.getScale());
   }
 
-  private GenericArray array(ArrayType type, Object v, String field) throws RecordConversionException {
+  private GenericArray array(ArrayType type, Object v, String field)
+      throws RecordConversionException {
     if (!(v instanceof List<?> list)) {
       throw ValueCoercion.misfit(v, field, type, null);
     }
@@ -136,7 +153,8 @@ public final class PaimonRowConverter {
     }
     Map<Object, Object> converted = new LinkedHashMap<>();
     for (Map.Entry<?, ?> e : map.entrySet()) {
-      converted.put(value(type.getKeyType(), e.getKey(), field + ".key"),
+      converted.put(
+          value(type.getKeyType(), e.getKey(), field + ".key"),
           value(type.getValueType(), e.getValue(), field + "." + e.getKey()));
     }
     return new GenericMap(converted);

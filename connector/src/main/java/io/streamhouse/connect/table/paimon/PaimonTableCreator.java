@@ -24,42 +24,64 @@ import org.apache.paimon.types.RowType;
  */
 final class PaimonTableCreator {
   /** Defaults that keep a table healthy under this connector; see the README's Paimon section. */
-  static final Map<String, String> SAFE_DEFAULTS = Map.of(
-      // An ALTER that casts STRING->INT (accepted by default) makes the table unreadable.
-      "disable-explicit-type-casting", "true",
-      // A commit message applied twice would corrupt a bucket's level structure.
-      "commit.discard-duplicate-files", "true",
-      // The latest snapshot of the connector's commit user holds its watermarks: keep a day of
-      // snapshots so that other committers (a compaction job) cannot expire it during an outage.
-      "snapshot.time-retained", "24 h");
+  static final Map<String, String> SAFE_DEFAULTS =
+      Map.of(
+          // An ALTER that casts STRING->INT (accepted by default) makes the table unreadable.
+          "disable-explicit-type-casting", "true",
+          // A commit message applied twice would corrupt a bucket's level structure.
+          "commit.discard-duplicate-files", "true",
+          // The latest snapshot of the connector's commit user holds its watermarks: keep a day of
+          // snapshots so that other committers (a compaction job) cannot expire it during an
+          // outage.
+          "snapshot.time-retained", "24 h");
 
   private PaimonTableCreator() {}
 
   static void create(Catalog catalog, Identifier id, RouteSettings route, SinkRecord sample)
       throws RecordConversionException {
     if (sample.value() == null) {
-      throw new RecordConversionException("<value>", "a tombstone cannot define the columns of a new table");
+      throw new RecordConversionException(
+          "<value>", "a tombstone cannot define the columns of a new table");
     }
-    FieldType.Struct row = RecordSchemas.rowOf(sample, route.input()).orElseThrow(() -> new RecordConversionException(
-        "<value>", "cannot create table " + id.getFullName() + " from this record: its value is neither a struct "
-            + "nor a JSON object (for Debezium input: an envelope without before and after)"));
+    FieldType.Struct row =
+        RecordSchemas.rowOf(sample, route.input())
+            .orElseThrow(
+                () ->
+                    new RecordConversionException(
+                        "<value>",
+                        "cannot create table "
+                            + id.getFullName()
+                            + " from this record: its value is neither a struct "
+                            + "nor a JSON object (for Debezium input: an envelope without before and after)"));
     RowType rowType = (RowType) PaimonColumns.paimon(row, true);
     List<String> primaryKey = primaryKey(route, sample);
     if (primaryKey.isEmpty() && route.input().equals("debezium")) {
-      throw new RecordConversionException("<key>", "cannot create table " + id.getFullName()
-          + ": debezium input needs a primary key; set route." + route.name()
-          + ".primary-key or give the records a struct key");
+      throw new RecordConversionException(
+          "<key>",
+          "cannot create table "
+              + id.getFullName()
+              + ": debezium input needs a primary key; set route."
+              + route.name()
+              + ".primary-key or give the records a struct key");
     }
     org.apache.paimon.schema.Schema.Builder schema = org.apache.paimon.schema.Schema.newBuilder();
     for (DataField f : rowType.getFields()) {
       schema.column(f.name(), f.type().copy(true)); // Paimon makes the primary key NOT NULL itself
     }
-    List<String> partitionKeys = route.partitionBy().stream().map(t -> PartitionTerm.parse(t).column()).toList();
+    List<String> partitionKeys =
+        route.partitionBy().stream().map(t -> PartitionTerm.parse(t).column()).toList();
     for (String column : concat(primaryKey, partitionKeys)) {
       if (!rowType.containsField(column)) {
-        throw new RecordConversionException(column, "cannot create table " + id.getFullName() + ": key "
-            + "or partition column '" + column + "' is not a field of the record (fields: "
-            + rowType.getFieldNames() + ")");
+        throw new RecordConversionException(
+            column,
+            "cannot create table "
+                + id.getFullName()
+                + ": key "
+                + "or partition column '"
+                + column
+                + "' is not a field of the record (fields: "
+                + rowType.getFieldNames()
+                + ")");
       }
     }
     schema.primaryKey(primaryKey).partitionKeys(partitionKeys);
@@ -74,12 +96,15 @@ final class PaimonTableCreator {
     try {
       catalog.createDatabase(id.getDatabaseName(), true);
       catalog.createTable(id, schema.build(), true);
-    } catch (Catalog.DatabaseNotExistException | Catalog.TableAlreadyExistException
-        | Catalog.DatabaseAlreadyExistException | RuntimeException e) {
+    } catch (Catalog.DatabaseNotExistException
+        | Catalog.TableAlreadyExistException
+        | Catalog.DatabaseAlreadyExistException
+        | RuntimeException e) {
       // Another task may create the same table at the same moment (a filesystem catalog then
       // reports that the schema file exists): fine if the table is there now.
       if (!exists(catalog, id)) {
-        throw new IllegalStateException("Cannot create Paimon table " + id.getFullName() + ": " + e.getMessage(), e);
+        throw new IllegalStateException(
+            "Cannot create Paimon table " + id.getFullName() + ": " + e.getMessage(), e);
       }
     }
   }

@@ -44,11 +44,16 @@ final class PaimonTableWriter implements TableWriter {
   private final boolean debezium;
   private final io.streamhouse.connect.schema.TableColumns columns;
 
-  PaimonTableWriter(FileStoreTable table, String commitUser, RouteSettings route, IOManager ioManager,
+  PaimonTableWriter(
+      FileStoreTable table,
+      String commitUser,
+      RouteSettings route,
+      IOManager ioManager,
       MemoryPoolFactory memory) {
     this.table = table.fullName();
     FileStoreTable writeOnly = table.copy(Map.of(CoreOptions.WRITE_ONLY.key(), "true"));
-    this.write = (TableWriteImpl<?>) writeOnly.newStreamWriteBuilder().withCommitUser(commitUser).newWrite();
+    this.write =
+        (TableWriteImpl<?>) writeOnly.newStreamWriteBuilder().withCommitUser(commitUser).newWrite();
     write.withIOManager(ioManager).withMemoryPoolFactory(memory);
     this.primaryKey = table.primaryKeys();
     this.decoder = new ChangeDecoder(route.input(), primaryKey);
@@ -61,27 +66,42 @@ final class PaimonTableWriter implements TableWriter {
   @Override
   public void write(SinkRecord record) throws RecordConversionException {
     if (primaryKey.isEmpty() && record.value() == null) {
-      throw new RecordConversionException("<value>", "table " + table + " is an append table (no primary "
-          + "key): a tombstone cannot be applied");
+      throw new RecordConversionException(
+          "<value>",
+          "table "
+              + table
+              + " is an append table (no primary "
+              + "key): a tombstone cannot be applied");
     }
     ChangeDecoder.Change change = decoder.decode(record);
     if (primaryKey.isEmpty() && change.kind() != RowKind.INSERT) {
-      throw new RecordConversionException("<value>", "table " + table + " is an append table (no primary "
-          + "key): a delete or update cannot be applied");
+      throw new RecordConversionException(
+          "<value>",
+          "table "
+              + table
+              + " is an append table (no primary "
+              + "key): a delete or update cannot be applied");
     }
     if (change.keyOnly() && !sequenceFields.isEmpty() && debezium && record.value() == null) {
       return; // Debezium's compaction marker after a delete event, which already carried the row
     }
     if (change.keyOnly() && !sequenceFields.isEmpty()) {
-      throw new RecordConversionException(sequenceFields.get(0), "table " + table + " orders changes by "
-          + "sequence.field " + sequenceFields + ", which a delete that carries only the Kafka key cannot "
-          + "give; Paimon would ignore it");
+      throw new RecordConversionException(
+          sequenceFields.get(0),
+          "table "
+              + table
+              + " orders changes by "
+              + "sequence.field "
+              + sequenceFields
+              + ", which a delete that carries only the Kafka key cannot "
+              + "give; Paimon would ignore it");
     }
     GenericRow row = converter.convert(change.row(), change.kind(), change.keyOnly(), primaryKey);
     try {
       write.write(row);
     } catch (Exception e) {
-      throw new IllegalStateException("Cannot write to Paimon table " + table + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot write to Paimon table " + table + ": " + e.getMessage(), e);
     }
   }
 
@@ -94,9 +114,13 @@ final class PaimonTableWriter implements TableWriter {
   public PreparedFiles prepare() {
     List<CommitMessage> messages;
     try {
-      messages = write.prepareCommit(false, PREPARE_IDENTIFIER).stream().filter(m -> !((CommitMessageImpl) m).isEmpty()).toList();
+      messages =
+          write.prepareCommit(false, PREPARE_IDENTIFIER).stream()
+              .filter(m -> !((CommitMessageImpl) m).isEmpty())
+              .toList();
     } catch (Exception e) {
-      throw new IllegalStateException("Cannot flush the writes to Paimon table " + table + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "Cannot flush the writes to Paimon table " + table + ": " + e.getMessage(), e);
     }
     int files = 0;
     long records = 0;
@@ -108,7 +132,8 @@ final class PaimonTableWriter implements TableWriter {
         bytes += file.fileSize();
       }
     }
-    return new PreparedFiles(CommitMessagesCodec.VERSION, CommitMessagesCodec.encode(messages), files, records, bytes);
+    return new PreparedFiles(
+        CommitMessagesCodec.VERSION, CommitMessagesCodec.encode(messages), files, records, bytes);
   }
 
   /** Closing a Paimon write deletes the files it wrote since its last prepare. */

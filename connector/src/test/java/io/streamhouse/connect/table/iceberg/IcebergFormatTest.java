@@ -36,16 +36,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The Iceberg format against a real JDBC catalog (SQLite file) and a local warehouse. */
 class IcebergFormatTest {
-  static final Schema ORDER = SchemaBuilder.struct().name("Order")
-      .field("id", Schema.INT64_SCHEMA)
-      .field("customer", Schema.STRING_SCHEMA)
-      .field("amount", Schema.OPTIONAL_FLOAT64_SCHEMA)
-      .field("created_at", Timestamp.SCHEMA)
-      .build();
+  static final Schema ORDER =
+      SchemaBuilder.struct()
+          .name("Order")
+          .field("id", Schema.INT64_SCHEMA)
+          .field("customer", Schema.STRING_SCHEMA)
+          .field("amount", Schema.OPTIONAL_FLOAT64_SCHEMA)
+          .field("created_at", Timestamp.SCHEMA)
+          .build();
   private static final TopicPartition TP0 = new TopicPartition("orders", 0);
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   private StreamhouseSinkConfig config;
   private TableId table;
 
@@ -71,13 +72,19 @@ class IcebergFormatTest {
   }
 
   static SinkRecord record(long offset, long id) {
-    Struct value = new Struct(ORDER).put("id", id).put("customer", "c" + (id % 3)).put("amount", id * 1.5)
-        .put("created_at", new java.util.Date(1_767_225_600_000L + id * 3_600_000L));
+    Struct value =
+        new Struct(ORDER)
+            .put("id", id)
+            .put("customer", "c" + (id % 3))
+            .put("amount", id * 1.5)
+            .put("created_at", new java.util.Date(1_767_225_600_000L + id * 3_600_000L));
     return new SinkRecord("orders", 0, Schema.STRING_SCHEMA, "k" + id, ORDER, value, offset);
   }
 
-  private PreparedFiles write(IcebergFormat format, long from, long to, FileBudget budget) throws Exception {
-    TableWriter writer = format.openWriter(table, config.routes().get(0), record(from, from), budget).orElseThrow();
+  private PreparedFiles write(IcebergFormat format, long from, long to, FileBudget budget)
+      throws Exception {
+    TableWriter writer =
+        format.openWriter(table, config.routes().get(0), record(from, from), budget).orElseThrow();
     for (long o = from; o < to; o++) {
       writer.write(record(o, o));
     }
@@ -110,47 +117,79 @@ class IcebergFormatTest {
       assertThat(ids(format)).hasSize(100).doesNotHaveDuplicates();
       assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 100L));
       Map<String, String> summary = format.table(table).currentSnapshot().summary();
-      assertThat(summary).containsEntry("streamhouse.test-sink.watermarks", "orders:0=100")
+      assertThat(summary)
+          .containsEntry("streamhouse.test-sink.watermarks", "orders:0=100")
           .containsEntry("streamhouse.test-sink.commit-id", "7");
       assertThat(format.table(table).spec().fields()).hasSize(2);
-      assertThat(format.table(table).io()).as("a local warehouse needs no Hadoop (no chmod process per file)")
+      assertThat(format.table(table).io())
+          .as("a local warehouse needs no Hadoop (no chmod process per file)")
           .isInstanceOf(LocalFileIO.class);
     }
   }
 
   /** A payload naming {@code files} with their locations changed by {@code relocate}. */
-  private PreparedFiles forged(IcebergFormat format, PreparedFiles real, java.util.function.UnaryOperator<String> relocate)
+  private PreparedFiles forged(
+      IcebergFormat format, PreparedFiles real, java.util.function.UnaryOperator<String> relocate)
       throws Exception {
     Table t = format.table(table);
     List<org.apache.iceberg.DataFile> moved = new ArrayList<>();
-    for (org.apache.iceberg.DataFile f : DataFilesCodec.decode(real.payloadVersion(), real.payload(), t.specs())) {
-      moved.add(org.apache.iceberg.DataFiles.builder(t.specs().get(f.specId())).copy(f)
-          .withPath(relocate.apply(f.location())).build());
+    for (org.apache.iceberg.DataFile f :
+        DataFilesCodec.decode(real.payloadVersion(), real.payload(), t.specs())) {
+      moved.add(
+          org.apache.iceberg.DataFiles.builder(t.specs().get(f.specId()))
+              .copy(f)
+              .withPath(relocate.apply(f.location()))
+              .build());
     }
-    return new PreparedFiles(DataFilesCodec.VERSION, DataFilesCodec.encode(moved, t.specs()), moved.size(),
-        real.records(), real.bytes());
+    return new PreparedFiles(
+        DataFilesCodec.VERSION,
+        DataFilesCodec.encode(moved, t.specs()),
+        moved.size(),
+        real.records(),
+        real.bytes());
   }
 
   @Test
-  void aBatchNamingFilesOutsideTheTablesDataLocationIsRefusedAndItsFilesAreLeftAlone() throws Exception {
+  void aBatchNamingFilesOutsideTheTablesDataLocationIsRefusedAndItsFilesAreLeftAlone()
+      throws Exception {
     try (IcebergFormat format = format()) {
       PreparedFiles real = write(format, 0, 20, new FileBudget(64, 64L << 20));
       Path outside = java.nio.file.Files.createDirectories(dir.resolve("elsewhere"));
       String dataLocation = IcebergFileCheck.dataLocation(format.table(table));
       List<String> copies = new ArrayList<>();
-      PreparedFiles foreign = forged(format, real, location -> {
-        String copy = outside.resolve(location.substring(location.lastIndexOf('/') + 1)).toString();
-        copies.add(copy);
-        return copy;
-      });
+      PreparedFiles foreign =
+          forged(
+              format,
+              real,
+              location -> {
+                String copy =
+                    outside.resolve(location.substring(location.lastIndexOf('/') + 1)).toString();
+                copies.add(copy);
+                return copy;
+              });
       for (String copy : copies) {
         java.nio.file.Files.writeString(Path.of(copy), "not the connector's");
       }
-      PreparedFiles climbing = forged(format, real, location -> dataLocation + "/../../../elsewhere/x" + location.hashCode());
-      CommitOutcome outcome = format.commit(table, 1L, List.of(batch("foreign", 0, 20, foreign),
-          new OfferedBatch("climbing", 1, Map.of(new TopicPartition("orders", 1), new OffsetRange(0, 20)), climbing, 0L)),
-          true);
-      assertThat(outcome.decisions()).containsEntry("foreign", BatchPlan.Decision.REJECT)
+      PreparedFiles climbing =
+          forged(
+              format,
+              real,
+              location -> dataLocation + "/../../../elsewhere/x" + location.hashCode());
+      CommitOutcome outcome =
+          format.commit(
+              table,
+              1L,
+              List.of(
+                  batch("foreign", 0, 20, foreign),
+                  new OfferedBatch(
+                      "climbing",
+                      1,
+                      Map.of(new TopicPartition("orders", 1), new OffsetRange(0, 20)),
+                      climbing,
+                      0L)),
+              true);
+      assertThat(outcome.decisions())
+          .containsEntry("foreign", BatchPlan.Decision.REJECT)
           .containsEntry("climbing", BatchPlan.Decision.REJECT);
       assertThat(outcome.refused()).containsExactlyInAnyOrder("foreign", "climbing");
       assertThat(outcome.snapshotId()).isEmpty();
@@ -169,22 +208,42 @@ class IcebergFormatTest {
   void aFileNamedByTwoBatchesRefusesBothAndAnUnknownSpecOrFormatIsRefused() throws Exception {
     try (IcebergFormat format = format()) {
       PreparedFiles real = write(format, 0, 20, new FileBudget(64, 64L << 20));
-      OfferedBatch second = new OfferedBatch("copy", 1, Map.of(new TopicPartition("orders", 1), new OffsetRange(0, 20)),
-          real, 0L);
-      CommitOutcome twice = format.commit(table, 1L, List.of(batch("real", 0, 20, real), second), true);
+      OfferedBatch second =
+          new OfferedBatch(
+              "copy", 1, Map.of(new TopicPartition("orders", 1), new OffsetRange(0, 20)), real, 0L);
+      CommitOutcome twice =
+          format.commit(table, 1L, List.of(batch("real", 0, 20, real), second), true);
       assertThat(twice.refused()).containsExactlyInAnyOrder("real", "copy");
       assertThat(ids(format)).isEmpty();
 
       String json = new String(real.payload(), java.nio.charset.StandardCharsets.UTF_8);
-      PreparedFiles unknownSpec = new PreparedFiles(DataFilesCodec.VERSION,
-          json.replace("\"spec-id\":0", "\"spec-id\":99").getBytes(java.nio.charset.StandardCharsets.UTF_8),
-          real.files(), real.records(), real.bytes());
-      PreparedFiles otherFormat = new PreparedFiles(DataFilesCodec.VERSION,
-          json.replace("\"file-format\":\"parquet\"", "\"file-format\":\"avro\"")
-              .getBytes(java.nio.charset.StandardCharsets.UTF_8), real.files(), real.records(), real.bytes());
-      PreparedFiles javaSerialized = new PreparedFiles(1, new byte[] {(byte) 0xac, (byte) 0xed, 0, 5}, 1, 1, 1);
-      CommitOutcome bad = format.commit(table, 2L, List.of(batch("spec", 0, 20, unknownSpec),
-          batch("format", 0, 20, otherFormat), batch("v1", 0, 20, javaSerialized)), true);
+      PreparedFiles unknownSpec =
+          new PreparedFiles(
+              DataFilesCodec.VERSION,
+              json.replace("\"spec-id\":0", "\"spec-id\":99")
+                  .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+              real.files(),
+              real.records(),
+              real.bytes());
+      PreparedFiles otherFormat =
+          new PreparedFiles(
+              DataFilesCodec.VERSION,
+              json.replace("\"file-format\":\"parquet\"", "\"file-format\":\"avro\"")
+                  .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+              real.files(),
+              real.records(),
+              real.bytes());
+      PreparedFiles javaSerialized =
+          new PreparedFiles(1, new byte[] {(byte) 0xac, (byte) 0xed, 0, 5}, 1, 1, 1);
+      CommitOutcome bad =
+          format.commit(
+              table,
+              2L,
+              List.of(
+                  batch("spec", 0, 20, unknownSpec),
+                  batch("format", 0, 20, otherFormat),
+                  batch("v1", 0, 20, javaSerialized)),
+              true);
       assertThat(bad.refused()).containsExactlyInAnyOrder("spec", "format", "v1");
       assertThat(ids(format)).isEmpty();
     }
@@ -195,22 +254,29 @@ class IcebergFormatTest {
     try (IcebergFormat format = format()) {
       PreparedFiles real = write(format, 0, 20, new FileBudget(64, 64L << 20));
       Table t = format.table(table);
-      List<org.apache.iceberg.DataFile> decoded = DataFilesCodec.decode(real.payloadVersion(), real.payload(), t.specs());
+      List<org.apache.iceberg.DataFile> decoded =
+          DataFilesCodec.decode(real.payloadVersion(), real.payload(), t.specs());
       assertThat(decoded).hasSize(real.files());
       List<org.apache.iceberg.DataFile> thousand = new ArrayList<>();
       for (int i = 0; i < 1_000; i++) {
         org.apache.iceberg.DataFile f = decoded.get(i % decoded.size());
-        thousand.add(org.apache.iceberg.DataFiles.builder(t.specs().get(f.specId())).copy(f)
-            .withPath(f.location().replace(".parquet", "-" + i + ".parquet")).build());
+        thousand.add(
+            org.apache.iceberg.DataFiles.builder(t.specs().get(f.specId()))
+                .copy(f)
+                .withPath(f.location().replace(".parquet", "-" + i + ".parquet"))
+                .build());
       }
       byte[] json = DataFilesCodec.encode(thousand, t.specs());
       java.io.ByteArrayOutputStream serialized = new java.io.ByteArrayOutputStream();
       try (java.io.ObjectOutputStream out = new java.io.ObjectOutputStream(serialized)) {
         out.writeObject(new ArrayList<>(thousand)); // the encoding before version 2, for the record
       }
-      System.out.printf("1,000 data files (4 columns, 2 partition fields): %,d bytes as Iceberg JSON, %,d bytes "
-          + "Java-serialized%n", json.length, serialized.size());
-      List<org.apache.iceberg.DataFile> back = DataFilesCodec.decode(DataFilesCodec.VERSION, json, t.specs());
+      System.out.printf(
+          "1,000 data files (4 columns, 2 partition fields): %,d bytes as Iceberg JSON, %,d bytes "
+              + "Java-serialized%n",
+          json.length, serialized.size());
+      List<org.apache.iceberg.DataFile> back =
+          DataFilesCodec.decode(DataFilesCodec.VERSION, json, t.specs());
       assertThat(back).hasSize(1_000);
       for (int i = 0; i < 1_000; i++) {
         assertThat(back.get(i).location()).isEqualTo(thousand.get(i).location());
@@ -228,7 +294,8 @@ class IcebergFormatTest {
     try (IcebergFormat format = format()) {
       PreparedFiles real = write(format, 0, 20, new FileBudget(64, 64L << 20));
       Map<Integer, org.apache.iceberg.PartitionSpec> specs = format.table(table).specs();
-      io.streamhouse.connect.testing.Mutations mutations = new io.streamhouse.connect.testing.Mutations(7);
+      io.streamhouse.connect.testing.Mutations mutations =
+          new io.streamhouse.connect.testing.Mutations(7);
       int refused = 0;
       for (int i = 0; i < 20_000; i++) {
         try {
@@ -257,20 +324,25 @@ class IcebergFormatTest {
 
   @Test
   void twoCommittersRacingOnOneTableNeverDuplicate() throws Exception {
-    try (IcebergFormat a = format(); IcebergFormat b = format()) {
+    try (IcebergFormat a = format();
+        IcebergFormat b = format()) {
       PreparedFiles first = write(a, 0, 40, new FileBudget(64, 64L << 20));
       a.commit(table, 1L, List.of(batch("first", 0, 40, first)), true);
       PreparedFiles fromA = write(a, 40, 80, new FileBudget(64, 64L << 20));
-      PreparedFiles fromB = write(b, 40, 90, new FileBudget(64, 64L << 20)); // a zombie's overlapping batch
-      CompletableFuture<CommitOutcome> ca = CompletableFuture.supplyAsync(
-          () -> a.commit(table, 2L, List.of(batch("a", 40, 80, fromA)), true));
-      CompletableFuture<CommitOutcome> cb = CompletableFuture.supplyAsync(
-          () -> b.commit(table, 3L, List.of(batch("b", 40, 90, fromB)), true));
-      List<BatchPlan.Decision> decisions = List.of(ca.join().decisions().values().iterator().next(),
-          cb.join().decisions().values().iterator().next());
+      PreparedFiles fromB =
+          write(b, 40, 90, new FileBudget(64, 64L << 20)); // a zombie's overlapping batch
+      CompletableFuture<CommitOutcome> ca =
+          CompletableFuture.supplyAsync(
+              () -> a.commit(table, 2L, List.of(batch("a", 40, 80, fromA)), true));
+      CompletableFuture<CommitOutcome> cb =
+          CompletableFuture.supplyAsync(
+              () -> b.commit(table, 3L, List.of(batch("b", 40, 90, fromB)), true));
+      List<BatchPlan.Decision> decisions =
+          List.of(
+              ca.join().decisions().values().iterator().next(),
+              cb.join().decisions().values().iterator().next());
       // Exactly one applies; the other is rejected (a applied first) or already present (b first).
-      assertThat(decisions).containsOnlyOnce(BatchPlan.Decision.APPLY)
-          .doesNotHaveDuplicates();
+      assertThat(decisions).containsOnlyOnce(BatchPlan.Decision.APPLY).doesNotHaveDuplicates();
       List<Long> ids = ids(a);
       assertThat(ids).doesNotHaveDuplicates().hasSizeBetween(80, 90);
       long end = a.watermarks(table).of(TP0).orElseThrow();
@@ -286,7 +358,8 @@ class IcebergFormatTest {
   @Test
   void roundRobinOverPartitionsWritesFilesOfAShareOfTheBudgetNotOnePerRecord() throws Exception {
     Map<String, String> props = new HashMap<>(config.originalsStrings());
-    props.put("route.orders.partition-by", "bucket(16,id)"); // consecutive ids take turns over 16 files
+    props.put(
+        "route.orders.partition-by", "bucket(16,id)"); // consecutive ids take turns over 16 files
     config = new StreamhouseSinkConfig(props);
     try (IcebergFormat format = format()) {
       FileBudget roomy = new FileBudget(1_000, 64L << 20);
@@ -295,7 +368,8 @@ class IcebergFormatTest {
       assertThat(roomy.evictions()).isZero();
       format.commit(table, 1L, List.of(batch("roomy", 0, 2_000, all)), true);
 
-      FileBudget tight = new FileBudget(1_000, 16 * 36 * 1024 + 100 * 1024); // 16 files' buffers + ~100 KB of rows
+      FileBudget tight =
+          new FileBudget(1_000, 16 * 36 * 1024 + 100 * 1024); // 16 files' buffers + ~100 KB of rows
       PreparedFiles cut = write(format, 2_000, 20_000, tight);
       assertThat(tight.evictions()).isPositive();
       assertThat(cut.files()).as("18,000 rows over 16 partitions").isBetween(17, 18_000 / 50);
@@ -341,16 +415,21 @@ class IcebergFormatTest {
   @Test
   void badValuesNameTheirField() throws Exception {
     try (IcebergFormat format = format()) {
-      TableWriter writer = format.openWriter(table, config.routes().get(0), record(0, 0), new FileBudget(8, 64L << 20))
-          .orElseThrow();
-      Map<String, Object> wrong = new HashMap<>(Map.of("id", "not-a-number", "customer", "x",
-          "created_at", 0L));
+      TableWriter writer =
+          format
+              .openWriter(table, config.routes().get(0), record(0, 0), new FileBudget(8, 64L << 20))
+              .orElseThrow();
+      Map<String, Object> wrong =
+          new HashMap<>(Map.of("id", "not-a-number", "customer", "x", "created_at", 0L));
       SinkRecord schemaless = new SinkRecord("orders", 0, null, null, null, wrong, 1);
-      assertThatThrownBy(() -> writer.write(schemaless)).isInstanceOf(RecordConversionException.class)
-          .hasMessageContaining("column 'id'").extracting(e -> ((RecordConversionException) e).field())
+      assertThatThrownBy(() -> writer.write(schemaless))
+          .isInstanceOf(RecordConversionException.class)
+          .hasMessageContaining("column 'id'")
+          .extracting(e -> ((RecordConversionException) e).field())
           .isEqualTo("id");
       Map<String, Object> missing = Map.of("customer", "x", "created_at", 0L);
-      assertThatThrownBy(() -> writer.write(new SinkRecord("orders", 0, null, null, null, missing, 2)))
+      assertThatThrownBy(
+              () -> writer.write(new SinkRecord("orders", 0, null, null, null, missing, 2)))
           .hasMessage("required column 'id' is missing or null");
       writer.abort();
     }
@@ -362,10 +441,14 @@ class IcebergFormatTest {
     props.put("route.orders.auto-create", "false");
     StreamhouseSinkConfig noCreate = new StreamhouseSinkConfig(props);
     try (IcebergFormat format = new IcebergFormat(noCreate.catalog("local"), "test-sink", 0)) {
-      assertThatThrownBy(() -> format.openWriter(table, noCreate.routes().get(0), record(0, 0), new FileBudget(8, 64L << 20)))
+      assertThatThrownBy(
+              () ->
+                  format.openWriter(
+                      table, noCreate.routes().get(0), record(0, 0), new FileBudget(8, 64L << 20)))
           .isInstanceOf(TableNotFoundException.class)
-          .hasMessage("Table default.orders does not exist in catalog local and route orders has auto-create "
-              + "off (set route.orders.auto-create=true or create the table)");
+          .hasMessage(
+              "Table default.orders does not exist in catalog local and route orders has auto-create "
+                  + "off (set route.orders.auto-create=true or create the table)");
     }
   }
 }

@@ -23,30 +23,45 @@ import org.apache.kafka.connect.data.Time;
 import org.apache.kafka.connect.data.Timestamp;
 import org.junit.jupiter.api.Test;
 
-/** Every Connect type, logical types and nesting, into an Iceberg record; and the schema made from it. */
+/**
+ * Every Connect type, logical types and nesting, into an Iceberg record; and the schema made from
+ * it.
+ */
 class IcebergRecordConverterTest {
-  private static final org.apache.kafka.connect.data.Schema ADDRESS = SchemaBuilder.struct().name("Address")
-      .field("city", org.apache.kafka.connect.data.Schema.STRING_SCHEMA)
-      .field("zip", org.apache.kafka.connect.data.Schema.OPTIONAL_INT32_SCHEMA).build();
-  private static final org.apache.kafka.connect.data.Schema ALL = SchemaBuilder.struct().name("All")
-      .field("i8", org.apache.kafka.connect.data.Schema.INT8_SCHEMA)
-      .field("i16", org.apache.kafka.connect.data.Schema.INT16_SCHEMA)
-      .field("i32", org.apache.kafka.connect.data.Schema.INT32_SCHEMA)
-      .field("i64", org.apache.kafka.connect.data.Schema.INT64_SCHEMA)
-      .field("f32", org.apache.kafka.connect.data.Schema.FLOAT32_SCHEMA)
-      .field("f64", org.apache.kafka.connect.data.Schema.FLOAT64_SCHEMA)
-      .field("flag", org.apache.kafka.connect.data.Schema.BOOLEAN_SCHEMA)
-      .field("name", org.apache.kafka.connect.data.Schema.OPTIONAL_STRING_SCHEMA)
-      .field("raw", org.apache.kafka.connect.data.Schema.BYTES_SCHEMA)
-      .field("price", Decimal.schema(2))
-      .field("day", Date.SCHEMA)
-      .field("at", Time.SCHEMA)
-      .field("ts", Timestamp.SCHEMA)
-      .field("address", ADDRESS)
-      .field("tags", SchemaBuilder.array(org.apache.kafka.connect.data.Schema.STRING_SCHEMA).build())
-      .field("scores", SchemaBuilder.map(org.apache.kafka.connect.data.Schema.STRING_SCHEMA,
-          org.apache.kafka.connect.data.Schema.INT64_SCHEMA).optional().build())
-      .build();
+  private static final org.apache.kafka.connect.data.Schema ADDRESS =
+      SchemaBuilder.struct()
+          .name("Address")
+          .field("city", org.apache.kafka.connect.data.Schema.STRING_SCHEMA)
+          .field("zip", org.apache.kafka.connect.data.Schema.OPTIONAL_INT32_SCHEMA)
+          .build();
+  private static final org.apache.kafka.connect.data.Schema ALL =
+      SchemaBuilder.struct()
+          .name("All")
+          .field("i8", org.apache.kafka.connect.data.Schema.INT8_SCHEMA)
+          .field("i16", org.apache.kafka.connect.data.Schema.INT16_SCHEMA)
+          .field("i32", org.apache.kafka.connect.data.Schema.INT32_SCHEMA)
+          .field("i64", org.apache.kafka.connect.data.Schema.INT64_SCHEMA)
+          .field("f32", org.apache.kafka.connect.data.Schema.FLOAT32_SCHEMA)
+          .field("f64", org.apache.kafka.connect.data.Schema.FLOAT64_SCHEMA)
+          .field("flag", org.apache.kafka.connect.data.Schema.BOOLEAN_SCHEMA)
+          .field("name", org.apache.kafka.connect.data.Schema.OPTIONAL_STRING_SCHEMA)
+          .field("raw", org.apache.kafka.connect.data.Schema.BYTES_SCHEMA)
+          .field("price", Decimal.schema(2))
+          .field("day", Date.SCHEMA)
+          .field("at", Time.SCHEMA)
+          .field("ts", Timestamp.SCHEMA)
+          .field("address", ADDRESS)
+          .field(
+              "tags",
+              SchemaBuilder.array(org.apache.kafka.connect.data.Schema.STRING_SCHEMA).build())
+          .field(
+              "scores",
+              SchemaBuilder.map(
+                      org.apache.kafka.connect.data.Schema.STRING_SCHEMA,
+                      org.apache.kafka.connect.data.Schema.INT64_SCHEMA)
+                  .optional()
+                  .build())
+          .build();
 
   @Test
   void theTableSchemaFollowsTheConnectSchema() {
@@ -69,17 +84,28 @@ class IcebergRecordConverterTest {
 
   @Test
   void everyConnectTypeConverts() throws Exception {
-    Struct value = new Struct(ALL)
-        .put("i8", (byte) 1).put("i16", (short) 2).put("i32", 3).put("i64", 4L)
-        .put("f32", 1.5f).put("f64", 2.25).put("flag", true).put("name", "n")
-        .put("raw", new byte[] {1, 2}).put("price", new BigDecimal("12.34"))
-        .put("day", new java.util.Date(86_400_000L * 3))
-        .put("at", new java.util.Date(3_600_000L))
-        .put("ts", new java.util.Date(1_767_225_600_123L))
-        .put("address", new Struct(ADDRESS).put("city", "Oslo"))
-        .put("tags", List.of("a", "b"))
-        .put("scores", Map.of("x", 7L));
-    Record r = new IcebergRecordConverter(IcebergColumns.schemaFor(io.streamhouse.connect.schema.RecordSchemas.of(ALL))).convert(value);
+    Struct value =
+        new Struct(ALL)
+            .put("i8", (byte) 1)
+            .put("i16", (short) 2)
+            .put("i32", 3)
+            .put("i64", 4L)
+            .put("f32", 1.5f)
+            .put("f64", 2.25)
+            .put("flag", true)
+            .put("name", "n")
+            .put("raw", new byte[] {1, 2})
+            .put("price", new BigDecimal("12.34"))
+            .put("day", new java.util.Date(86_400_000L * 3))
+            .put("at", new java.util.Date(3_600_000L))
+            .put("ts", new java.util.Date(1_767_225_600_123L))
+            .put("address", new Struct(ADDRESS).put("city", "Oslo"))
+            .put("tags", List.of("a", "b"))
+            .put("scores", Map.of("x", 7L));
+    Record r =
+        new IcebergRecordConverter(
+                IcebergColumns.schemaFor(io.streamhouse.connect.schema.RecordSchemas.of(ALL)))
+            .convert(value);
     assertThat(r.getField("i8")).isEqualTo(1);
     assertThat(r.getField("i16")).isEqualTo(2);
     assertThat(r.getField("i64")).isEqualTo(4L);
@@ -88,7 +114,8 @@ class IcebergRecordConverterTest {
     assertThat(r.getField("price")).isEqualTo(new BigDecimal("12.34"));
     assertThat(r.getField("day")).isEqualTo(LocalDate.of(1970, 1, 4));
     assertThat(r.getField("at")).isEqualTo(LocalTime.of(1, 0));
-    assertThat(r.getField("ts")).isEqualTo(OffsetDateTime.of(2026, 1, 1, 0, 0, 0, 123_000_000, ZoneOffset.UTC));
+    assertThat(r.getField("ts"))
+        .isEqualTo(OffsetDateTime.of(2026, 1, 1, 0, 0, 0, 123_000_000, ZoneOffset.UTC));
     assertThat(((Record) r.getField("address")).getField("city")).isEqualTo("Oslo");
     assertThat(((Record) r.getField("address")).getField("zip")).isNull();
     assertThat(r.getField("tags")).isEqualTo(List.of("a", "b"));
@@ -97,9 +124,22 @@ class IcebergRecordConverterTest {
 
   @Test
   void schemalessJsonIsInferredAndConverted() throws Exception {
-    Map<String, Object> json = Map.of("id", 5, "price", 9.5, "ok", true, "who", Map.of("name", "z"),
-        "list", List.of(1, 2), "nothing", "");
-    Schema schema = IcebergColumns.schemaFor(io.streamhouse.connect.schema.RecordSchemas.infer(json));
+    Map<String, Object> json =
+        Map.of(
+            "id",
+            5,
+            "price",
+            9.5,
+            "ok",
+            true,
+            "who",
+            Map.of("name", "z"),
+            "list",
+            List.of(1, 2),
+            "nothing",
+            "");
+    Schema schema =
+        IcebergColumns.schemaFor(io.streamhouse.connect.schema.RecordSchemas.infer(json));
     assertThat(schema.findType("id")).isEqualTo(Types.LongType.get());
     assertThat(schema.findType("price")).isEqualTo(Types.DoubleType.get());
     assertThat(schema.findType("who.name")).isEqualTo(Types.StringType.get());
@@ -110,13 +150,18 @@ class IcebergRecordConverterTest {
 
   @Test
   void timestampsWithAndWithoutZoneTakeEpochMillisDatesAndStrings() throws Exception {
-    Schema schema = new Schema(
-        Types.NestedField.optional(1, "tz", Types.TimestampType.withZone()),
-        Types.NestedField.optional(2, "local", Types.TimestampType.withoutZone()));
+    Schema schema =
+        new Schema(
+            Types.NestedField.optional(1, "tz", Types.TimestampType.withZone()),
+            Types.NestedField.optional(2, "local", Types.TimestampType.withoutZone()));
     IcebergRecordConverter converter = new IcebergRecordConverter(schema);
     OffsetDateTime expected = OffsetDateTime.of(2026, 1, 1, 0, 0, 0, 123_000_000, ZoneOffset.UTC);
-    for (Object value : List.of(1_767_225_600_123L, new java.util.Date(1_767_225_600_123L),
-        "2026-01-01T01:00:00.123+01:00", "2026-01-01 00:00:00.123")) {
+    for (Object value :
+        List.of(
+            1_767_225_600_123L,
+            new java.util.Date(1_767_225_600_123L),
+            "2026-01-01T01:00:00.123+01:00",
+            "2026-01-01 00:00:00.123")) {
       Record r = converter.convert(Map.of("tz", value, "local", value));
       assertThat(r.getField("tz")).as("%s", value).isEqualTo(expected);
       assertThat(r.getField("local")).as("%s", value).isEqualTo(expected.toLocalDateTime());
@@ -127,14 +172,18 @@ class IcebergRecordConverterTest {
 
   @Test
   void lossyOrMismatchedValuesAreRejectedWithTheirPath() {
-    Schema schema = new Schema(
-        Types.NestedField.required(1, "n", Types.IntegerType.get()),
-        Types.NestedField.optional(2, "d", Types.DecimalType.of(5, 2)),
-        Types.NestedField.optional(3, "s", Types.StructType.of(
-            Types.NestedField.required(4, "inner", Types.LongType.get()))));
+    Schema schema =
+        new Schema(
+            Types.NestedField.required(1, "n", Types.IntegerType.get()),
+            Types.NestedField.optional(2, "d", Types.DecimalType.of(5, 2)),
+            Types.NestedField.optional(
+                3,
+                "s",
+                Types.StructType.of(Types.NestedField.required(4, "inner", Types.LongType.get()))));
     IcebergRecordConverter converter = new IcebergRecordConverter(schema);
     assertThatThrownBy(() -> converter.convert(Map.of("n", 3_000_000_000L)))
-        .isInstanceOf(RecordConversionException.class).hasMessageContaining("column 'n'");
+        .isInstanceOf(RecordConversionException.class)
+        .hasMessageContaining("column 'n'");
     assertThatThrownBy(() -> converter.convert(Map.of("n", 1, "d", new BigDecimal("1.234"))))
         .hasMessageContaining("column 'd'");
     assertThatThrownBy(() -> converter.convert(Map.of("n", 1, "d", new BigDecimal("12345.5"))))

@@ -14,10 +14,11 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Local files without Hadoop: every spelling of a location, and tasks racing into one new folder. */
+/**
+ * Local files without Hadoop: every spelling of a location, and tasks racing into one new folder.
+ */
 class LocalFileIOTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void tasksCreatingFilesInTheSameNewFolderAtOnceAllSucceed() throws Exception {
@@ -30,13 +31,15 @@ class LocalFileIOTest {
         List<Future<?>> writes = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
           String location = "file:" + folder.resolve("f-" + t + ".parquet");
-          writes.add(threads.submit(() -> {
-            start.await();
-            try (OutputStream out = io.newOutputFile(location).create()) {
-              out.write(1);
-            }
-            return null;
-          }));
+          writes.add(
+              threads.submit(
+                  () -> {
+                    start.await();
+                    try (OutputStream out = io.newOutputFile(location).create()) {
+                      out.write(1);
+                    }
+                    return null;
+                  }));
         }
         start.countDown();
         for (Future<?> w : writes) {

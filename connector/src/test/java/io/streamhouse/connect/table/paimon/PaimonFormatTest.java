@@ -35,26 +35,44 @@ import org.apache.paimon.table.source.ReadBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The Paimon format against a filesystem catalog on local disk: write, commit, compact, read back. */
+/**
+ * The Paimon format against a filesystem catalog on local disk: write, commit, compact, read back.
+ */
 class PaimonFormatTest {
-  static final Schema KEY = SchemaBuilder.struct().name("Key").field("id", Schema.INT64_SCHEMA).build();
-  static final Schema ROW = SchemaBuilder.struct().name("Row")
-      .field("id", Schema.INT64_SCHEMA)
-      .field("name", Schema.OPTIONAL_STRING_SCHEMA)
-      .field("seq", Schema.OPTIONAL_INT64_SCHEMA)
-      .build();
-  static final Schema ENVELOPE = SchemaBuilder.struct().name("Envelope")
-      .field("before", SchemaBuilder.struct().name("Row").optional()
-          .field("id", Schema.INT64_SCHEMA).field("name", Schema.OPTIONAL_STRING_SCHEMA)
-          .field("seq", Schema.OPTIONAL_INT64_SCHEMA).build())
-      .field("after", SchemaBuilder.struct().name("Row").optional()
-          .field("id", Schema.INT64_SCHEMA).field("name", Schema.OPTIONAL_STRING_SCHEMA)
-          .field("seq", Schema.OPTIONAL_INT64_SCHEMA).build())
-      .field("op", Schema.STRING_SCHEMA)
-      .build();
+  static final Schema KEY =
+      SchemaBuilder.struct().name("Key").field("id", Schema.INT64_SCHEMA).build();
+  static final Schema ROW =
+      SchemaBuilder.struct()
+          .name("Row")
+          .field("id", Schema.INT64_SCHEMA)
+          .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+          .field("seq", Schema.OPTIONAL_INT64_SCHEMA)
+          .build();
+  static final Schema ENVELOPE =
+      SchemaBuilder.struct()
+          .name("Envelope")
+          .field(
+              "before",
+              SchemaBuilder.struct()
+                  .name("Row")
+                  .optional()
+                  .field("id", Schema.INT64_SCHEMA)
+                  .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+                  .field("seq", Schema.OPTIONAL_INT64_SCHEMA)
+                  .build())
+          .field(
+              "after",
+              SchemaBuilder.struct()
+                  .name("Row")
+                  .optional()
+                  .field("id", Schema.INT64_SCHEMA)
+                  .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+                  .field("seq", Schema.OPTIONAL_INT64_SCHEMA)
+                  .build())
+          .field("op", Schema.STRING_SCHEMA)
+          .build();
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
   private final TableId table = new TableId("lake", List.of("db"), "items");
 
   private StreamhouseSinkConfig config(Map<String, String> extra) {
@@ -75,35 +93,52 @@ class PaimonFormatTest {
   }
 
   private PaimonFormat format(StreamhouseSinkConfig config) {
-    return new PaimonFormat(config.catalog("lake"), config.connectorName(), 32L << 20, dir.resolve("spill"));
+    return new PaimonFormat(
+        config.catalog("lake"), config.connectorName(), 32L << 20, dir.resolve("spill"));
   }
 
   static SinkRecord upsert(int partition, long offset, long id, String name, Long seq) {
     Struct value = new Struct(ROW).put("id", id).put("name", name).put("seq", seq);
-    return new SinkRecord("items", partition, KEY, new Struct(KEY).put("id", id), ROW, value, offset);
+    return new SinkRecord(
+        "items", partition, KEY, new Struct(KEY).put("id", id), ROW, value, offset);
   }
 
   static SinkRecord tombstone(int partition, long offset, long id) {
-    return new SinkRecord("items", partition, KEY, new Struct(KEY).put("id", id), null, null, offset);
+    return new SinkRecord(
+        "items", partition, KEY, new Struct(KEY).put("id", id), null, null, offset);
   }
 
   static SinkRecord cdc(long offset, String op, Long before, Long after, String name) {
     Schema rowSchema = ENVELOPE.field("after").schema();
-    Struct value = new Struct(ENVELOPE).put("op", op)
-        .put("before", before == null ? null : new Struct(rowSchema).put("id", before).put("name", "old"))
-        .put("after", after == null ? null : new Struct(rowSchema).put("id", after).put("name", name));
+    Struct value =
+        new Struct(ENVELOPE)
+            .put("op", op)
+            .put(
+                "before",
+                before == null ? null : new Struct(rowSchema).put("id", before).put("name", "old"))
+            .put(
+                "after",
+                after == null ? null : new Struct(rowSchema).put("id", after).put("name", name));
     long id = after != null ? after : before;
     return new SinkRecord("items", 0, KEY, new Struct(KEY).put("id", id), ENVELOPE, value, offset);
   }
 
-  /** Writes {@code records} with a fresh writer of one "task" and returns its batch for the given ranges. */
-  private OfferedBatch batch(PaimonFormat format, RouteSettings route, List<SinkRecord> records) throws Exception {
-    TableWriter writer = format.openWriter(table, route, records.get(0), new FileBudget(8, 64L << 20)).orElseThrow();
-    Map<TopicPartition, OffsetRange> ranges = new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
+  /**
+   * Writes {@code records} with a fresh writer of one "task" and returns its batch for the given
+   * ranges.
+   */
+  private OfferedBatch batch(PaimonFormat format, RouteSettings route, List<SinkRecord> records)
+      throws Exception {
+    TableWriter writer =
+        format.openWriter(table, route, records.get(0), new FileBudget(8, 64L << 20)).orElseThrow();
+    Map<TopicPartition, OffsetRange> ranges =
+        new TreeMap<>(java.util.Comparator.comparing(TopicPartition::toString));
     for (SinkRecord r : records) {
       writer.write(r);
       TopicPartition tp = new TopicPartition(r.topic(), r.kafkaPartition());
-      ranges.merge(tp, new OffsetRange(r.kafkaOffset(), r.kafkaOffset() + 1),
+      ranges.merge(
+          tp,
+          new OffsetRange(r.kafkaOffset(), r.kafkaOffset() + 1),
           (a, b) -> new OffsetRange(Math.min(a.from(), b.from()), Math.max(a.to(), b.to())));
     }
     PreparedFiles files = writer.prepare();
@@ -114,27 +149,46 @@ class PaimonFormatTest {
   static Map<Long, String> rows(FileStoreTable table) throws Exception {
     ReadBuilder read = table.newReadBuilder();
     Map<Long, String> rows = new TreeMap<>();
-    try (RecordReader<InternalRow> reader = read.newRead().createReader(read.newScan().plan().splits())) {
-      reader.forEachRemaining(row -> rows.put(row.getLong(0), row.isNullAt(1) ? null : row.getString(1).toString()));
+    try (RecordReader<InternalRow> reader =
+        read.newRead().createReader(read.newScan().plan().splits())) {
+      reader.forEachRemaining(
+          row -> rows.put(row.getLong(0), row.isNullAt(1) ? null : row.getString(1).toString()));
     }
     return rows;
   }
 
-  /** {@code real}'s batch with every new file changed by {@code change}, or its messages' bucket set to {@code bucket}. */
-  private static OfferedBatch forged(OfferedBatch real, String id,
-      java.util.function.UnaryOperator<org.apache.paimon.io.DataFileMeta> change, Integer bucket) throws Exception {
+  /**
+   * {@code real}'s batch with every new file changed by {@code change}, or its messages' bucket set
+   * to {@code bucket}.
+   */
+  private static OfferedBatch forged(
+      OfferedBatch real,
+      String id,
+      java.util.function.UnaryOperator<org.apache.paimon.io.DataFileMeta> change,
+      Integer bucket)
+      throws Exception {
     List<org.apache.paimon.table.sink.CommitMessage> messages = new ArrayList<>();
-    for (org.apache.paimon.table.sink.CommitMessage m : CommitMessagesCodec.decode(real.files().payloadVersion(),
-        real.files().payload())) {
-      org.apache.paimon.table.sink.CommitMessageImpl message = (org.apache.paimon.table.sink.CommitMessageImpl) m;
-      List<org.apache.paimon.io.DataFileMeta> files = message.newFilesIncrement().newFiles().stream().map(change).toList();
-      messages.add(new org.apache.paimon.table.sink.CommitMessageImpl(message.partition(),
-          bucket == null ? message.bucket() : bucket, message.totalBuckets(),
-          new org.apache.paimon.io.DataIncrement(files, List.of(), List.of()),
-          org.apache.paimon.io.CompactIncrement.emptyIncrement()));
+    for (org.apache.paimon.table.sink.CommitMessage m :
+        CommitMessagesCodec.decode(real.files().payloadVersion(), real.files().payload())) {
+      org.apache.paimon.table.sink.CommitMessageImpl message =
+          (org.apache.paimon.table.sink.CommitMessageImpl) m;
+      List<org.apache.paimon.io.DataFileMeta> files =
+          message.newFilesIncrement().newFiles().stream().map(change).toList();
+      messages.add(
+          new org.apache.paimon.table.sink.CommitMessageImpl(
+              message.partition(),
+              bucket == null ? message.bucket() : bucket,
+              message.totalBuckets(),
+              new org.apache.paimon.io.DataIncrement(files, List.of(), List.of()),
+              org.apache.paimon.io.CompactIncrement.emptyIncrement()));
     }
-    PreparedFiles files = new PreparedFiles(CommitMessagesCodec.VERSION, CommitMessagesCodec.encode(messages),
-        real.files().files(), real.files().records(), real.files().bytes());
+    PreparedFiles files =
+        new PreparedFiles(
+            CommitMessagesCodec.VERSION,
+            CommitMessagesCodec.encode(messages),
+            real.files().files(),
+            real.files().records(),
+            real.files().bytes());
     return new OfferedBatch(id, 1, real.ranges(), files, -1);
   }
 
@@ -143,40 +197,62 @@ class PaimonFormatTest {
     StreamhouseSinkConfig config = config(Map.of());
     try (PaimonFormat format = format(config)) {
       RouteSettings route = config.routes().get(0);
-      OfferedBatch real = batch(format, route, List.of(upsert(0, 0, 1, "a", null), upsert(0, 1, 2, "b", null)));
-      List<OfferedBatch> bad = List.of(
-          forged(real, "climbing", f -> f.rename("../../../elsewhere/" + f.fileName()), null),
-          forged(real, "external", f -> f.newExternalPath("file:/tmp/elsewhere/" + f.fileName()), null),
-          forged(real, "bucket", f -> f, 7),
-          new OfferedBatch("garbage", 2, real.ranges(), new PreparedFiles(CommitMessagesCodec.VERSION,
-              new byte[] {0, 0, 0, 1, 9, 9, 9}, 1, 1, 1), -1));
+      OfferedBatch real =
+          batch(format, route, List.of(upsert(0, 0, 1, "a", null), upsert(0, 1, 2, "b", null)));
+      List<OfferedBatch> bad =
+          List.of(
+              forged(real, "climbing", f -> f.rename("../../../elsewhere/" + f.fileName()), null),
+              forged(
+                  real,
+                  "external",
+                  f -> f.newExternalPath("file:/tmp/elsewhere/" + f.fileName()),
+                  null),
+              forged(real, "bucket", f -> f, 7),
+              new OfferedBatch(
+                  "garbage",
+                  2,
+                  real.ranges(),
+                  new PreparedFiles(
+                      CommitMessagesCodec.VERSION, new byte[] {0, 0, 0, 1, 9, 9, 9}, 1, 1, 1),
+                  -1));
       for (OfferedBatch batch : bad) {
         CommitOutcome outcome = format.commit(table, 1000, List.of(batch), true);
-        assertThat(outcome.decisions()).as(batch.batchId()).containsEntry(batch.batchId(), BatchPlan.Decision.REJECT);
+        assertThat(outcome.decisions())
+            .as(batch.batchId())
+            .containsEntry(batch.batchId(), BatchPlan.Decision.REJECT);
         assertThat(outcome.refused()).as(batch.batchId()).containsExactly(batch.batchId());
-        assertThat(format.table(table).snapshotManager().latestSnapshotId()).as(batch.batchId()).isNull();
+        assertThat(format.table(table).snapshotManager().latestSnapshotId())
+            .as(batch.batchId())
+            .isNull();
       }
-      CommitOutcome twice = format.commit(table, 1000, List.of(real,
-          new OfferedBatch("copy", 1, real.ranges(), real.files(), -1)), true);
+      CommitOutcome twice =
+          format.commit(
+              table,
+              1000,
+              List.of(real, new OfferedBatch("copy", 1, real.ranges(), real.files(), -1)),
+              true);
       assertThat(twice.refused()).containsExactlyInAnyOrder(real.batchId(), "copy");
 
       CommitOutcome outcome = format.commit(table, 1000, List.of(real), true);
       assertThat(outcome.decisions()).containsEntry(real.batchId(), BatchPlan.Decision.APPLY);
-      assertThat(rows(format.table(table))).containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "a", 2L, "b")));
+      assertThat(rows(format.table(table)))
+          .containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "a", 2L, "b")));
     }
   }
 
   /**
-   * What the Paimon payload decoder refuses by itself: versions it does not read, message counts the
-   * payload cannot hold, cuts and trailing bytes. It is not fed mutated rows: Paimon reads its binary
-   * rows with unchecked memory access (a mutated one crashed the test JVM in SimpleStats.fromRow), so
-   * a Paimon payload is decoded only once the event's MAC proved that a task of the connector sent it.
+   * What the Paimon payload decoder refuses by itself: versions it does not read, message counts
+   * the payload cannot hold, cuts and trailing bytes. It is not fed mutated rows: Paimon reads its
+   * binary rows with unchecked memory access (a mutated one crashed the test JVM in
+   * SimpleStats.fromRow), so a Paimon payload is decoded only once the event's MAC proved that a
+   * task of the connector sent it.
    */
   @Test
   void commitMessagePayloadsThatDoNotFrameAreRefused() throws Exception {
     StreamhouseSinkConfig config = config(Map.of());
     try (PaimonFormat format = format(config)) {
-      OfferedBatch real = batch(format, config.routes().get(0), List.of(upsert(0, 0, 1, "a", null)));
+      OfferedBatch real =
+          batch(format, config.routes().get(0), List.of(upsert(0, 0, 1, "a", null)));
       byte[] payload = real.files().payload();
       int version = real.files().payloadVersion();
       List<byte[]> framing = new ArrayList<>();
@@ -193,34 +269,52 @@ class PaimonFormatTest {
             .isInstanceOf(CommitMessagesCodec.InvalidCommitMessagesException.class);
       }
       assertThatThrownBy(() -> CommitMessagesCodec.decode(version + 1, payload))
-          .isInstanceOf(CommitMessagesCodec.InvalidCommitMessagesException.class).hasMessageContaining("upgrade");
+          .isInstanceOf(CommitMessagesCodec.InvalidCommitMessagesException.class)
+          .hasMessageContaining("upgrade");
       assertThat(CommitMessagesCodec.decode(version, payload)).hasSize(1);
     }
   }
 
   @Test
-  void upsertsAndTombstonesLandWithTheirWatermarksAndAnAlreadyPresentBatchIsNotAppliedTwice() throws Exception {
+  void upsertsAndTombstonesLandWithTheirWatermarksAndAnAlreadyPresentBatchIsNotAppliedTwice()
+      throws Exception {
     StreamhouseSinkConfig config = config(Map.of());
     try (PaimonFormat format = format(config)) {
       RouteSettings route = config.routes().get(0);
-      OfferedBatch first = batch(format, route, List.of(upsert(0, 0, 1, "a", null), upsert(0, 1, 2, "b", null),
-          upsert(0, 2, 3, "c", null), upsert(0, 3, 2, "b2", null), tombstone(0, 4, 3)));
+      OfferedBatch first =
+          batch(
+              format,
+              route,
+              List.of(
+                  upsert(0, 0, 1, "a", null),
+                  upsert(0, 1, 2, "b", null),
+                  upsert(0, 2, 3, "c", null),
+                  upsert(0, 3, 2, "b2", null),
+                  tombstone(0, 4, 3)));
       CommitOutcome outcome = format.commit(table, 1000, List.of(first), true);
       assertThat(outcome.decisions()).containsValue(BatchPlan.Decision.APPLY);
-      assertThat(rows(format.table(table))).containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "a", 2L, "b2")));
-      assertThat(format.watermarks(table).asMap()).containsEntry(new TopicPartition("items", 0), 5L);
+      assertThat(rows(format.table(table)))
+          .containsExactlyEntriesOf(new TreeMap<>(Map.of(1L, "a", 2L, "b2")));
+      assertThat(format.watermarks(table).asMap())
+          .containsEntry(new TopicPartition("items", 0), 5L);
 
-      // The same batch offered again (the coordinator died before it said so): acknowledged, not re-applied.
+      // The same batch offered again (the coordinator died before it said so): acknowledged, not
+      // re-applied.
       CommitOutcome again = format.commit(table, 2000, List.of(first), true);
-      assertThat(again.decisions()).containsExactlyEntriesOf(Map.of(first.batchId(), BatchPlan.Decision.ALREADY_PRESENT));
+      assertThat(again.decisions())
+          .containsExactlyEntriesOf(Map.of(first.batchId(), BatchPlan.Decision.ALREADY_PRESENT));
       assertThat(again.snapshotId()).isEmpty();
 
-      OfferedBatch second = batch(format, route, List.of(upsert(0, 5, 1, "a2", null), tombstone(0, 6, 2)));
-      format.commit(table, 1500, List.of(second), true); // an older commit id: the identifier still rises
+      OfferedBatch second =
+          batch(format, route, List.of(upsert(0, 5, 1, "a2", null), tombstone(0, 6, 2)));
+      format.commit(
+          table, 1500, List.of(second), true); // an older commit id: the identifier still rises
       assertThat(rows(format.table(table))).containsExactlyEntriesOf(Map.of(1L, "a2"));
       List<Long> identifiers = new ArrayList<>();
       FileStoreTable t = format.table(table);
-      for (long s = t.snapshotManager().earliestSnapshotId(); s <= t.snapshotManager().latestSnapshotId(); s++) {
+      for (long s = t.snapshotManager().earliestSnapshotId();
+          s <= t.snapshotManager().latestSnapshotId();
+          s++) {
         Snapshot snapshot = t.snapshotManager().snapshot(s);
         assertThat(snapshot.commitUser()).isEqualTo("streamhouse-test-sink");
         identifiers.add(snapshot.commitIdentifier());
@@ -232,28 +326,48 @@ class PaimonFormatTest {
   /** The most common key format: {@code StringConverter}, key "28638", for a BIGINT primary key. */
   @Test
   void aTombstoneWithAStringKeyDeletesTheRowOfTheBigintKeyItSpells() throws Exception {
-    StreamhouseSinkConfig config = config(Map.of("route.items.input", "upsert", "route.items.primary-key", "id"));
+    StreamhouseSinkConfig config =
+        config(Map.of("route.items.input", "upsert", "route.items.primary-key", "id"));
     try (PaimonFormat format = format(config)) {
       RouteSettings route = config.routes().get(0);
-      SinkRecord stringKeyed = new SinkRecord("items", 0, Schema.STRING_SCHEMA, "28638", ROW,
-          new Struct(ROW).put("id", 28638L).put("name", "x"), 0);
-      SinkRecord tombstone = new SinkRecord("items", 0, Schema.STRING_SCHEMA, "28638", null, null, 2);
-      OfferedBatch batch = batch(format, route, List.of(stringKeyed, upsert(0, 1, 7, "y", null), tombstone));
+      SinkRecord stringKeyed =
+          new SinkRecord(
+              "items",
+              0,
+              Schema.STRING_SCHEMA,
+              "28638",
+              ROW,
+              new Struct(ROW).put("id", 28638L).put("name", "x"),
+              0);
+      SinkRecord tombstone =
+          new SinkRecord("items", 0, Schema.STRING_SCHEMA, "28638", null, null, 2);
+      OfferedBatch batch =
+          batch(format, route, List.of(stringKeyed, upsert(0, 1, 7, "y", null), tombstone));
       format.commit(table, 1000, List.of(batch), true);
       assertThat(rows(format.table(table))).containsExactlyEntriesOf(Map.of(7L, "y"));
 
-      TableWriter writer = format.openWriter(table, route, tombstone, new FileBudget(8, 64L << 20)).orElseThrow();
-      SinkRecord notANumber = new SinkRecord("items", 0, Schema.STRING_SCHEMA, "28638x", null, null, 3);
-      assertThatThrownBy(() -> writer.write(notANumber)).isInstanceOf(RecordConversionException.class)
-          .hasMessageContaining("a String value (28638x) does not fit column 'id' of type BIGINT NOT NULL");
+      TableWriter writer =
+          format.openWriter(table, route, tombstone, new FileBudget(8, 64L << 20)).orElseThrow();
+      SinkRecord notANumber =
+          new SinkRecord("items", 0, Schema.STRING_SCHEMA, "28638x", null, null, 3);
+      assertThatThrownBy(() -> writer.write(notANumber))
+          .isInstanceOf(RecordConversionException.class)
+          .hasMessageContaining(
+              "a String value (28638x) does not fit column 'id' of type BIGINT NOT NULL");
       writer.close();
     }
   }
 
   @Test
-  void twoTasksWritingTheSameBucketsInOneCommitGiveTheModelBeforeAndAfterFullCompaction() throws Exception {
-    StreamhouseSinkConfig config = config(Map.of("route.items.table-property.sequence.field", "seq",
-        "route.items.table-property.full-compaction.delta-commits", "1"));
+  void twoTasksWritingTheSameBucketsInOneCommitGiveTheModelBeforeAndAfterFullCompaction()
+      throws Exception {
+    StreamhouseSinkConfig config =
+        config(
+            Map.of(
+                "route.items.table-property.sequence.field",
+                "seq",
+                "route.items.table-property.full-compaction.delta-commits",
+                "1"));
     try (PaimonFormat format = format(config)) {
       RouteSettings route = config.routes().get(0);
       List<SinkRecord> task0 = new ArrayList<>();
@@ -261,7 +375,8 @@ class PaimonFormatTest {
       Map<Long, String> model = new TreeMap<>();
       Map<Long, Long> modelSeq = new HashMap<>();
       for (long i = 0; i < 200; i++) {
-        long key = i % 50; // both tasks write the same 50 keys: 2 buckets, so every bucket from both
+        long key =
+            i % 50; // both tasks write the same 50 keys: 2 buckets, so every bucket from both
         boolean first = i % 2 == 0;
         long seq = first ? i : 1000 - i; // task 1 carries the higher sequence for the early keys
         SinkRecord r = upsert(first ? 0 : 1, i / 2, key, "v" + i, seq);
@@ -278,10 +393,12 @@ class PaimonFormatTest {
       // full-compaction.delta-commits=1: the commit hands out a full compaction of every touched
       // bucket; a task runs it and the coordinator commits its result in the next round.
       assertThat(written.compactions()).hasSize(2);
-      assertThat(compact(format, written, 1001).decisions()).containsValue(BatchPlan.Decision.APPLY);
+      assertThat(compact(format, written, 1001).decisions())
+          .containsValue(BatchPlan.Decision.APPLY);
       FileStoreTable t = format.table(table);
       assertThat(rows(t)).isEqualTo(model);
-      assertThat(t.snapshotManager().latestSnapshot().commitKind()).isEqualTo(Snapshot.CommitKind.COMPACT);
+      assertThat(t.snapshotManager().latestSnapshot().commitKind())
+          .isEqualTo(Snapshot.CommitKind.COMPACT);
       assertThat(t.snapshotManager().latestSnapshot().properties())
           .containsEntry("streamhouse.test-sink.watermarks", "items:0=100,items:1=100");
       assertThat(new CoreOptions(t.options()).sequenceField()).containsExactly("seq");
@@ -289,9 +406,15 @@ class PaimonFormatTest {
   }
 
   @Test
-  void differentKeysFromTwoTasksInOneBucketAndTheSameKeyFromOnePartitionFollowKafkaOrder() throws Exception {
-    StreamhouseSinkConfig config = config(Map.of("route.items.buckets", "1",
-        "route.items.table-property.full-compaction.delta-commits", "2"));
+  void differentKeysFromTwoTasksInOneBucketAndTheSameKeyFromOnePartitionFollowKafkaOrder()
+      throws Exception {
+    StreamhouseSinkConfig config =
+        config(
+            Map.of(
+                "route.items.buckets",
+                "1",
+                "route.items.table-property.full-compaction.delta-commits",
+                "2"));
     try (PaimonFormat format = format(config)) {
       RouteSettings route = config.routes().get(0);
       // Keys determine partitions (0: even keys, 1: odd keys): each key has one writer per commit.
@@ -304,31 +427,46 @@ class PaimonFormatTest {
         (key % 2 == 0 ? even : odd).add(r);
         model.put(key, "v" + i);
       }
-      format.commit(table, 1000, List.of(batch(format, route, even), batch(format, route, odd)), true);
+      format.commit(
+          table, 1000, List.of(batch(format, route, even), batch(format, route, odd)), true);
       assertThat(rows(format.table(table))).isEqualTo(model);
       // A rebalance moves partition 0 to another task: its new writer numbers above the committed
       // rows, so one later write of key 0 beats the 15 earlier ones.
-      assertThat(format.watermarks(table).asMap()).containsEntry(new TopicPartition("items", 0), 299L);
-      CommitOutcome moved = format.commit(table, 2000,
-          List.of(batch(format, route, List.of(upsert(0, 299, 0, "moved", null)))), true);
+      assertThat(format.watermarks(table).asMap())
+          .containsEntry(new TopicPartition("items", 0), 299L);
+      CommitOutcome moved =
+          format.commit(
+              table,
+              2000,
+              List.of(batch(format, route, List.of(upsert(0, 299, 0, "moved", null)))),
+              true);
       assertThat(moved.decisions()).containsValue(BatchPlan.Decision.APPLY);
       model.put(0L, "moved");
       assertThat(rows(format.table(table))).isEqualTo(model);
-      // The second commit also called for the full compaction (every 2 commits): one file, same rows.
+      // The second commit also called for the full compaction (every 2 commits): one file, same
+      // rows.
       compact(format, moved, 2001);
       FileStoreTable t = format.table(table);
       assertThat(rows(t)).isEqualTo(model);
-      assertThat(t.snapshotManager().latestSnapshot().commitKind()).isEqualTo(Snapshot.CommitKind.COMPACT);
-      assertThat(t.newSnapshotReader().read().dataSplits()).singleElement()
+      assertThat(t.snapshotManager().latestSnapshot().commitKind())
+          .isEqualTo(Snapshot.CommitKind.COMPACT);
+      assertThat(t.newSnapshotReader().read().dataSplits())
+          .singleElement()
           .satisfies(split -> assertThat(split.dataFiles()).hasSize(1));
     }
   }
 
   @Test
   void aSecondCompactionOfABucketIsRejectedAndLeavesTheTableAndItsFilesAlone() throws Exception {
-    StreamhouseSinkConfig config = config(Map.of("route.items.buckets", "1",
-        "route.items.table-property.full-compaction.delta-commits", "1"));
-    try (PaimonFormat coordinator = format(config); PaimonFormat task1 = format(config);
+    StreamhouseSinkConfig config =
+        config(
+            Map.of(
+                "route.items.buckets",
+                "1",
+                "route.items.table-property.full-compaction.delta-commits",
+                "1"));
+    try (PaimonFormat coordinator = format(config);
+        PaimonFormat task1 = format(config);
         PaimonFormat task2 = format(config)) {
       RouteSettings route = config.routes().get(0);
       Map<Long, String> model = new TreeMap<>();
@@ -337,33 +475,49 @@ class PaimonFormatTest {
         records.add(upsert(0, i, i % 10, "v" + i, null));
         model.put(i % 10, "v" + i);
       }
-      CommitOutcome written = coordinator.commit(table, 1000, List.of(batch(coordinator, route, records)), true);
-      // The job went out twice (its first task was presumed dead): both tasks compact the same files.
+      CommitOutcome written =
+          coordinator.commit(table, 1000, List.of(batch(coordinator, route, records)), true);
+      // The job went out twice (its first task was presumed dead): both tasks compact the same
+      // files.
       PreparedFiles first = task1.compact(table, written.compactions());
       PreparedFiles stale = task2.compact(table, written.compactions());
       assertThat(first.files()).isPositive();
-      CommitOutcome outcome = coordinator.commit(table, 1001, List.of(
-          new OfferedBatch("compact-a", 1, Map.of(), first, -1), new OfferedBatch("compact-b", 2, Map.of(), stale, -1)),
-          true);
+      CommitOutcome outcome =
+          coordinator.commit(
+              table,
+              1001,
+              List.of(
+                  new OfferedBatch("compact-a", 1, Map.of(), first, -1),
+                  new OfferedBatch("compact-b", 2, Map.of(), stale, -1)),
+              true);
       assertThat(outcome.refused()).as("the results pass the file checks").isEmpty();
-      assertThat(outcome.decisions()).containsEntry("compact-a", BatchPlan.Decision.APPLY)
+      assertThat(outcome.decisions())
+          .containsEntry("compact-a", BatchPlan.Decision.APPLY)
           .containsEntry("compact-b", BatchPlan.Decision.REJECT);
       FileStoreTable t = coordinator.table(table);
       assertThat(rows(t)).isEqualTo(model);
       assertThat(t.snapshotManager().latestSnapshot().properties())
-          .as("the compaction snapshot keeps the watermarks").containsEntry("streamhouse.test-sink.watermarks",
-              "items:0=100");
-      // Discarding the rejected result deletes nothing: a compaction result may be in the table already.
+          .as("the compaction snapshot keeps the watermarks")
+          .containsEntry("streamhouse.test-sink.watermarks", "items:0=100");
+      // Discarding the rejected result deletes nothing: a compaction result may be in the table
+      // already.
       coordinator.discard(table, List.of(first, stale));
       assertThat(rows(coordinator.table(table))).isEqualTo(model);
     }
   }
 
   @Test
-  void aNewCoordinatorFindsTheBucketsWhoseCompactionWasLostAndTheirRowsShowOnceTheyAreCompacted() throws Exception {
-    StreamhouseSinkConfig config = config(Map.of("route.items.buckets", "2",
-        "route.items.table-property.deletion-vectors.enabled", "true"));
-    try (PaimonFormat crashed = format(config); PaimonFormat next = format(config)) {
+  void aNewCoordinatorFindsTheBucketsWhoseCompactionWasLostAndTheirRowsShowOnceTheyAreCompacted()
+      throws Exception {
+    StreamhouseSinkConfig config =
+        config(
+            Map.of(
+                "route.items.buckets",
+                "2",
+                "route.items.table-property.deletion-vectors.enabled",
+                "true"));
+    try (PaimonFormat crashed = format(config);
+        PaimonFormat next = format(config)) {
       RouteSettings route = config.routes().get(0);
       Map<Long, String> model = new TreeMap<>();
       List<SinkRecord> records = new ArrayList<>();
@@ -371,51 +525,83 @@ class PaimonFormatTest {
         records.add(upsert(0, i, i % 10, "v" + i, null));
         model.put(i % 10, "v" + i);
       }
-      CommitOutcome written = crashed.commit(table, 1000, List.of(batch(crashed, route, records)), true);
+      CommitOutcome written =
+          crashed.commit(table, 1000, List.of(batch(crashed, route, records)), true);
       assertThat(written.compactions()).hasSize(2); // and then the coordinator dies with them
-      assertThat(rows(next.table(table))).as("deletion vectors: level-0 rows are not read").isEmpty();
+      assertThat(rows(next.table(table)))
+          .as("deletion vectors: level-0 rows are not read")
+          .isEmpty();
 
       List<CompactionJob> pending = next.pendingCompactions(table);
-      assertThat(pending).extracting(CompactionJob::key)
-          .containsExactlyInAnyOrderElementsOf(written.compactions().stream().map(CompactionJob::key).toList());
+      assertThat(pending)
+          .extracting(CompactionJob::key)
+          .containsExactlyInAnyOrderElementsOf(
+              written.compactions().stream().map(CompactionJob::key).toList());
       PreparedFiles result = next.compact(table, pending);
-      next.commit(table, 2000, List.of(new OfferedBatch("compact-2000", 0, Map.of(), result, -1)), true);
+      next.commit(
+          table, 2000, List.of(new OfferedBatch("compact-2000", 0, Map.of(), result, -1)), true);
       assertThat(rows(next.table(table))).isEqualTo(model);
       assertThat(next.pendingCompactions(table)).isEmpty();
       assertThat(next.pendingCompactions(new TableId("lake", List.of("db"), "missing"))).isEmpty();
     }
   }
 
-  /** What a task does with a commit's compaction jobs, and the coordinator's commit of the result. */
+  /**
+   * What a task does with a commit's compaction jobs, and the coordinator's commit of the result.
+   */
   private CommitOutcome compact(PaimonFormat format, CommitOutcome written, long commitId) {
     assertThat(written.compactions()).isNotEmpty();
     PreparedFiles result = format.compact(table, written.compactions());
-    return format.commit(table, commitId, List.of(new OfferedBatch("compact-" + commitId, 1, Map.of(), result, -1)),
+    return format.commit(
+        table,
+        commitId,
+        List.of(new OfferedBatch("compact-" + commitId, 1, Map.of(), result, -1)),
         true);
   }
 
   @Test
   void recordsWithoutAKeyGoToAnAppendTableInAJdbcCatalog() throws Exception {
-    StreamhouseSinkConfig config = config(Map.of("catalog.lake.type", "jdbc",
-        "catalog.lake.uri", "jdbc:sqlite:" + dir.resolve("paimon-catalog.db"), "catalog.lake.catalog-key", "test"));
+    StreamhouseSinkConfig config =
+        config(
+            Map.of(
+                "catalog.lake.type",
+                "jdbc",
+                "catalog.lake.uri",
+                "jdbc:sqlite:" + dir.resolve("paimon-catalog.db"),
+                "catalog.lake.catalog-key",
+                "test"));
     try (PaimonFormat format = format(config)) {
       RouteSettings route = config.routes().get(0);
       List<SinkRecord> records = new ArrayList<>();
       for (long i = 0; i < 10; i++) {
-        records.add(new SinkRecord("items", 0, null, null, ROW, new Struct(ROW).put("id", i % 3).put("name", "n" + i), i));
+        records.add(
+            new SinkRecord(
+                "items",
+                0,
+                null,
+                null,
+                ROW,
+                new Struct(ROW).put("id", i % 3).put("name", "n" + i),
+                i));
       }
       format.commit(table, 1000, List.of(batch(format, route, records)), true);
       FileStoreTable t = format.table(table);
       assertThat(t.primaryKeys()).isEmpty();
       ReadBuilder read = t.newReadBuilder();
       List<String> names = new ArrayList<>();
-      try (RecordReader<InternalRow> reader = read.newRead().createReader(read.newScan().plan().splits())) {
+      try (RecordReader<InternalRow> reader =
+          read.newRead().createReader(read.newScan().plan().splits())) {
         reader.forEachRemaining(row -> names.add(row.getString(1).toString()));
       }
-      assertThat(names).containsExactlyInAnyOrder("n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9");
-      TableWriter writer = format.openWriter(table, route, records.get(0), new FileBudget(4, 64L << 20)).orElseThrow();
+      assertThat(names)
+          .containsExactlyInAnyOrder("n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8", "n9");
+      TableWriter writer =
+          format
+              .openWriter(table, route, records.get(0), new FileBudget(4, 64L << 20))
+              .orElseThrow();
       assertThatThrownBy(() -> writer.write(new SinkRecord("items", 0, null, null, null, null, 10)))
-          .isInstanceOf(RecordConversionException.class).hasMessageContaining("append table");
+          .isInstanceOf(RecordConversionException.class)
+          .hasMessageContaining("append table");
       writer.close();
     }
   }
@@ -425,8 +611,16 @@ class PaimonFormatTest {
     StreamhouseSinkConfig config = config(Map.of("route.items.input", "debezium"));
     try (PaimonFormat format = format(config)) {
       RouteSettings route = config.routes().get(0);
-      OfferedBatch batch = batch(format, route, List.of(cdc(0, "r", null, 1L, "one"), cdc(1, "c", null, 2L, "two"),
-          cdc(2, "u", 1L, 1L, "uno"), cdc(3, "d", 2L, null, null), cdc(4, "c", null, 3L, "three")));
+      OfferedBatch batch =
+          batch(
+              format,
+              route,
+              List.of(
+                  cdc(0, "r", null, 1L, "one"),
+                  cdc(1, "c", null, 2L, "two"),
+                  cdc(2, "u", 1L, 1L, "uno"),
+                  cdc(3, "d", 2L, null, null),
+                  cdc(4, "c", null, 3L, "three")));
       format.commit(table, 1000, List.of(batch), true);
       assertThat(rows(format.table(table))).isEqualTo(Map.of(1L, "uno", 3L, "three"));
     }
@@ -436,27 +630,32 @@ class PaimonFormatTest {
   void manyTablesInOneTaskShareOneWriteBufferThatSpillsInsteadOfGrowing() throws Exception {
     StreamhouseSinkConfig config = config(Map.of("route.items.table", "db.${topic}"));
     long pool = 8L << 20;
-    try (PaimonFormat format = new PaimonFormat(config.catalog("lake"), config.connectorName(), pool,
-        dir.resolve("spill"))) {
+    try (PaimonFormat format =
+        new PaimonFormat(
+            config.catalog("lake"), config.connectorName(), pool, dir.resolve("spill"))) {
       RouteSettings route = config.routes().get(0);
       List<TableWriter> writers = new ArrayList<>();
       String padding = "x".repeat(200);
       for (int t = 0; t < 12; t++) {
         TableId id = new TableId("lake", List.of("db"), "items_" + t);
         SinkRecord first = upsert(0, 0, 0, padding, null);
-        TableWriter writer = format.openWriter(id, route, first, new FileBudget(4, 64L << 20)).orElseThrow();
+        TableWriter writer =
+            format.openWriter(id, route, first, new FileBudget(4, 64L << 20)).orElseThrow();
         for (long i = 0; i < 4_000; i++) {
           writer.write(upsert(0, i, i, padding + i, null));
         }
         writers.add(writer);
       }
       assertThat(format.memory().totalBufferSize()).isLessThanOrEqualTo(pool);
-      assertThat(format.memory().bufferPreemptCount()).as("buffers flushed to make room").isPositive();
+      assertThat(format.memory().bufferPreemptCount())
+          .as("buffers flushed to make room")
+          .isPositive();
       for (int t = 0; t < 12; t++) {
         TableId id = new TableId("lake", List.of("db"), "items_" + t);
         PreparedFiles files = writers.get(t).prepare();
         writers.get(t).close();
-        Map<TopicPartition, OffsetRange> ranges = Map.of(new TopicPartition("items", 0), new OffsetRange(0, 4_000));
+        Map<TopicPartition, OffsetRange> ranges =
+            Map.of(new TopicPartition("items", 0), new OffsetRange(0, 4_000));
         format.commit(id, 1000, List.of(new OfferedBatch("b" + t, t, ranges, files, -1)), true);
         assertThat(rows(format.table(id))).hasSize(4_000).containsEntry(3_999L, padding + 3_999);
       }
@@ -467,7 +666,10 @@ class PaimonFormatTest {
   void aTombstoneForATableThatDoesNotExistYetCreatesNothing() throws Exception {
     StreamhouseSinkConfig config = config(Map.of());
     try (PaimonFormat format = format(config)) {
-      assertThat(format.openWriter(table, config.routes().get(0), tombstone(0, 0, 1), new FileBudget(4, 64L << 20))).isEmpty();
+      assertThat(
+              format.openWriter(
+                  table, config.routes().get(0), tombstone(0, 0, 1), new FileBudget(4, 64L << 20)))
+          .isEmpty();
       assertThat(format.watermarks(table).asMap()).isEmpty();
       assertThatThrownBy(() -> format.table(table)).hasMessageContaining("does not exist");
     }
@@ -477,20 +679,30 @@ class PaimonFormatTest {
   void badInputNamesTheField() throws Exception {
     StreamhouseSinkConfig config = config(Map.of("route.items.input", "debezium"));
     try (PaimonFormat format = format(config)) {
-      TableWriter writer = format.openWriter(table, config.routes().get(0), cdc(0, "c", null, 1L, "x"), new FileBudget(4, 64L << 20))
-          .orElseThrow();
+      TableWriter writer =
+          format
+              .openWriter(
+                  table,
+                  config.routes().get(0),
+                  cdc(0, "c", null, 1L, "x"),
+                  new FileBudget(4, 64L << 20))
+              .orElseThrow();
       assertThatThrownBy(() -> writer.write(cdc(1, "x", null, 1L, "x")))
-          .isInstanceOf(RecordConversionException.class).hasMessageContaining("unknown Debezium op 'x'")
-          .extracting(e -> ((RecordConversionException) e).field()).isEqualTo("op");
+          .isInstanceOf(RecordConversionException.class)
+          .hasMessageContaining("unknown Debezium op 'x'")
+          .extracting(e -> ((RecordConversionException) e).field())
+          .isEqualTo("op");
       Map<String, Object> nullKey = new HashMap<>();
       nullKey.put("id", null);
       nullKey.put("name", "n");
-      SinkRecord missingKey = new SinkRecord("items", 0, null, null, null,
-          Map.of("op", "c", "after", nullKey), 2);
-      assertThatThrownBy(() -> writer.write(missingKey)).isInstanceOf(RecordConversionException.class)
+      SinkRecord missingKey =
+          new SinkRecord("items", 0, null, null, null, Map.of("op", "c", "after", nullKey), 2);
+      assertThatThrownBy(() -> writer.write(missingKey))
+          .isInstanceOf(RecordConversionException.class)
           .hasMessageContaining("primary key field 'id'");
       SinkRecord keylessTombstone = new SinkRecord("items", 0, null, null, null, null, 3);
-      assertThatThrownBy(() -> writer.write(keylessTombstone)).isInstanceOf(RecordConversionException.class)
+      assertThatThrownBy(() -> writer.write(keylessTombstone))
+          .isInstanceOf(RecordConversionException.class)
           .hasMessageContaining("without a Kafka key");
       writer.close();
     }
