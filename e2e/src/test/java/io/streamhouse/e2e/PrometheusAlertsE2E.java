@@ -43,7 +43,7 @@ class PrometheusAlertsE2E {
     Path prometheusBinary =
         Path.of(System.getProperty("streamhouse.prometheus", "/usr/bin/prometheus"));
     assertThat(prometheusBinary)
-        .as("Prometheus (apt-get install prometheus; bash .ci/run installs it)")
+        .as("Prometheus: ./test.sh installs or fetches it, or give -Dstreamhouse.prometheus=PATH")
         .isExecutable();
     int agentPort = FreePorts.next();
     try (LocalStack stack =
