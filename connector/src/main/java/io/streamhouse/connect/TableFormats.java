@@ -20,16 +20,13 @@ public final class TableFormats {
         formats.put(
             catalog.name(),
             switch (catalog.format()) {
-              case "iceberg" -> new IcebergFormat(catalog, config.connectorName(), taskId);
-              case "paimon" ->
+              case ICEBERG -> new IcebergFormat(catalog, config.connectorName(), taskId);
+              case PAIMON ->
                   new PaimonFormat(
                       catalog,
                       config.connectorName(),
                       config.paimonWriteBufferBytes(),
                       config.paimonSpillDir());
-              default ->
-                  throw new IllegalArgumentException(
-                      catalog + ": unknown table format " + catalog.format());
             });
       }
       return formats;

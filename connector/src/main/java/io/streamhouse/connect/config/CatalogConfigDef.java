@@ -37,8 +37,8 @@ public final class CatalogConfigDef {
         .define(
             p + FORMAT,
             Type.STRING,
-            "iceberg",
-            EnumValidator.of("iceberg", "paimon"),
+            TableFormatKind.ICEBERG.configValue(),
+            EnumValidator.of(TableFormatKind.class),
             Importance.HIGH,
             "Table format of the catalog's tables.",
             group,

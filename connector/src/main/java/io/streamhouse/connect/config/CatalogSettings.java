@@ -10,12 +10,12 @@ import org.apache.kafka.common.config.types.Password;
  * {@code catalog.<name>.}, prefix removed, secrets resolved).
  */
 public record CatalogSettings(
-    String name, String format, String type, Map<String, String> properties) {
+    String name, TableFormatKind format, String type, Map<String, String> properties) {
 
   /** Never prints secret values. */
   @Override
   public String toString() {
-    return "catalog " + name + " (" + format + "/" + type + ")";
+    return "catalog " + name + " (" + format.configValue() + "/" + type + ")";
   }
 
   static CatalogSettings from(String name, AbstractConfig config) {
@@ -34,7 +34,8 @@ public record CatalogSettings(
             value instanceof Password pw ? pw.value() : String.valueOf(value));
       }
     }
-    String format = properties.remove(CatalogConfigDef.FORMAT);
+    TableFormatKind format =
+        EnumValidator.parse(TableFormatKind.class, properties.remove(CatalogConfigDef.FORMAT));
     String type = properties.remove(CatalogConfigDef.TYPE);
     return new CatalogSettings(name, format, type, Map.copyOf(properties));
   }

@@ -1,7 +1,9 @@
 package io.streamhouse.connect.config;
 
+import io.streamhouse.connect.convert.InputMode;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -9,10 +11,10 @@ import org.apache.kafka.common.config.ConfigValue;
 
 /** Rules that span several keys of catalogs and routes; each error goes to one key. */
 final class CrossFieldRules {
-  private static final Map<String, List<String>> TYPES_BY_FORMAT =
+  private static final Map<TableFormatKind, List<String>> TYPES_BY_FORMAT =
       Map.of(
-          "iceberg", List.of("rest", "jdbc", "hadoop", "custom"),
-          "paimon", List.of("filesystem", "jdbc", "rest"));
+          TableFormatKind.ICEBERG, List.of("rest", "jdbc", "hadoop", "custom"),
+          TableFormatKind.PAIMON, List.of("filesystem", "jdbc", "rest"));
 
   private CrossFieldRules() {}
 
@@ -41,7 +43,9 @@ final class CrossFieldRules {
         || !SinkConfigValidator.hasNoErrors(byName, p + CatalogConfigDef.TYPE)) {
       return;
     }
-    String format = String.valueOf(byName.get(p + CatalogConfigDef.FORMAT).value());
+    TableFormatKind format =
+        EnumValidator.parse(
+            TableFormatKind.class, String.valueOf(byName.get(p + CatalogConfigDef.FORMAT).value()));
     String type = String.valueOf(byName.get(p + CatalogConfigDef.TYPE).value());
     if (!TYPES_BY_FORMAT.get(format).contains(type)) {
       error.accept(
@@ -51,7 +55,7 @@ final class CrossFieldRules {
               + ": type "
               + type
               + " is not a "
-              + format
+              + format.configValue()
               + " catalog type; use one of "
               + TYPES_BY_FORMAT.get(format));
       return;
@@ -122,14 +126,15 @@ final class CrossFieldRules {
       TableNames.checkTemplate(table)
           .ifPresent(m -> error.accept(p + RouteConfigDef.TABLE, "route " + name + ": " + m));
     }
-    String format =
+    Optional<TableFormatKind> format =
         formatOf(
             blank(catalog) ? (catalogs.size() == 1 ? catalogs.get(0) : null) : catalog.trim(),
             props);
     for (String term : PartitionTerm.split(props.get(p + RouteConfigDef.PARTITION_BY))) {
       try {
         PartitionTerm parsed = PartitionTerm.parse(term);
-        if (format.equals("paimon") && parsed.transform() != PartitionTerm.Transform.IDENTITY) {
+        if (format.equals(Optional.of(TableFormatKind.PAIMON))
+            && parsed.transform() != PartitionTerm.Transform.IDENTITY) {
           error.accept(
               p + RouteConfigDef.PARTITION_BY,
               "route "
@@ -143,8 +148,9 @@ final class CrossFieldRules {
         error.accept(p + RouteConfigDef.PARTITION_BY, "route " + name + ": " + e.getMessage());
       }
     }
-    if (format.equals("iceberg")) {
-      if ("debezium".equals(props.get(p + RouteConfigDef.INPUT))) {
+    if (format.equals(Optional.of(TableFormatKind.ICEBERG))) {
+      String input = props.get(p + RouteConfigDef.INPUT);
+      if (input != null && input.trim().equalsIgnoreCase(InputMode.DEBEZIUM.configValue())) {
         error.accept(
             p + RouteConfigDef.INPUT,
             "route "
@@ -163,13 +169,26 @@ final class CrossFieldRules {
     }
   }
 
-  /** The table format of {@code catalog}; iceberg when unknown (its own checks report that). */
-  private static String formatOf(String catalog, Map<String, String> props) {
-    if (catalog == null) {
-      return "iceberg";
+  /**
+   * The table format of {@code catalog}: the default (iceberg) when the catalog does not set one;
+   * empty when the route's catalog is unknown or its format is not a format (the checks of those
+   * keys report that), so no format-specific rule is applied on a guess.
+   */
+  private static Optional<TableFormatKind> formatOf(String catalog, Map<String, String> props) {
+    if (catalog == null
+        || !SinkConfigDef.names(props.get(SinkConfigDef.CATALOGS_CONFIG)).contains(catalog)) {
+      return Optional.empty();
     }
     String format = props.get(CatalogConfigDef.PREFIX + catalog + "." + CatalogConfigDef.FORMAT);
-    return blank(format) ? "iceberg" : format.trim();
+    if (blank(format)) {
+      return Optional.of(TableFormatKind.ICEBERG);
+    }
+    try {
+      EnumValidator.of(TableFormatKind.class).ensureValid(CatalogConfigDef.FORMAT, format.trim());
+      return Optional.of(EnumValidator.parse(TableFormatKind.class, format));
+    } catch (org.apache.kafka.common.config.ConfigException notAFormat) {
+      return Optional.empty();
+    }
   }
 
   private static void checkEveryTopicHasARoute(

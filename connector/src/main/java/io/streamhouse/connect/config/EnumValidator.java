@@ -17,6 +17,21 @@ final class EnumValidator implements ConfigDef.Validator {
     return new EnumValidator(List.of(allowed));
   }
 
+  /** The constants of {@code type} as config words: lower case, {@code _} written {@code -}. */
+  static <E extends Enum<E>> EnumValidator of(Class<E> type) {
+    return new EnumValidator(
+        java.util.Arrays.stream(type.getEnumConstants()).map(EnumValidator::word).toList());
+  }
+
+  /** The constant of {@code type} that {@code value} names (after validation, so it exists). */
+  static <E extends Enum<E>> E parse(Class<E> type, String value) {
+    return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+  }
+
+  static String word(Enum<?> constant) {
+    return constant.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
   @Override
   public void ensureValid(String name, Object value) {
     if (value == null) {

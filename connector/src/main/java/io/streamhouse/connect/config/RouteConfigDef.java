@@ -1,5 +1,7 @@
 package io.streamhouse.connect.config;
 
+import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.List;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -172,8 +174,8 @@ public final class RouteConfigDef {
         .define(
             p + INPUT,
             Type.STRING,
-            "upsert",
-            EnumValidator.of("upsert", "debezium"),
+            InputMode.UPSERT.configValue(),
+            EnumValidator.of(InputMode.class),
             Importance.MEDIUM,
             "Paimon: how a record value becomes a change. upsert: the value is the row and a "
                 + "tombstone (null value) deletes the row of its key. debezium: a Debezium envelope "
@@ -197,8 +199,8 @@ public final class RouteConfigDef {
         .define(
             p + SCHEMA_EVOLUTION,
             Type.STRING,
-            "add-and-widen",
-            EnumValidator.of("none", "add-columns", "add-and-widen"),
+            EvolutionMode.ADD_AND_WIDEN.configValue(),
+            EnumValidator.of(EvolutionMode.class),
             Importance.MEDIUM,
             "How record schemas may change the route's tables. none: never (fields a table lacks are "
                 + "ignored); add-columns: new fields become optional columns (nested too); add-and-widen: "

@@ -1,5 +1,6 @@
 package io.streamhouse.connect.config;
 
+import io.streamhouse.connect.convert.InputMode;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -22,7 +23,7 @@ public record RouteSettings(
     long targetFileSizeBytes,
     Map<String, String> tableProperties,
     List<String> primaryKey,
-    String input,
+    InputMode input,
     int buckets,
     io.streamhouse.connect.schema.EvolutionMode schemaEvolution) {
 
@@ -69,7 +70,7 @@ public record RouteSettings(
         (Long) v.get(p + RouteConfigDef.TARGET_FILE_SIZE_BYTES),
         tableProperties,
         List.copyOf(primaryKey),
-        (String) v.get(p + RouteConfigDef.INPUT),
+        EnumValidator.parse(InputMode.class, (String) v.get(p + RouteConfigDef.INPUT)),
         (Integer) v.get(p + RouteConfigDef.BUCKETS),
         io.streamhouse.connect.schema.EvolutionMode.of(
             (String) v.get(p + RouteConfigDef.SCHEMA_EVOLUTION)));

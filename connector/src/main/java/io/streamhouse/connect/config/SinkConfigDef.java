@@ -361,8 +361,8 @@ public final class SinkConfigDef {
         .define(
             LAG_ON_DATA_LOSS_CONFIG,
             Type.STRING,
-            "warn",
-            EnumValidator.of("warn", "fail"),
+            DataLossAction.WARN.configValue(),
+            EnumValidator.of(DataLossAction.class),
             Importance.MEDIUM,
             LAG_ON_DATA_LOSS_DOC,
             MONITOR_GROUP,

@@ -82,7 +82,9 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
   }
 
   public boolean failOnDataLoss() {
-    return getString(SinkConfigDef.LAG_ON_DATA_LOSS_CONFIG).equals("fail");
+    return EnumValidator.parse(
+            DataLossAction.class, getString(SinkConfigDef.LAG_ON_DATA_LOSS_CONFIG))
+        == DataLossAction.FAIL;
   }
 
   public long commitIntervalMs() {

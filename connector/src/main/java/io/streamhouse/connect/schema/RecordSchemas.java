@@ -1,6 +1,7 @@
 package io.streamhouse.connect.schema;
 
 import io.streamhouse.connect.convert.Envelopes;
+import io.streamhouse.connect.convert.InputMode;
 import io.streamhouse.connect.schema.FieldType.Field;
 import io.streamhouse.connect.schema.FieldType.Kind;
 import java.math.BigDecimal;
@@ -28,12 +29,12 @@ public final class RecordSchemas {
    * Debezium envelope's {@code after} (or {@code before}) image, or a flattened row without its
    * markers. Empty for a tombstone or a value that is not a row.
    */
-  public static Optional<FieldType.Struct> rowOf(SinkRecord record, String input) {
+  public static Optional<FieldType.Struct> rowOf(SinkRecord record, InputMode input) {
     Object value = record.value();
     if (value == null) {
       return Optional.empty();
     }
-    if (input.equals("debezium") && Envelopes.isEnvelope(value)) {
+    if (input == InputMode.DEBEZIUM && Envelopes.isEnvelope(value)) {
       String side = Envelopes.imageSide(value);
       Object image = Envelopes.field(value, side);
       if (value instanceof Struct envelope) {
@@ -41,7 +42,7 @@ public final class RecordSchemas {
       }
       return image instanceof Map<?, ?> map ? Optional.of(infer(map)) : Optional.empty();
     }
-    List<String> skip = input.equals("debezium") ? List.copyOf(Envelopes.MARKERS) : List.of();
+    List<String> skip = input == InputMode.DEBEZIUM ? List.copyOf(Envelopes.MARKERS) : List.of();
     if (record.valueSchema() != null) {
       return record.valueSchema().type() == Schema.Type.STRUCT
           ? Optional.of(struct(record.valueSchema(), skip))

@@ -57,7 +57,7 @@ class ParticipantTest {
               1L << 20,
               Map.of(),
               List.of(),
-              "upsert",
+              io.streamhouse.connect.convert.InputMode.UPSERT,
               1,
               EvolutionMode.NONE));
 

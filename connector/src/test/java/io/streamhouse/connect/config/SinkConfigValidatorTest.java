@@ -70,6 +70,34 @@ class SinkConfigValidatorTest {
   }
 
   @Test
+  void aFormatThatIsNoFormatIsReportedOnceAndNoFormatIsGuessedForItsRoutes() {
+    Config result =
+        new StreamhouseSinkConnector()
+            .validate(
+                config(
+                    "catalog.local.format",
+                    "delta",
+                    "route.r.input",
+                    "debezium",
+                    "route.r.primary-key",
+                    "id"));
+    assertThat(errorsOf(result, "catalog.local.format"))
+        .singleElement()
+        .asString()
+        .contains("must be one of iceberg, paimon");
+    assertThat(errorsOf(result, "route.r.input")).as("not judged as an Iceberg route").isEmpty();
+    assertThat(errorsOf(result, "route.r.primary-key")).isEmpty();
+    assertThat(
+            errorsOf(
+                new StreamhouseSinkConnector().validate(config("route.r.input", "debezium")),
+                "route.r.input"))
+        .as("no format set: the default, iceberg")
+        .singleElement()
+        .asString()
+        .contains("input=debezium needs a Paimon catalog");
+  }
+
+  @Test
   void aValidConfigHasNoErrors() {
     Config result = new StreamhouseSinkConnector().validate(config());
     assertThat(result.configValues()).allSatisfy(v -> assertThat(v.errorMessages()).isEmpty());

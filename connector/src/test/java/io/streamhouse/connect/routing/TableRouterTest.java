@@ -91,7 +91,7 @@ class TableRouterTest {
         1L << 20,
         Map.of(),
         List.of(),
-        "upsert",
+        io.streamhouse.connect.convert.InputMode.UPSERT,
         1,
         EvolutionMode.NONE);
   }

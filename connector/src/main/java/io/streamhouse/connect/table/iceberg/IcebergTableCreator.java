@@ -2,6 +2,7 @@ package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.config.PartitionTerm;
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.convert.InputMode;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.iceberg.PartitionSpec;
@@ -23,7 +24,7 @@ final class IcebergTableCreator {
     try {
       schema =
           IcebergColumns.schemaFor(
-              io.streamhouse.connect.schema.RecordSchemas.rowOf(sample, "upsert")
+              io.streamhouse.connect.schema.RecordSchemas.rowOf(sample, InputMode.UPSERT)
                   .orElseThrow(
                       () ->
                           new IllegalArgumentException(

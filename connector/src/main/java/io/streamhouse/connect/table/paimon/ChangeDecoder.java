@@ -1,6 +1,7 @@
 package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.convert.Envelopes;
+import io.streamhouse.connect.convert.InputMode;
 import io.streamhouse.connect.errors.RecordConversionException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,8 +29,8 @@ final class ChangeDecoder {
   private final boolean debezium;
   private final List<String> primaryKey;
 
-  ChangeDecoder(String input, List<String> primaryKey) {
-    this.debezium = input.equals("debezium");
+  ChangeDecoder(InputMode input, List<String> primaryKey) {
+    this.debezium = input == InputMode.DEBEZIUM;
     this.primaryKey = primaryKey;
   }
 

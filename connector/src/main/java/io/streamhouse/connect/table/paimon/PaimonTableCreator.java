@@ -2,6 +2,7 @@ package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.config.PartitionTerm;
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.convert.InputMode;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.RecordSchemas;
@@ -55,7 +56,7 @@ final class PaimonTableCreator {
                             + "nor a JSON object (for Debezium input: an envelope without before and after)"));
     RowType rowType = (RowType) PaimonColumns.paimon(row, true);
     List<String> primaryKey = primaryKey(route, sample);
-    if (primaryKey.isEmpty() && route.input().equals("debezium")) {
+    if (primaryKey.isEmpty() && route.input() == InputMode.DEBEZIUM) {
       throw new RecordConversionException(
           "<key>",
           "cannot create table "

@@ -1,6 +1,7 @@
 package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.convert.InputMode;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.table.TableWriter;
@@ -57,7 +58,7 @@ final class PaimonTableWriter implements TableWriter {
     write.withIOManager(ioManager).withMemoryPoolFactory(memory);
     this.primaryKey = table.primaryKeys();
     this.decoder = new ChangeDecoder(route.input(), primaryKey);
-    this.debezium = route.input().equals("debezium");
+    this.debezium = route.input() == InputMode.DEBEZIUM;
     this.converter = new PaimonRowConverter(table.rowType());
     this.sequenceFields = new CoreOptions(table.options()).sequenceField();
     this.columns = PaimonColumns.of(table);
