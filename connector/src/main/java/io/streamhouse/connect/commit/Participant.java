@@ -34,10 +34,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The task side of the commit protocol: writes records into per-table writers (skipping what a
- * table already has, invariant 2), offers prepared batches when the coordinator asks, keeps them
- * until the coordinator says what became of them, and knows, per topic-partition, the oldest offset
- * not yet durable in every table (invariant 3). All methods but {@link #onStartCommit} are called
- * under {@link #lock()}.
+ * table already has, invariant <em>skip-what-the-table-has</em> of docs/architecture.md), offers
+ * prepared batches when the coordinator asks, keeps them until the coordinator says what became of
+ * them, and knows, per topic-partition, the oldest offset not yet durable in every table (invariant
+ * <em>durable-offsets</em>). All methods but {@link #onStartCommit} are called under {@link
+ * #lock()}.
  */
 public final class Participant {
   private static final Logger LOG = LoggerFactory.getLogger(Participant.class);
@@ -135,7 +136,7 @@ public final class Participant {
     long[] range = table == null ? null : table.ranges.get(tp);
     OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
     if (position.isPresent() && offset < position.getAsLong()) {
-      return false; // the table has it already (invariant 2)
+      return false; // the table has it already (invariant skip-what-the-table-has)
     }
     // A record past the position is normal: the ones between went to other tables (dynamic
     // routing), to the dead-letter queue, or were compacted away. Lost data is the lag monitor's
@@ -616,8 +617,9 @@ public final class Participant {
   }
 
   /**
-   * Invariant 3: per assigned topic-partition, the oldest offset not yet durable in every table;
-   * partitions with nothing in flight keep Connect's own position.
+   * Invariant <em>durable-offsets</em> (docs/architecture.md): per assigned topic-partition, the
+   * oldest offset not yet durable in every table; partitions with nothing in flight keep Connect's
+   * own position.
    */
   public Map<TopicPartition, Long> safeOffsets(Map<TopicPartition, Long> consumed) {
     Map<TopicPartition, Long> safe = new HashMap<>(consumed);

@@ -10,10 +10,10 @@ import java.util.OptionalLong;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Invariant 1 (contiguity) for one table and one commit: which offered batches go into the next
- * snapshot, which are already in the table, which must be rejected, and the watermarks the snapshot
- * records. Pure: the committer re-plans against the table state inside its atomic commit, so a plan
- * is only as good as the watermarks it was made from.
+ * Invariant <em>contiguity</em> (docs/architecture.md) for one table and one commit: which offered
+ * batches go into the next snapshot, which are already in the table, which must be rejected, and
+ * the watermarks the snapshot records. Pure: the committer re-plans against the table state inside
+ * its atomic commit, so a plan is only as good as the watermarks it was made from.
  */
 public final class BatchPlan {
   /** What happens to one batch. */

@@ -46,8 +46,9 @@ public interface TableFormat extends AutoCloseable {
   Watermarks watermarks(TableId table);
 
   /**
-   * Commits {@code batches} to {@code table} in one snapshot under invariant 1: the contiguity
-   * check and the snapshot are atomic; batches already in are acknowledged, others rejected.
+   * Commits {@code batches} to {@code table} in one snapshot under invariant <em>contiguity</em>
+   * (docs/architecture.md): the contiguity check and the snapshot are atomic; batches already in
+   * are acknowledged, others rejected.
    */
   CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound);
 

@@ -3,7 +3,6 @@ package io.streamhouse.connect.table.iceberg;
 import io.streamhouse.connect.config.CatalogSettings;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.errors.RecordConversionException;
-import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.PreparedFiles;
@@ -13,6 +12,7 @@ import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.SchemaChange;
 import io.streamhouse.connect.table.CheckedBatches;
+import io.streamhouse.connect.table.CommitLoop;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.SchemaEvolutionLoop;
 import io.streamhouse.connect.table.SnapshotKeys;
@@ -23,7 +23,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
@@ -42,7 +41,6 @@ import org.slf4j.LoggerFactory;
 /** Iceberg append tables of one catalog: writers, watermarks and the atomic commit. */
 public final class IcebergFormat implements TableFormat {
   private static final Logger LOG = LoggerFactory.getLogger(IcebergFormat.class);
-  private static final int MAX_PLAN_ATTEMPTS = 10;
 
   private final Catalog catalog;
   private final String connector;
@@ -193,73 +191,59 @@ public final class IcebergFormat implements TableFormat {
               }
             });
     List<OfferedBatch> batches = checked.accepted(offered);
-    List<BatchPlan.Offer> offers =
-        batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
-    for (int attempt = 1; ; attempt++) {
-      Table table =
-          attempt == 1 ? loaded : table(id); // refreshed just above; again after a conflict
-      java.util.Optional<Snapshot> own = latestOwnSnapshot(table);
-      Watermarks current = watermarksOf(own);
-      BatchPlan plan = BatchPlan.of(current, offers);
-      Map<String, BatchPlan.Decision> decisions = checked.withRefused(plan.decisions());
-      if (!plan.changesTable()) {
-        return new CommitOutcome(decisions, current, OptionalLong.empty(), 0, 0, checked.refused());
-      }
-      Long expectedOwn = own.map(Snapshot::snapshotId).orElse(null);
-      AppendFiles append =
-          table
-              .newAppend()
-              .scanManifestsWith(CallerRunsExecutor.INSTANCE)
-              .writeManifestsWith(CallerRunsExecutor.INSTANCE, 1);
-      long records = 0;
-      int files = 0;
-      long validThrough = Long.MAX_VALUE;
-      for (OfferedBatch batch : batches) {
-        if (plan.decision(batch.batchId()) == BatchPlan.Decision.APPLY) {
-          for (DataFile file : checked.files(batch.batchId())) {
-            append.appendFile(file);
-            records += file.recordCount();
-            files++;
+    return CommitLoop.run(
+        connector,
+        id,
+        commitId,
+        batches,
+        checked,
+        fullRound,
+        keys,
+        new CommitLoop.Table() {
+          private Table table = loaded; // refreshed just above; again after a conflict
+          private Long expectedOwn;
+          private boolean first = true;
+
+          @Override
+          public Watermarks refresh() {
+            table = first ? loaded : table(id);
+            first = false;
+            java.util.Optional<Snapshot> own = latestOwnSnapshot(table);
+            expectedOwn = own.map(Snapshot::snapshotId).orElse(null);
+            return watermarksOf(own);
           }
-          validThrough = Math.min(validThrough, batch.maxRecordTimestamp());
-        }
-      }
-      append.set(keys.watermarks(), plan.after().encode());
-      append.set(keys.commitId(), Long.toString(commitId));
-      if (fullRound && validThrough != Long.MAX_VALUE && validThrough >= 0) {
-        append.set(keys.validThrough(), Long.toString(validThrough));
-      }
-      append.validateWith(new OwnSnapshotValidator(keys.watermarks(), expectedOwn));
-      try {
-        append.commit();
-        Snapshot committed = table.currentSnapshot();
-        LOG.info(
-            "Connector {} committed {} files ({} records) to {} in snapshot {} (commit {}): {}",
-            connector,
-            files,
-            records,
-            id,
-            committed.snapshotId(),
-            commitId,
-            decisions);
-        return new CommitOutcome(
-            decisions,
-            plan.after(),
-            OptionalLong.of(committed.snapshotId()),
-            records,
-            files,
-            checked.refused());
-      } catch (ValidationException concurrent) {
-        if (attempt >= MAX_PLAN_ATTEMPTS) {
-          throw concurrent;
-        }
-        LOG.warn(
-            "Connector {}: another commit to {} changed its watermarks; planning again ({})",
-            connector,
-            id,
-            concurrent.getMessage());
-      }
-    }
+
+          @Override
+          public CommitLoop.Committed commit(
+              List<OfferedBatch> applying, Map<String, String> summary)
+              throws CommitLoop.ConcurrentCommitException {
+            AppendFiles append =
+                table
+                    .newAppend()
+                    .scanManifestsWith(CallerRunsExecutor.INSTANCE)
+                    .writeManifestsWith(CallerRunsExecutor.INSTANCE, 1);
+            long records = 0;
+            int files = 0;
+            for (OfferedBatch batch : applying) {
+              for (DataFile file : checked.files(batch.batchId())) {
+                append.appendFile(file);
+                records += file.recordCount();
+                files++;
+              }
+            }
+            summary.forEach(append::set);
+            // The own-snapshot check runs in Iceberg's commit, against the metadata it swaps
+            // atomically.
+            append.validateWith(new OwnSnapshotValidator(keys.watermarks(), expectedOwn));
+            try {
+              append.commit();
+            } catch (ValidationException concurrent) {
+              throw new CommitLoop.ConcurrentCommitException(concurrent.getMessage(), concurrent);
+            }
+            return new CommitLoop.Committed(
+                table.currentSnapshot().snapshotId(), records, files, List.of());
+          }
+        });
   }
 
   @Override

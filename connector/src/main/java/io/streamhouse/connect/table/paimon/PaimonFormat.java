@@ -14,6 +14,7 @@ import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.SchemaChange;
 import io.streamhouse.connect.table.CheckedBatches;
+import io.streamhouse.connect.table.CommitLoop;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.SchemaEvolutionLoop;
 import io.streamhouse.connect.table.SnapshotKeys;
@@ -25,13 +26,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Catalog;
@@ -57,7 +56,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class PaimonFormat implements TableFormat {
   private static final Logger LOG = LoggerFactory.getLogger(PaimonFormat.class);
-  private static final int MAX_PLAN_ATTEMPTS = 10;
   private static final int PAGE_SIZE = 64 * 1024;
 
   private final Catalog catalog;
@@ -179,10 +177,11 @@ public final class PaimonFormat implements TableFormat {
   }
 
   /**
-   * Invariant 1 for Paimon, which has no commit hook: plan against the latest snapshot of the
-   * connector's commit user, commit only if no snapshot appeared since the planning read, with
-   * Paimon's own retry off (a snapshot-id race fails the commit and we plan again). A committer
-   * that slipped in between Paimon's read and ours is detected afterwards and reported as an error.
+   * Invariant <em>contiguity</em> (docs/architecture.md) for Paimon, which has no commit hook: plan
+   * against the latest snapshot of the connector's commit user, commit only if no snapshot appeared
+   * since the planning read, with Paimon's own retry off (a snapshot-id race fails the commit and
+   * we plan again). A committer that slipped in between Paimon's read and ours is detected
+   * afterwards and reported as an error.
    */
   @Override
   public CommitOutcome commit(
@@ -240,88 +239,67 @@ public final class PaimonFormat implements TableFormat {
       List<OfferedBatch> batches,
       CheckedBatches<PaimonFileCheck.Entry> checked,
       boolean fullRound) {
-    List<BatchPlan.Offer> offers =
-        batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
-    for (int attempt = 1; ; attempt++) {
-      if (attempt > MAX_PLAN_ATTEMPTS) {
-        throw new IllegalStateException(
-            "Connector "
-                + connector
-                + ": Paimon table "
-                + id
-                + " changed under "
-                + MAX_PLAN_ATTEMPTS
-                + " commit attempts in a row; the batches stay offered for the next round");
-      }
-      FileStoreTable table = table(id);
-      SnapshotManager snapshots = table.snapshotManager();
-      Long base = snapshots.latestSnapshotId();
-      Optional<Snapshot> own = snapshots.latestSnapshotOfUser(commitUser);
-      Watermarks current = watermarksOf(own);
-      BatchPlan plan = BatchPlan.of(current, offers);
-      Map<String, BatchPlan.Decision> decisions = checked.withRefused(plan.decisions());
-      if (!plan.changesTable()) {
-        return new CommitOutcome(decisions, current, OptionalLong.empty(), 0, 0, checked.refused());
-      }
-      long identifier = Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1);
-      ManifestCommittable committable = new ManifestCommittable(identifier);
-      List<CommitMessage> applied = new ArrayList<>();
-      long records = 0;
-      int files = 0;
-      long validThrough = Long.MAX_VALUE;
-      for (OfferedBatch batch : batches) {
-        if (plan.decision(batch.batchId()) == BatchPlan.Decision.APPLY) {
-          for (CommitMessage message : messagesOf(checked.files(batch.batchId()))) {
-            committable.addFileCommittable(message);
-            applied.add(message);
-            for (DataFileMeta file : ((CommitMessageImpl) message).newFilesIncrement().newFiles()) {
-              records += file.rowCount();
-              files++;
-            }
+    return CommitLoop.run(
+        connector,
+        id,
+        commitId,
+        batches,
+        checked,
+        fullRound,
+        keys,
+        new CommitLoop.Table() {
+          private FileStoreTable table;
+          private Long base;
+          private Optional<Snapshot> own;
+
+          @Override
+          public Watermarks refresh() {
+            table = table(id);
+            base = table.snapshotManager().latestSnapshotId();
+            own = table.snapshotManager().latestSnapshotOfUser(commitUser);
+            return watermarksOf(own);
           }
-          validThrough = Math.min(validThrough, batch.maxRecordTimestamp());
-        }
-      }
-      Map<String, String> properties = new HashMap<>();
-      properties.put(keys.watermarks(), plan.after().encode());
-      properties.put(keys.commitId(), Long.toString(commitId));
-      if (fullRound && validThrough != Long.MAX_VALUE && validThrough >= 0) {
-        properties.put(keys.validThrough(), Long.toString(validThrough));
-      }
-      properties.forEach(committable::addProperty);
-      if (!Objects.equals(snapshots.latestSnapshotId(), base)) {
-        continue; // someone committed while we planned: plan again
-      }
-      try {
-        commitOnce(table, committable);
-      } catch (RuntimeException conflict) {
-        LOG.warn(
-            "Connector {}: commit {} to Paimon table {} met a concurrent commit; planning again ({})",
-            connector,
-            identifier,
-            id,
-            conflict.toString());
-        continue;
-      }
-      long snapshotId = reportConcurrentCommitters(id, snapshots, base, identifier);
-      LOG.info(
-          "Connector {} committed {} files ({} records) to {} in snapshot {} (identifier {}): {}",
-          connector,
-          files,
-          records,
-          id,
-          snapshotId,
-          identifier,
-          decisions);
-      return new CommitOutcome(
-          decisions,
-          plan.after(),
-          OptionalLong.of(snapshotId),
-          records,
-          files,
-          checked.refused(),
-          compactor.jobsAfterCommit(id, table, applied));
-    }
+
+          @Override
+          public CommitLoop.Committed commit(
+              List<OfferedBatch> applying, Map<String, String> summary)
+              throws CommitLoop.ConcurrentCommitException {
+            long identifier =
+                Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1);
+            ManifestCommittable committable = new ManifestCommittable(identifier);
+            List<CommitMessage> applied = new ArrayList<>();
+            long records = 0;
+            int files = 0;
+            for (OfferedBatch batch : applying) {
+              for (CommitMessage message : messagesOf(checked.files(batch.batchId()))) {
+                committable.addFileCommittable(message);
+                applied.add(message);
+                for (DataFileMeta file :
+                    ((CommitMessageImpl) message).newFilesIncrement().newFiles()) {
+                  records += file.rowCount();
+                  files++;
+                }
+              }
+            }
+            summary.forEach(committable::addProperty);
+            SnapshotManager snapshots = table.snapshotManager();
+            // Paimon has no commit hook: check that nobody committed since the plan, then commit
+            // with
+            // Paimon's own retry off, so a snapshot-id race fails instead of committing unchecked.
+            if (!Objects.equals(snapshots.latestSnapshotId(), base)) {
+              throw new CommitLoop.ConcurrentCommitException(
+                  "snapshot " + snapshots.latestSnapshotId() + " appeared while planning", null);
+            }
+            try {
+              commitOnce(table, committable);
+            } catch (RuntimeException conflict) {
+              throw new CommitLoop.ConcurrentCommitException(conflict.toString(), conflict);
+            }
+            long snapshotId = reportConcurrentCommitters(id, snapshots, base, identifier);
+            return new CommitLoop.Committed(
+                snapshotId, records, files, compactor.jobsAfterCommit(id, table, applied));
+          }
+        });
   }
 
   /**

@@ -1,0 +1,149 @@
+package io.streamhouse.connect.table;
+
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.CompactionJob;
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.Watermarks;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The commit of offered batches to one table, the same for every format: read the watermarks of the
+ * connector's latest snapshot, plan (invariant <em>contiguity</em>, docs/architecture.md), commit
+ * the applying batches in one snapshot with the new watermarks, and plan again when another commit
+ * won the race, at most {@link #MAX_PLAN_ATTEMPTS} times. When the attempts run out the commit
+ * fails with {@link ConflictsExhaustedException}; the coordinator then leaves the batches offered
+ * for the next round. A format supplies only how to read its watermarks and how to make one
+ * snapshot.
+ */
+public final class CommitLoop {
+  /** Attempts before a table that keeps changing under the commit fails it. */
+  public static final int MAX_PLAN_ATTEMPTS = 10;
+
+  private static final Logger LOG = LoggerFactory.getLogger(CommitLoop.class);
+
+  private CommitLoop() {}
+
+  /** What one format does in one attempt. */
+  public interface Table {
+    /**
+     * Reads the table afresh: the watermarks of the connector's latest snapshot, and whatever the
+     * commit needs.
+     */
+    Watermarks refresh();
+
+    /**
+     * Commits the files of {@code applying} in one snapshot whose summary holds {@code summary}
+     * (watermarks, commit id, valid-through), atomically with the check that the connector's latest
+     * snapshot is still the one {@link #refresh} read.
+     *
+     * @throws ConcurrentCommitException when another commit got in first; the loop plans again
+     */
+    Committed commit(List<OfferedBatch> applying, Map<String, String> summary)
+        throws ConcurrentCommitException;
+  }
+
+  /** The snapshot one attempt made, what it holds, and the maintenance it calls for. */
+  public record Committed(
+      long snapshotId, long records, int files, List<CompactionJob> compactions) {}
+
+  /** Another commit changed the table between the plan and the commit. */
+  public static final class ConcurrentCommitException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public ConcurrentCommitException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /** The table kept changing under every attempt. */
+  public static final class ConflictsExhaustedException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    ConflictsExhaustedException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  /**
+   * Commits {@code batches} (each with offsets; checked before) to {@code id}; {@code refused}
+   * names the batches the checks refused, reported as rejected without touching the table.
+   */
+  public static CommitOutcome run(
+      String connector,
+      TableId id,
+      long commitId,
+      List<OfferedBatch> batches,
+      CheckedBatches<?> checked,
+      boolean fullRound,
+      SnapshotKeys keys,
+      Table table) {
+    List<BatchPlan.Offer> offers =
+        batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
+    ConcurrentCommitException last = null;
+    for (int attempt = 1; attempt <= MAX_PLAN_ATTEMPTS; attempt++) {
+      Watermarks current = table.refresh();
+      BatchPlan plan = BatchPlan.of(current, offers);
+      Map<String, BatchPlan.Decision> decisions = checked.withRefused(plan.decisions());
+      if (!plan.changesTable()) {
+        return new CommitOutcome(decisions, current, OptionalLong.empty(), 0, 0, checked.refused());
+      }
+      List<OfferedBatch> applying =
+          batches.stream()
+              .filter(b -> plan.decision(b.batchId()) == BatchPlan.Decision.APPLY)
+              .toList();
+      Map<String, String> summary = new LinkedHashMap<>();
+      summary.put(keys.watermarks(), plan.after().encode());
+      summary.put(keys.commitId(), Long.toString(commitId));
+      long validThrough =
+          applying.stream().mapToLong(OfferedBatch::maxRecordTimestamp).min().orElse(-1);
+      if (fullRound && validThrough >= 0) {
+        summary.put(keys.validThrough(), Long.toString(validThrough));
+      }
+      try {
+        Committed committed = table.commit(applying, summary);
+        LOG.info(
+            "Connector {} committed {} files ({} records) to {} in snapshot {} (commit {}): {}",
+            connector,
+            committed.files(),
+            committed.records(),
+            id,
+            committed.snapshotId(),
+            commitId,
+            decisions);
+        return new CommitOutcome(
+            decisions,
+            plan.after(),
+            OptionalLong.of(committed.snapshotId()),
+            committed.records(),
+            committed.files(),
+            checked.refused(),
+            committed.compactions());
+      } catch (ConcurrentCommitException e) {
+        last = e;
+        LOG.warn(
+            "Connector {}: another commit to {} got in first (attempt {} of {}); planning again: {}",
+            connector,
+            id,
+            attempt,
+            MAX_PLAN_ATTEMPTS,
+            e.getMessage());
+      }
+    }
+    throw new ConflictsExhaustedException(
+        "Connector "
+            + connector
+            + ": table "
+            + id
+            + " changed under "
+            + MAX_PLAN_ATTEMPTS
+            + " commit attempts in a row; its batches stay offered for the next round",
+        last);
+  }
+}
