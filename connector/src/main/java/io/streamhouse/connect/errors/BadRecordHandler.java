@@ -26,7 +26,7 @@ public final class BadRecordHandler {
     this.tolerate = tolerate;
     ErrantRecordReporter r = null;
     try {
-      r = context.errantRecordReporter();
+      r = context == null ? null : context.errantRecordReporter(); // null: outside a worker
     } catch (NoSuchMethodError | NoClassDefFoundError oldWorker) {
       LOG.warn(
           "Connector {}: this worker has no errant record reporter; bad records fail the task",

@@ -1,0 +1,265 @@
+package io.streamhouse.connect;
+
+import io.streamhouse.connect.commit.Participant;
+import io.streamhouse.connect.errors.BadRecordHandler;
+import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.monitor.TaskMetrics;
+import io.streamhouse.connect.routing.TableRouter;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a task does with Connect's calls: routes each record to its tables and writes it, keeps the
+ * task's consumed offsets, seeks past what the tables hold already (invariant
+ * <em>skip-what-the-table-has</em>, docs/architecture.md), rewinds when a batch was rejected or a
+ * schema changed, hands in its work when partitions are revoked, and reports only durable offsets.
+ * Every method takes the participant's lock for its whole run; nothing else here is shared.
+ */
+final class RecordIntake {
+  private static final Logger LOG = LoggerFactory.getLogger(RecordIntake.class);
+
+  /**
+   * Where Connect's consumer reads next: {@code SinkTaskContext.offset}, or a test's record of it.
+   */
+  interface Seeker {
+    void seek(Map<TopicPartition, Long> offsets);
+  }
+
+  private final String taskName;
+  private final Participant participant;
+  private final TableRouter router;
+  private final BadRecordHandler badRecords;
+  private final TaskMetrics metrics;
+  private final Seeker seeker;
+  private final long handOverTimeoutMs;
+
+  /** Whether the records of a partition go to tables known from its topic (no transforms). */
+  private final boolean tablesKnownByTopic;
+
+  private final Map<TopicPartition, Long> consumed = new HashMap<>();
+
+  /**
+   * Partitions whose first records since their assignment or the last rewind have not arrived yet.
+   */
+  private final Set<TopicPartition> unseen = new HashSet<>();
+
+  RecordIntake(
+      String taskName,
+      Participant participant,
+      TableRouter router,
+      BadRecordHandler badRecords,
+      TaskMetrics metrics,
+      Seeker seeker,
+      long handOverTimeoutMs,
+      boolean tablesKnownByTopic) {
+    this.taskName = taskName;
+    this.participant = participant;
+    this.router = router;
+    this.badRecords = badRecords;
+    this.metrics = metrics;
+    this.seeker = seeker;
+    this.handOverTimeoutMs = handOverTimeoutMs;
+    this.tablesKnownByTopic = tablesKnownByTopic;
+  }
+
+  /** {@code SinkTask.open}: partitions assigned to the task. */
+  void assigned(Collection<TopicPartition> partitions) {
+    participant.lock().lock();
+    try {
+      participant.assigned(partitions);
+      watchFirstRecords(partitions);
+      if (participant.hasWriters()) {
+        // Cooperative rebalancing adds partitions to a running task. A Paimon writer must not be
+        // older than the watermarks of a partition it writes (its sequence numbers would rank a
+        // newer row below rows committed since): start the writers over, after handing in what
+        // they wrote, so that the rewind has nothing to read again.
+        participant.handOver(handOverTimeoutMs);
+        rewind();
+      }
+    } finally {
+      participant.lock().unlock();
+    }
+  }
+
+  /** {@code SinkTask.put}: writes every record to the tables it routes to. */
+  void put(Collection<SinkRecord> records) {
+    participant.lock().lock();
+    try {
+      // Connect counts every record of this batch as delivered: a rewind in the middle of it must
+      // also take the partitions this task sees for the first time back to their first record.
+      TopicPartition tp = null;
+      Map<TopicPartition, SinkRecord> firstSeen = null;
+      Map<TopicPartition, Long> lastSeen = null;
+      for (SinkRecord record : records) {
+        tp = partitionOf(record, tp);
+        consumed.putIfAbsent(tp, record.originalKafkaOffset());
+        if (!unseen.isEmpty() && unseen.contains(tp)) {
+          if (firstSeen == null) {
+            firstSeen = new HashMap<>();
+            lastSeen = new HashMap<>();
+          }
+          firstSeen.putIfAbsent(tp, record);
+          lastSeen.put(tp, record.originalKafkaOffset());
+        }
+      }
+      if (participant.resetRequested()) {
+        rewind();
+        return;
+      }
+      if (firstSeen != null) {
+        skipWhatTheTablesHold(firstSeen, lastSeen);
+      }
+      tp = null;
+      for (SinkRecord record : records) {
+        tp = partitionOf(record, tp);
+        write(record, tp);
+        if (participant.resetRequested()) {
+          rewind(); // a table's schema changed: start over, this record included
+          return;
+        }
+        consumed.put(tp, record.originalKafkaOffset() + 1);
+      }
+    } finally {
+      participant.lock().unlock();
+    }
+  }
+
+  private void write(SinkRecord record, TopicPartition tp) {
+    try {
+      for (TableRouter.Destination to : router.route(record)) {
+        try {
+          if (participant.write(record, tp, to)) {
+            metrics.written();
+          }
+        } catch (RecordConversionException e) {
+          metrics.deadLettered();
+          badRecords.handle(record, to.table().toString(), e);
+          participant.skipped(record, tp, to);
+        }
+      }
+    } catch (RecordConversionException e) {
+      metrics.deadLettered();
+      badRecords.handle(record, "(no table)", e);
+    }
+  }
+
+  /**
+   * {@code SinkTask.preCommit}: per partition, the offset Connect may commit (invariant
+   * <em>durable-offsets</em>).
+   */
+  Map<TopicPartition, Long> durableOffsets(Map<TopicPartition, Long> current) {
+    participant.lock().lock();
+    try {
+      if (participant.resetRequested()) {
+        rewind();
+      }
+      return participant.safeOffsets(current);
+    } finally {
+      participant.lock().unlock();
+    }
+  }
+
+  /** {@code SinkTask.close}: partitions revoked from the task (a rebalance, or its stop). */
+  void revoked(Collection<TopicPartition> partitions) {
+    participant.lock().lock();
+    try {
+      // Hand in what was written while the task still reports these partitions as its own, so that
+      // the round commits as soon as this task answered; the next owners then skip those records.
+      participant.handOver(handOverTimeoutMs);
+      participant.revoked(partitions);
+      long before = participant.rewoundOffsets();
+      Map<TopicPartition, Long> rewindTo = participant.reset(consumed);
+      long rewound = participant.rewoundOffsets() - before;
+      if (rewound > 0) {
+        LOG.warn(
+            "Task {}: {} offsets of uncommitted work are read again after the revocation",
+            taskName,
+            rewound);
+      }
+      partitions.forEach(consumed::remove);
+      unseen.removeAll(partitions);
+      if (!rewindTo.isEmpty()) {
+        seeker.seek(rewindTo);
+      }
+      watchFirstRecords(participant.assignedPartitions());
+    } finally {
+      participant.lock().unlock();
+    }
+  }
+
+  /**
+   * The record's original topic-partition; {@code last} again when it is the same (batches come by
+   * partition).
+   */
+  private static TopicPartition partitionOf(SinkRecord record, TopicPartition last) {
+    if (last != null
+        && last.partition() == record.originalKafkaPartition()
+        && last.topic().equals(record.originalTopic())) {
+      return last;
+    }
+    return new TopicPartition(record.originalTopic(), record.originalKafkaPartition());
+  }
+
+  private void rewind() {
+    long before = participant.rewoundOffsets();
+    Map<TopicPartition, Long> to = participant.reset(consumed);
+    LOG.warn(
+        "Task {} rewinds {} ({} offsets to read again)",
+        taskName,
+        to,
+        participant.rewoundOffsets() - before);
+    consumed.putAll(to);
+    seeker.seek(to);
+    watchFirstRecords(participant.assignedPartitions());
+  }
+
+  private void watchFirstRecords(Collection<TopicPartition> partitions) {
+    if (tablesKnownByTopic) {
+      unseen.addAll(partitions);
+    }
+  }
+
+  /**
+   * The first records of a partition since its assignment or a rewind start at Connect's committed
+   * offset, which lags the tables' watermarks by up to the worker's offset flush interval (after a
+   * crash, for example). When every table the partition feeds holds more than this batch brings,
+   * the task seeks to the last record they hold instead of reading the rest again only to skip it;
+   * reading that one record again moves Connect's position, so that Connect commits it. The records
+   * of this batch are skipped one by one, as always. Not with transforms: one could send records of
+   * the partition to other tables than its topic's.
+   */
+  private void skipWhatTheTablesHold(
+      Map<TopicPartition, SinkRecord> firstSeen, Map<TopicPartition, Long> lastSeen) {
+    firstSeen.forEach(
+        (tp, first) -> {
+          unseen.remove(tp);
+          Optional<List<TableRouter.Destination>> destinations =
+              router.staticDestinations(first.topic());
+          if (destinations.isEmpty()) {
+            return; // a route names tables from record fields: the partition's tables are unknown
+          }
+          OptionalLong held = participant.commonPosition(tp, destinations.get());
+          if (held.isPresent() && held.getAsLong() - 1 > lastSeen.get(tp) + 1) {
+            LOG.info(
+                "Task {}: {} hold {} below offset {} already; skipping from offset {} to offset {}",
+                taskName,
+                destinations.get().stream().map(d -> d.table().toString()).distinct().toList(),
+                tp,
+                held.getAsLong(),
+                first.originalKafkaOffset(),
+                held.getAsLong() - 1);
+            seeker.seek(Map.of(tp, held.getAsLong() - 1));
+          }
+        });
+  }
+}

@@ -1,0 +1,322 @@
+package io.streamhouse.connect;
+
+import io.streamhouse.connect.commit.CompactionRunner;
+import io.streamhouse.connect.commit.ConsumedPartitions;
+import io.streamhouse.connect.commit.ControlChannel;
+import io.streamhouse.connect.commit.ControlEvent;
+import io.streamhouse.connect.commit.ControlEventCodec;
+import io.streamhouse.connect.commit.ControlEventRejections;
+import io.streamhouse.connect.commit.ControlEventSigner;
+import io.streamhouse.connect.commit.Coordinator;
+import io.streamhouse.connect.commit.FaultInjection;
+import io.streamhouse.connect.commit.KafkaControlChannel;
+import io.streamhouse.connect.commit.Participant;
+import io.streamhouse.connect.config.StreamhouseSinkConfig;
+import io.streamhouse.connect.errors.BadRecordHandler;
+import io.streamhouse.connect.monitor.LagMetrics;
+import io.streamhouse.connect.monitor.LagMonitor;
+import io.streamhouse.connect.monitor.PluginGauges;
+import io.streamhouse.connect.monitor.TableMetrics;
+import io.streamhouse.connect.monitor.TaskMetrics;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.routing.TableRouter;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.TableFormat;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything one task runs besides Connect's calls, wired from its config: the table formats, the
+ * control channel and the thread that answers the coordinator, the compaction runner, and on task 0
+ * the coordinator and the lag monitor with their threads. It reports their failures to the task and
+ * stops them in order.
+ */
+final class TaskRuntime implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TaskRuntime.class);
+
+  private final StreamhouseSinkConfig config;
+  private final String taskName;
+  // Set in the order they are made; close() closes what was made when a later step failed.
+  private Map<String, TableFormat> formats;
+  private PluginGauges gauges;
+  private Admin admin;
+  private ControlChannel channel;
+  private Participant participant;
+  private CompactionRunner compactions;
+  private TaskMetrics taskMetrics;
+  private BadRecordHandler badRecords;
+  private Thread controlThread;
+  private volatile boolean running = true;
+  private volatile Throwable controlFailure;
+
+  // task 0 only
+  private Map<String, TableFormat> coordinatorFormats;
+  private ControlChannel coordinatorChannel;
+  private Coordinator coordinator;
+  private Thread coordinatorThread;
+  private LagMonitor lagMonitor;
+  private Thread lagMonitorThread;
+
+  TaskRuntime(StreamhouseSinkConfig config, SinkTaskContext context, PluginMetrics pluginMetrics) {
+    this.config = config;
+    this.taskName = config.connectorName() + "-" + config.taskId();
+    try {
+      start(context, pluginMetrics);
+    } catch (RuntimeException | Error e) {
+      close();
+      throw e;
+    }
+  }
+
+  private void start(SinkTaskContext context, PluginMetrics pluginMetrics) {
+    FaultInjection faults = FaultInjection.parse(config.haltAt());
+    formats = TableFormats.open(config, config.taskId());
+    gauges = new PluginGauges(pluginMetrics, taskName);
+    ControlEventRejections rejections = new ControlEventRejections(taskName);
+    ControlEventCodec codec = new ControlEventCodec(config.connectorName(), signer(config));
+    badRecords =
+        new BadRecordHandler(
+            config.connectorName(), config.taskId(), config.toleratesErrors(), context);
+    admin = Admin.create(config.kafkaClientProps());
+    KafkaControlChannel.ensureTopic(admin, config.controlTopic());
+    channel =
+        new KafkaControlChannel(
+            config.controlTopic(),
+            config.connectorName(),
+            codec,
+            rejections,
+            taskName,
+            config.kafkaClientProps());
+    participant =
+        new Participant(
+            config.connectorName(),
+            config.taskId(),
+            formats,
+            channel,
+            new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()),
+            faults);
+    taskMetrics = new TaskMetrics(gauges, rejections::total, participant::rewoundOffsets);
+    compactions =
+        new CompactionRunner(config.connectorName(), config.taskId(), formats, participant);
+    controlThread = daemon(this::controlLoop, "streamhouse-control-" + taskName);
+    if (config.taskId() == 0) {
+      startCoordination(codec, faults);
+    }
+  }
+
+  private static ControlEventSigner signer(StreamhouseSinkConfig config) {
+    return new ControlEventSigner(
+        config
+            .controlSigningKey()
+            .orElseThrow(
+                () ->
+                    new ConnectException(
+                        "Connector "
+                            + config.connectorName()
+                            + " task "
+                            + config.taskId()
+                            + " has no control-event signing key: the connector hands one to its"
+                            + " tasks")));
+  }
+
+  private void startCoordination(ControlEventCodec codec, FaultInjection faults) {
+    coordinatorFormats = TableFormats.open(config, config.taskId());
+    coordinatorChannel =
+        new KafkaControlChannel(
+            config.controlTopic(),
+            config.connectorName(),
+            codec,
+            ControlEventRejections.silent(),
+            taskName + "-coordinator",
+            config.kafkaClientProps());
+    ConsumedPartitions consumedPartitions =
+        new ConsumedPartitions(admin, config.topics(), config.topicsRegex());
+    coordinator =
+        new Coordinator(
+            config.connectorName(),
+            coordinatorFormats,
+            coordinatorChannel,
+            consumedPartitions,
+            config.commitIntervalMs(),
+            config.commitTimeoutMs(),
+            config.commitParallelism(),
+            Clock.systemUTC(),
+            faults,
+            new TableMetrics(gauges, Clock.systemUTC(), config.commitIntervalMs()),
+            // a router of its own: a router is not thread-safe
+            tablesOf(consumedPartitions, new TableRouter(config.routes())));
+    coordinatorThread = daemon(coordinator, "streamhouse-coordinator-" + config.connectorName());
+    lagMonitor =
+        new LagMonitor(
+            config.connectorName(),
+            admin,
+            config.kafkaClientProps(),
+            consumedPartitions,
+            new LagMetrics(gauges),
+            config.lagCheckIntervalMs(),
+            Clock.systemUTC(),
+            config.failOnDataLoss());
+    lagMonitorThread = daemon(lagMonitor, "streamhouse-lag-monitor-" + config.connectorName());
+  }
+
+  private static Thread daemon(Runnable body, String name) {
+    Thread thread = new Thread(body, name);
+    thread.setDaemon(true);
+    thread.start();
+    return thread;
+  }
+
+  /**
+   * The tables the consumed topics go to by their routes alone (field-routed tables are not known
+   * ahead).
+   */
+  private static Supplier<List<TableId>> tablesOf(
+      ConsumedPartitions partitions, TableRouter router) {
+    return () -> {
+      Set<TableId> tables = new LinkedHashSet<>();
+      partitions.get().stream()
+          .map(TopicPartition::topic)
+          .distinct()
+          .forEach(
+              topic ->
+                  router
+                      .staticDestinations(topic)
+                      .ifPresent(list -> list.forEach(d -> tables.add(d.table()))));
+      return List.copyOf(tables);
+    };
+  }
+
+  /** Answers the coordinator on its own thread, so that an idle task never delays a commit. */
+  private void controlLoop() {
+    try {
+      while (running) {
+        for (ControlEvent event : channel.poll(Duration.ofMillis(200))) {
+          if (event instanceof ControlEvent.StartCommit start) {
+            // takes the lock itself, not while closing files
+            participant.onStartCommit(start.commitId());
+          } else if (event instanceof ControlEvent.CompactRequest request) {
+            compactions.submit(request);
+          } else if (event instanceof ControlEvent.TableCommitted committed) {
+            participant.lock().lock();
+            try {
+              participant.onTableCommitted(committed);
+            } finally {
+              participant.lock().unlock();
+            }
+          }
+        }
+      }
+    } catch (WakeupException stopping) {
+      // close() woke the consumer
+    } catch (RuntimeException e) {
+      if (running) {
+        LOG.error("Task {}: the control loop failed; the task fails at its next put", taskName, e);
+        controlFailure = e;
+      }
+    }
+  }
+
+  /** Fails the task when the coordinator, the lag monitor or the control loop failed. */
+  void checkHealthy() {
+    gauges.retryPending();
+    if (coordinator != null && coordinator.failure() != null) {
+      throw new ConnectException(
+          "Connector "
+              + config.connectorName()
+              + ": the commit coordinator failed: "
+              + coordinator.failure(),
+          coordinator.failure());
+    }
+    if (lagMonitor != null && lagMonitor.failure() != null) {
+      throw lagMonitor.failure();
+    }
+    if (controlFailure != null) {
+      throw new ConnectException(
+          "Connector "
+              + config.connectorName()
+              + " task "
+              + config.taskId()
+              + ": the control-topic loop failed, so this task can no longer take part in commits: "
+              + controlFailure,
+          controlFailure);
+    }
+  }
+
+  String taskName() {
+    return taskName;
+  }
+
+  Participant participant() {
+    return participant;
+  }
+
+  TaskMetrics taskMetrics() {
+    return taskMetrics;
+  }
+
+  BadRecordHandler badRecords() {
+    return badRecords;
+  }
+
+  /** Stops the threads, then closes what they used, task 0's coordination first. */
+  @Override
+  public void close() {
+    running = false;
+    if (lagMonitor != null) {
+      lagMonitor.close();
+      join(lagMonitorThread);
+      lagMonitor.closeClients();
+    }
+    if (coordinator != null) {
+      coordinator.close();
+      join(coordinatorThread);
+    }
+    if (coordinatorChannel != null) {
+      coordinatorChannel.close();
+    }
+    if (coordinatorFormats != null) {
+      coordinatorFormats.values().forEach(TableFormat::close);
+    }
+    if (channel != null) {
+      channel.wakeup();
+      join(controlThread);
+      channel.close();
+    }
+    if (compactions != null) {
+      compactions.close();
+    }
+    if (participant != null) {
+      participant.close();
+    }
+    if (formats != null) {
+      formats.values().forEach(TableFormat::close);
+    }
+    if (admin != null) {
+      admin.close(Duration.ofSeconds(5));
+    }
+  }
+
+  private static void join(Thread thread) {
+    if (thread == null) {
+      return;
+    }
+    try {
+      thread.join(Duration.ofSeconds(30).toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,193 @@
+package io.streamhouse.connect;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.streamhouse.connect.commit.ControlEvent;
+import io.streamhouse.connect.commit.FaultInjection;
+import io.streamhouse.connect.commit.Participant;
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.errors.BadRecordHandler;
+import io.streamhouse.connect.monitor.PluginGauges;
+import io.streamhouse.connect.monitor.TaskMetrics;
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.Watermarks;
+import io.streamhouse.connect.routing.TableRouter;
+import io.streamhouse.connect.schema.EvolutionMode;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.testing.RecordingChannel;
+import io.streamhouse.connect.testing.SlowClosingFormat;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.LongStream;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a task does with Connect's calls, against a format that keeps watermarks in memory and a
+ * channel that records what the task sends (no broker, no worker): put, the skip-ahead to what the
+ * tables hold, rewinds after a rejection, and the hand-over on revocation.
+ */
+class RecordIntakeTest {
+  private static final TopicPartition P0 = new TopicPartition("t", 0);
+  private static final TableId TABLE = new TableId("c", List.of("ns"), "t");
+  private static final RouteSettings ROUTE =
+      new RouteSettings(
+          "r",
+          List.of("t"),
+          Optional.empty(),
+          "c",
+          "ns.t",
+          Optional.empty(),
+          Optional.empty(),
+          "ns",
+          true,
+          List.of(),
+          "parquet",
+          1L << 20,
+          Map.of(),
+          List.of(),
+          InputMode.UPSERT,
+          1,
+          EvolutionMode.NONE);
+
+  private final SlowClosingFormat format = new SlowClosingFormat();
+  private final RecordingChannel channel = new RecordingChannel();
+  private final Participant participant =
+      new Participant(
+          "conn",
+          0,
+          Map.of("c", format),
+          channel,
+          new FileBudget(10, 64L << 20),
+          FaultInjection.parse(""));
+  private final List<Map<TopicPartition, Long>> seeks = new ArrayList<>();
+
+  private RecordIntake intake(boolean tablesKnownByTopic) {
+    format.closing.countDown(); // files close at once
+    return new RecordIntake(
+        "conn-0",
+        participant,
+        new TableRouter(List.of(ROUTE)),
+        new BadRecordHandler("conn", 0, false, null),
+        new TaskMetrics(PluginGauges.none(), () -> 0, participant::rewoundOffsets),
+        seeks::add,
+        200,
+        tablesKnownByTopic);
+  }
+
+  private static List<SinkRecord> records(long from, long to) {
+    return LongStream.range(from, to)
+        .mapToObj(o -> new SinkRecord("t", 0, null, null, null, "v" + o, o))
+        .toList();
+  }
+
+  private void coordinatorDecides(BatchPlan.Decision decision) {
+    participant.onStartCommit(1);
+    Map<String, BatchPlan.Decision> decisions = new java.util.HashMap<>();
+    channel.batches().forEach(b -> decisions.put(b.batchId(), decision));
+    participant.lock().lock();
+    try {
+      participant.onTableCommitted(new ControlEvent.TableCommitted("conn", 1, TABLE, decisions));
+    } finally {
+      participant.lock().unlock();
+    }
+  }
+
+  @Test
+  void putWritesEveryRecordAndConnectCommitsOnlyWhatATableHolds() {
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    intake.put(records(0, 10));
+    assertThat(intake.durableOffsets(Map.of(P0, 10L)))
+        .as("written, not committed")
+        .containsEntry(P0, 0L);
+
+    coordinatorDecides(BatchPlan.Decision.APPLY);
+    assertThat(channel.batches())
+        .singleElement()
+        .satisfies(b -> assertThat(b.ranges()).containsEntry(P0, new OffsetRange(0, 10)));
+    assertThat(intake.durableOffsets(Map.of(P0, 10L))).containsEntry(P0, 10L);
+    assertThat(seeks).isEmpty();
+  }
+
+  @Test
+  void theFirstRecordsOfAPartitionSkipToWhatItsTablesHoldAndAreNotWrittenAgain() {
+    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 100L)));
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    intake.put(records(0, 5));
+    assertThat(seeks).containsExactly(Map.of(P0, 99L));
+
+    participant.onStartCommit(1);
+    assertThat(channel.batches()).as("records below the watermark are not written").isEmpty();
+
+    intake.put(records(99, 103));
+    assertThat(seeks).as("once per assignment").hasSize(1);
+    participant.onStartCommit(2);
+    assertThat(channel.batches())
+        .singleElement()
+        .satisfies(b -> assertThat(b.ranges()).containsEntry(P0, new OffsetRange(100, 103)));
+  }
+
+  @Test
+  void withTransformsARecordsTablesMayNotFollowFromItsTopicSoNothingIsSkippedAhead() {
+    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 100L)));
+    RecordIntake intake = intake(false);
+    intake.assigned(List.of(P0));
+    intake.put(records(0, 5));
+    assertThat(seeks).isEmpty();
+  }
+
+  @Test
+  void aRejectedBatchRewindsTheTaskToItsDurableOffsetsAtItsNextCall() {
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    intake.put(records(0, 10));
+    coordinatorDecides(BatchPlan.Decision.REJECT);
+
+    intake.put(records(10, 12));
+    assertThat(seeks).containsExactly(Map.of(P0, 0L));
+    assertThat(participant.rewoundOffsets())
+        .as("[0, 10) were written and are read again")
+        .isEqualTo(10);
+    assertThat(intake.durableOffsets(Map.of(P0, 12L))).containsEntry(P0, 0L);
+
+    intake.put(records(0, 3)); // read again from the durable offset
+    participant.onStartCommit(2);
+    assertThat(channel.batches().get(channel.batches().size() - 1).ranges())
+        .containsEntry(P0, new OffsetRange(0, 3));
+  }
+
+  @Test
+  void onRevocationTheTaskHandsItsWorkInAndNothingIsReadAgain() {
+    format.toleratesConcurrentCommitters = true; // no coordinator here: the task commits itself
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    intake.put(records(0, 10));
+
+    intake.revoked(List.of(P0));
+    assertThat(format.watermarks(TABLE).asMap()).containsEntry(P0, 10L);
+    assertThat(participant.rewoundOffsets()).isZero();
+    assertThat(seeks).isEmpty();
+    assertThat(participant.assignedPartitions()).isEmpty();
+  }
+
+  @Test
+  void aRecordNoRouteTakesFailsTheTaskWithoutADeadLetterQueue() {
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    SinkRecord stray = new SinkRecord("other", 0, null, null, null, "v", 0);
+    assertThatThrownBy(() -> intake.put(List.of(stray)))
+        .isInstanceOf(ConnectException.class)
+        .hasMessageContaining("conn")
+        .hasMessageContaining("other");
+  }
+}

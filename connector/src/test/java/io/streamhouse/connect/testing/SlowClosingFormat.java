@@ -1,0 +1,130 @@
+package io.streamhouse.connect.testing;
+
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.Watermarks;
+import io.streamhouse.connect.schema.EvolutionMode;
+import io.streamhouse.connect.table.DetachedFiles;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableWriter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * A table format whose writers count records and whose files close only when {@link #closing}
+ * opens; it keeps watermarks per table and commits (when it tolerates concurrent committers) by the
+ * batch plan.
+ */
+/** Writers whose detached files close only once the test opens the gate. */
+public final class SlowClosingFormat implements TableFormat {
+  public final CountDownLatch closing = new CountDownLatch(1);
+  public volatile boolean failClosing;
+  public final List<DetachedFiles> detached = Collections.synchronizedList(new ArrayList<>());
+  public final List<PreparedFiles> discarded = Collections.synchronizedList(new ArrayList<>());
+  public final Map<TableId, Watermarks> watermarks = new java.util.HashMap<>();
+
+  @Override
+  public Optional<TableWriter> openWriter(
+      TableId table, RouteSettings route, SinkRecord sample, FileBudget budget) {
+    return Optional.of(
+        new TableWriter() {
+          private long records;
+
+          @Override
+          public void write(SinkRecord record) {
+            records++;
+          }
+
+          @Override
+          public io.streamhouse.connect.schema.TableColumns columns() {
+            throw new UnsupportedOperationException();
+          }
+
+          @Override
+          public PreparedFiles prepare() {
+            return detach().close();
+          }
+
+          @Override
+          public DetachedFiles detach() {
+            long count = records;
+            records = 0;
+            DetachedFiles files =
+                () -> {
+                  try {
+                    closing.await();
+                  } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                  }
+                  if (failClosing) {
+                    throw new java.io.UncheckedIOException(new java.io.IOException("disk full"));
+                  }
+                  return new PreparedFiles(1, new byte[] {1}, 1, count, count * 10);
+                };
+            detached.add(files);
+            return files;
+          }
+
+          @Override
+          public void abort() {
+            records = 0;
+          }
+
+          @Override
+          public void close() {}
+        });
+  }
+
+  @Override
+  public void evolve(
+      TableId table, io.streamhouse.connect.schema.FieldType.Struct row, EvolutionMode mode) {
+    throw new UnsupportedOperationException();
+  }
+
+  public boolean toleratesConcurrentCommitters;
+  public final List<String> committed = new ArrayList<>();
+
+  @Override
+  public Watermarks watermarks(TableId table) {
+    return watermarks.getOrDefault(table, Watermarks.EMPTY);
+  }
+
+  @Override
+  public boolean toleratesConcurrentCommitters() {
+    return toleratesConcurrentCommitters;
+  }
+
+  @Override
+  public CommitOutcome commit(
+      TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound) {
+    if (!toleratesConcurrentCommitters) {
+      throw new UnsupportedOperationException();
+    }
+    BatchPlan plan =
+        BatchPlan.of(
+            watermarks(table),
+            batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList());
+    watermarks.put(table, plan.after());
+    committed.addAll(plan.applied());
+    return new CommitOutcome(
+        plan.decisions(), plan.after(), java.util.OptionalLong.of(1), 0, 0, java.util.Set.of());
+  }
+
+  @Override
+  public void discard(TableId table, List<PreparedFiles> files) {
+    discarded.addAll(files);
+  }
+
+  @Override
+  public void close() {}
+}
