@@ -8,18 +8,11 @@ import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
-import io.streamhouse.connect.schema.EvolutionMode;
-import io.streamhouse.connect.schema.EvolutionPlan;
-import io.streamhouse.connect.schema.EvolutionPlanner;
-import io.streamhouse.connect.schema.FieldType;
-import io.streamhouse.connect.schema.RecordSchemas;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
-import io.streamhouse.connect.table.TableWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +40,6 @@ public final class Participant {
   private final int taskId;
   private final Map<String, TableFormat> formats;
   private final ControlChannel channel;
-  private final FileBudget budget;
   private final FaultInjection faults;
   private final ReentrantLock lock = new ReentrantLock();
 
@@ -56,37 +48,20 @@ public final class Participant {
    */
   private final java.util.concurrent.locks.Condition settled = lock.newCondition();
 
-  private final java.util.concurrent.atomic.AtomicLong rewoundOffsets =
-      new java.util.concurrent.atomic.AtomicLong();
+  /** Writers and their schema plans. */
+  private final TableWriters writers;
 
-  private final Map<TableId, OpenTable> open = new LinkedHashMap<>();
-  private final Map<TableId, Map<TopicPartition, Long>> positions = new HashMap<>();
+  /** Partitions, rewinds in effect, offsets read again. */
+  private final RewindLedger ledger = new RewindLedger();
+
   private final Map<String, Pending> pending = new LinkedHashMap<>();
   private final Map<String, Preparing> preparing = new LinkedHashMap<>();
 
   /** Counts resets: batches prepared across one are void. */
   private long generation;
 
-  private final Set<TopicPartition> assigned = new HashSet<>();
-  private final Map<TopicPartition, Long> rewinds = new HashMap<>();
   private volatile boolean resetRequested;
   private long lastAnsweredCommit;
-
-  /** A table with a writer and the offset ranges it holds. */
-  private static final class OpenTable {
-    final TableWriter writer;
-
-    /** Per Connect value schema (by identity: converters cache schemas), what the planner said. */
-    final Map<org.apache.kafka.connect.data.Schema, EvolutionPlan> plans =
-        new java.util.IdentityHashMap<>();
-
-    final Map<TopicPartition, long[]> ranges = new LinkedHashMap<>(); // tp -> {from, next}
-    long maxTimestamp = -1;
-
-    OpenTable(TableWriter writer) {
-      this.writer = writer;
-    }
-  }
 
   /** A batch sent to the coordinator and not yet acknowledged. */
   private record Pending(TableId table, OfferedBatch batch) {}
@@ -110,8 +85,8 @@ public final class Participant {
     this.taskId = taskId;
     this.formats = formats;
     this.channel = channel;
-    this.budget = budget;
     this.faults = faults;
+    this.writers = new TableWriters(connector, taskId, formats, budget);
   }
 
   public ReentrantLock lock() {
@@ -126,98 +101,14 @@ public final class Participant {
    */
   public boolean write(SinkRecord record, TopicPartition tp, Destination to)
       throws RecordConversionException {
-    long offset = record.originalKafkaOffset();
     // Connect applies a requested seek before its next poll: a record delivered after a reset
     // comes from the new position, and Connect's own offsets now reflect it.
-    if (!rewinds.isEmpty()) {
-      rewinds.remove(tp);
+    ledger.arrived(tp);
+    TableWriters.Written written = writers.write(record, tp, to);
+    if (written == TableWriters.Written.TABLE_CHANGED) {
+      resetRequested = true; // the task rewinds and writes with the new schema
     }
-    OpenTable table = open.get(to.table());
-    long[] range = table == null ? null : table.ranges.get(tp);
-    OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
-    if (position.isPresent() && offset < position.getAsLong()) {
-      return false; // the table has it already (invariant skip-what-the-table-has)
-    }
-    // A record past the position is normal: the ones between went to other tables (dynamic
-    // routing), to the dead-letter queue, or were compacted away. Lost data is the lag monitor's
-    // business (log start offset against the committed offset), not a guess from gaps.
-    if (table == null) {
-      java.util.Optional<TableWriter> writer =
-          formats.get(to.table().catalog()).openWriter(to.table(), to.route(), record, budget);
-      if (writer.isEmpty()) {
-        return false; // nothing to write: the record changes nothing in a table that does not exist
-        // yet
-      }
-      table = new OpenTable(writer.get());
-      open.put(to.table(), table);
-    }
-    if (!followsSchema(record, to, table)) {
-      return false; // the table changed: resetRequested, the task rewinds and writes with the new
-      // schema
-    }
-    table.writer.write(record);
-    if (range == null) {
-      range = new long[] {position.isPresent() ? position.getAsLong() : offset, offset + 1};
-      table.ranges.put(tp, range);
-    } else {
-      range[1] = offset + 1;
-    }
-    if (record.timestamp() != null) {
-      table.maxTimestamp = Math.max(table.maxTimestamp, record.timestamp());
-    }
-    return true;
-  }
-
-  /**
-   * Schema evolution: false when {@code record} needed the table's schema to change and the change
-   * was made (by this task or another). The writer still has the old schema, so the task starts
-   * over from its durable offsets (between two batches) and re-reads the record with a new writer;
-   * files prepared under the old schema still commit.
-   *
-   * @throws RecordConversionException if the planner rejects the record's schema
-   */
-  private boolean followsSchema(SinkRecord record, Destination to, OpenTable table)
-      throws RecordConversionException {
-    EvolutionMode mode = to.route().schemaEvolution();
-    if (mode == EvolutionMode.NONE || record.value() == null) {
-      return true;
-    }
-    org.apache.kafka.connect.data.Schema schema = record.valueSchema();
-    EvolutionPlan plan = schema != null ? table.plans.get(schema) : null;
-    java.util.Optional<FieldType.Struct> row = java.util.Optional.empty();
-    if (plan == null) {
-      row = RecordSchemas.rowOf(record, to.route().input());
-      if (row.isEmpty()) {
-        return true; // not a row: the writer reports what it cannot take
-      }
-      plan = EvolutionPlanner.plan(table.writer.columns(), row.get(), mode);
-      if (schema != null) {
-        table.plans.put(schema, plan);
-      }
-    }
-    if (plan.isRejected()) {
-      throw new RecordConversionException(
-          plan.rejection().get().field(), plan.rejection().get().reason());
-    }
-    if (plan.changes().isEmpty()) {
-      return true;
-    }
-    if (row.isEmpty()) {
-      row = RecordSchemas.rowOf(record, to.route().input());
-    }
-    formats.get(to.table().catalog()).evolve(to.table(), row.orElseThrow(), mode);
-    LOG.info(
-        "Connector {} task {}: table {} follows the schema of the record at {}-{} offset {} ({}); "
-            + "the task starts over from its durable offsets with writers of the new schema",
-        connector,
-        taskId,
-        to.table(),
-        record.topic(),
-        record.kafkaPartition(),
-        record.kafkaOffset(),
-        plan.changes());
-    resetRequested = true;
-    return false;
+    return written == TableWriters.Written.WRITTEN;
   }
 
   /**
@@ -227,22 +118,7 @@ public final class Participant {
    * at-least-once.)
    */
   public void skipped(SinkRecord record, TopicPartition tp, Destination to) {
-    OpenTable table = open.get(to.table());
-    if (table == null) {
-      return; // no writer yet: the table's first range starts at its first written record
-    }
-    long offset = record.originalKafkaOffset();
-    long[] range = table.ranges.get(tp);
-    if (range == null) {
-      OptionalLong position = position(to.table(), tp);
-      if (position.isPresent() && offset < position.getAsLong()) {
-        return;
-      }
-      table.ranges.put(
-          tp, new long[] {position.isPresent() ? position.getAsLong() : offset, offset + 1});
-    } else if (offset >= range[1]) {
-      range[1] = offset + 1;
-    }
+    writers.skipped(record, tp, to);
   }
 
   /**
@@ -253,28 +129,7 @@ public final class Participant {
    * in every one of these tables.
    */
   public OptionalLong commonPosition(TopicPartition tp, List<Destination> destinations) {
-    long lowest = Long.MAX_VALUE;
-    for (Destination to : destinations) {
-      OpenTable table = open.get(to.table());
-      long[] range = table == null ? null : table.ranges.get(tp);
-      OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
-      if (position.isEmpty()) {
-        return OptionalLong.empty();
-      }
-      lowest = Math.min(lowest, position.getAsLong());
-    }
-    return destinations.isEmpty() ? OptionalLong.empty() : OptionalLong.of(lowest);
-  }
-
-  /**
-   * Where table {@code id} continues for {@code tp}: after our pending batches, or its watermark.
-   */
-  private OptionalLong position(TableId id, TopicPartition tp) {
-    Map<TopicPartition, Long> known =
-        positions.computeIfAbsent(
-            id, t -> new HashMap<>(formats.get(t.catalog()).watermarks(t).asMap()));
-    Long p = known.get(tp);
-    return p == null ? OptionalLong.empty() : OptionalLong.of(p);
+    return writers.commonPosition(tp, destinations);
   }
 
   /**
@@ -350,7 +205,9 @@ public final class Participant {
       for (Pending p : pending.values()) {
         events.addAll(BatchAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
       }
-      events.add(new ControlEvent.TaskDone(connector, commitId, taskId, List.copyOf(assigned)));
+      events.add(
+          new ControlEvent.TaskDone(
+              connector, commitId, taskId, List.copyOf(ledger.assignedPartitions())));
       channel.send(events);
     } finally {
       settled.signalAll();
@@ -381,28 +238,14 @@ public final class Participant {
    */
   private List<Preparing> detachAll() {
     List<Preparing> batches = new ArrayList<>();
-    for (Map.Entry<TableId, OpenTable> e : open.entrySet()) {
-      OpenTable table = e.getValue();
-      if (table.ranges.isEmpty()) {
-        continue; // nothing written or skipped since the last commit
-      }
-      DetachedFiles files = table.writer.detach();
-      Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
-      Map<TopicPartition, Long> known = positions.computeIfAbsent(e.getKey(), t -> new HashMap<>());
-      table.ranges.forEach(
-          (tp, r) -> {
-            ranges.put(tp, new OffsetRange(r[0], r[1]));
-            known.put(tp, r[1]);
-          });
-      table.ranges.clear();
+    for (TableWriters.Detached d : writers.detachAll()) {
       Preparing p =
           new Preparing(
-              e.getKey(),
+              d.table(),
               connector + "-" + taskId + "-" + UUID.randomUUID(),
-              ranges,
-              table.maxTimestamp,
-              files);
-      table.maxTimestamp = -1;
+              d.ranges(),
+              d.maxTimestamp(),
+              d.files());
       preparing.put(p.batchId(), p);
       batches.add(p);
     }
@@ -590,7 +433,7 @@ public final class Participant {
    * or partitions that left without their batches committed. Records among them are written twice.
    */
   public long rewoundOffsets() {
-    return rewoundOffsets.get();
+    return ledger.rewoundOffsets();
   }
 
   /**
@@ -623,16 +466,14 @@ public final class Participant {
    */
   public Map<TopicPartition, Long> safeOffsets(Map<TopicPartition, Long> consumed) {
     Map<TopicPartition, Long> safe = new HashMap<>(consumed);
-    for (OpenTable table : open.values()) {
-      table.ranges.forEach((tp, r) -> safe.merge(tp, r[0], Math::min));
-    }
+    writers.holdBack(safe);
     for (Pending p : pending.values()) {
       p.batch().ranges().forEach((tp, r) -> safe.merge(tp, r.from(), Math::min));
     }
     for (Preparing p : preparing.values()) {
       p.ranges().forEach((tp, r) -> safe.merge(tp, r.from(), Math::min));
     }
-    rewinds.forEach((tp, offset) -> safe.merge(tp, offset, Math::min));
+    ledger.holdBack(safe);
     safe.keySet().retainAll(consumed.keySet());
     return safe;
   }
@@ -643,63 +484,36 @@ public final class Participant {
    * arrives, {@link #safeOffsets} reports no more than that position.
    */
   public Map<TopicPartition, Long> reset(Map<TopicPartition, Long> consumed) {
-    Map<TopicPartition, Long> rewindTo = safeOffsets(consumed);
-    long rewound = 0;
-    for (Map.Entry<TopicPartition, Long> e : rewindTo.entrySet()) {
-      rewound += Math.max(0, consumed.get(e.getKey()) - e.getValue());
-    }
-    rewoundOffsets.addAndGet(rewound);
-    for (OpenTable table : open.values()) {
-      try {
-        table.writer.abort();
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "Connector {} task {}: could not abort a writer: {}", connector, taskId, e.toString());
-      }
-    }
-    open.clear();
+    Map<TopicPartition, Long> durable = safeOffsets(consumed);
+    writers.abortAll();
     pending.clear();
     preparing.clear();
     generation++;
-    positions.clear();
-    rewindTo.keySet().retainAll(assigned);
-    rewinds.clear();
-    rewinds.putAll(rewindTo);
     resetRequested = false;
-    return rewindTo;
+    return ledger.rewind(durable, consumed);
   }
 
   /**
    * Newly assigned partitions start at Connect's committed offsets, which are safe by construction.
    */
   public void assigned(java.util.Collection<TopicPartition> partitions) {
-    assigned.addAll(partitions);
-    rewinds.keySet().removeAll(partitions);
+    ledger.assigned(partitions);
   }
 
   public void revoked(java.util.Collection<TopicPartition> partitions) {
-    assigned.removeAll(partitions);
-    rewinds.keySet().removeAll(partitions);
+    ledger.revoked(partitions);
   }
 
   /** True while some table has a writer (records written since the last reset). */
   public boolean hasWriters() {
-    return !open.isEmpty();
+    return writers.any();
   }
 
   public Set<TopicPartition> assignedPartitions() {
-    return Set.copyOf(assigned);
+    return ledger.assignedPartitions();
   }
 
   public void close() {
-    for (OpenTable table : open.values()) {
-      try {
-        table.writer.close();
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "Connector {} task {}: could not close a writer: {}", connector, taskId, e.toString());
-      }
-    }
-    open.clear();
+    writers.closeAll();
   }
 }

@@ -1,0 +1,296 @@
+package io.streamhouse.connect.commit;
+
+import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.routing.TableRouter.Destination;
+import io.streamhouse.connect.schema.EvolutionMode;
+import io.streamhouse.connect.schema.EvolutionPlan;
+import io.streamhouse.connect.schema.EvolutionPlanner;
+import io.streamhouse.connect.schema.FieldType;
+import io.streamhouse.connect.schema.RecordSchemas;
+import io.streamhouse.connect.table.DetachedFiles;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableWriter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A task's open table writers, the offset ranges each holds, the schema plan per record schema, and
+ * where each table continues per partition (after what this task wrote or offered, else the table's
+ * watermark: invariant <em>skip-what-the-table-has</em>, docs/architecture.md). Not thread-safe:
+ * {@link Participant} calls it under its lock.
+ */
+final class TableWriters {
+  private static final Logger LOG = LoggerFactory.getLogger(TableWriters.class);
+
+  /** What became of a record. */
+  enum Written {
+    /** In the table's writer. */
+    WRITTEN,
+    /** The table has it already, or it changes nothing in a table that does not exist yet. */
+    SKIPPED,
+    /** Its schema changed the table: the task must start over with writers of the new schema. */
+    TABLE_CHANGED
+  }
+
+  /** Files and offset ranges taken out of one table's writer for a batch. */
+  record Detached(
+      TableId table,
+      Map<TopicPartition, OffsetRange> ranges,
+      long maxTimestamp,
+      DetachedFiles files) {}
+
+  private final String connector;
+  private final int taskId;
+  private final Map<String, TableFormat> formats;
+  private final FileBudget budget;
+  private final Map<TableId, OpenTable> open = new LinkedHashMap<>();
+  private final Map<TableId, Map<TopicPartition, Long>> positions = new HashMap<>();
+
+  /** A table with a writer and the offset ranges it holds. */
+  private static final class OpenTable {
+    final TableWriter writer;
+
+    /** Per Connect value schema (by identity: converters cache schemas), what the planner said. */
+    final Map<Schema, EvolutionPlan> plans = new IdentityHashMap<>();
+
+    final Map<TopicPartition, long[]> ranges = new LinkedHashMap<>(); // tp -> {from, next}
+    long maxTimestamp = -1;
+
+    OpenTable(TableWriter writer) {
+      this.writer = writer;
+    }
+  }
+
+  TableWriters(String connector, int taskId, Map<String, TableFormat> formats, FileBudget budget) {
+    this.connector = connector;
+    this.taskId = taskId;
+    this.formats = formats;
+    this.budget = budget;
+  }
+
+  /**
+   * Writes {@code record} (of {@code tp}, its original topic-partition) to {@code to.table()},
+   * unless that table already has it.
+   *
+   * @throws RecordConversionException if the value does not fit the table
+   */
+  Written write(SinkRecord record, TopicPartition tp, Destination to)
+      throws RecordConversionException {
+    long offset = record.originalKafkaOffset();
+    OpenTable table = open.get(to.table());
+    long[] range = table == null ? null : table.ranges.get(tp);
+    OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
+    if (position.isPresent() && offset < position.getAsLong()) {
+      return Written.SKIPPED; // the table has it already
+    }
+    // A record past the position is normal: the ones between went to other tables (dynamic
+    // routing), to the dead-letter queue, or were compacted away. Lost data is the lag monitor's
+    // business (log start offset against the committed offset), not a guess from gaps.
+    if (table == null) {
+      Optional<TableWriter> writer =
+          formats.get(to.table().catalog()).openWriter(to.table(), to.route(), record, budget);
+      if (writer.isEmpty()) {
+        return Written.SKIPPED; // a tombstone for a table that does not exist yet
+      }
+      table = new OpenTable(writer.get());
+      open.put(to.table(), table);
+    }
+    if (!followsSchema(record, to, table)) {
+      return Written.TABLE_CHANGED;
+    }
+    table.writer.write(record);
+    if (range == null) {
+      range = new long[] {position.isPresent() ? position.getAsLong() : offset, offset + 1};
+      table.ranges.put(tp, range);
+    } else {
+      range[1] = offset + 1;
+    }
+    if (record.timestamp() != null) {
+      table.maxTimestamp = Math.max(table.maxTimestamp, record.timestamp());
+    }
+    return Written.WRITTEN;
+  }
+
+  /**
+   * Schema evolution: false when {@code record} needed the table's schema to change and the change
+   * was made (by this task or another). The writer still has the old schema, so the task starts
+   * over from its durable offsets and re-reads the record with a new writer; files prepared under
+   * the old schema still commit.
+   *
+   * @throws RecordConversionException if the planner rejects the record's schema
+   */
+  private boolean followsSchema(SinkRecord record, Destination to, OpenTable table)
+      throws RecordConversionException {
+    EvolutionMode mode = to.route().schemaEvolution();
+    if (mode == EvolutionMode.NONE || record.value() == null) {
+      return true;
+    }
+    Schema schema = record.valueSchema();
+    EvolutionPlan plan = schema != null ? table.plans.get(schema) : null;
+    Optional<FieldType.Struct> row = Optional.empty();
+    if (plan == null) {
+      row = RecordSchemas.rowOf(record, to.route().input());
+      if (row.isEmpty()) {
+        return true; // not a row: the writer reports what it cannot take
+      }
+      plan = EvolutionPlanner.plan(table.writer.columns(), row.get(), mode);
+      if (schema != null) {
+        table.plans.put(schema, plan);
+      }
+    }
+    if (plan.isRejected()) {
+      throw new RecordConversionException(
+          plan.rejection().get().field(), plan.rejection().get().reason());
+    }
+    if (plan.changes().isEmpty()) {
+      return true;
+    }
+    if (row.isEmpty()) {
+      row = RecordSchemas.rowOf(record, to.route().input());
+    }
+    formats.get(to.table().catalog()).evolve(to.table(), row.orElseThrow(), mode);
+    LOG.info(
+        "Connector {} task {}: table {} follows the schema of the record at {}-{} offset {} ({}); "
+            + "the task starts over from its durable offsets with writers of the new schema",
+        connector,
+        taskId,
+        to.table(),
+        record.topic(),
+        record.kafkaPartition(),
+        record.kafkaOffset(),
+        plan.changes());
+    return false;
+  }
+
+  /**
+   * {@code record} went to the dead-letter queue instead of {@code to.table()}: the table's range
+   * takes it in, so that once the next batch commits, a re-read skips it instead of reporting it
+   * again.
+   */
+  void skipped(SinkRecord record, TopicPartition tp, Destination to) {
+    OpenTable table = open.get(to.table());
+    if (table == null) {
+      return; // no writer yet: the table's first range starts at its first written record
+    }
+    long offset = record.originalKafkaOffset();
+    long[] range = table.ranges.get(tp);
+    if (range == null) {
+      OptionalLong position = position(to.table(), tp);
+      if (position.isPresent() && offset < position.getAsLong()) {
+        return;
+      }
+      table.ranges.put(
+          tp, new long[] {position.isPresent() ? position.getAsLong() : offset, offset + 1});
+    } else if (offset >= range[1]) {
+      range[1] = offset + 1;
+    }
+  }
+
+  /**
+   * Where all of {@code destinations} continue for {@code tp}: the lowest of their positions. Empty
+   * if one of them has none: a table that does not exist yet, or never had a record of {@code tp}.
+   */
+  OptionalLong commonPosition(TopicPartition tp, List<Destination> destinations) {
+    long lowest = Long.MAX_VALUE;
+    for (Destination to : destinations) {
+      OpenTable table = open.get(to.table());
+      long[] range = table == null ? null : table.ranges.get(tp);
+      OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
+      if (position.isEmpty()) {
+        return OptionalLong.empty();
+      }
+      lowest = Math.min(lowest, position.getAsLong());
+    }
+    return destinations.isEmpty() ? OptionalLong.empty() : OptionalLong.of(lowest);
+  }
+
+  /**
+   * Where table {@code id} continues for {@code tp}: after what this task offered, or its
+   * watermark.
+   */
+  private OptionalLong position(TableId id, TopicPartition tp) {
+    Map<TopicPartition, Long> known =
+        positions.computeIfAbsent(
+            id, t -> new HashMap<>(formats.get(t.catalog()).watermarks(t).asMap()));
+    Long p = known.get(tp);
+    return p == null ? OptionalLong.empty() : OptionalLong.of(p);
+  }
+
+  /**
+   * Takes the written files and offset ranges out of every table that took records since the last
+   * time; the writers go on after them.
+   */
+  List<Detached> detachAll() {
+    List<Detached> detached = new ArrayList<>();
+    for (Map.Entry<TableId, OpenTable> e : open.entrySet()) {
+      OpenTable table = e.getValue();
+      if (table.ranges.isEmpty()) {
+        continue; // nothing written or skipped since the last commit
+      }
+      DetachedFiles files = table.writer.detach();
+      Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
+      Map<TopicPartition, Long> known = positions.computeIfAbsent(e.getKey(), t -> new HashMap<>());
+      table.ranges.forEach(
+          (tp, r) -> {
+            ranges.put(tp, new OffsetRange(r[0], r[1]));
+            known.put(tp, r[1]);
+          });
+      table.ranges.clear();
+      detached.add(new Detached(e.getKey(), ranges, table.maxTimestamp, files));
+      table.maxTimestamp = -1;
+    }
+    return detached;
+  }
+
+  /** Lowers {@code offsets} to the first offset each open range holds. */
+  void holdBack(Map<TopicPartition, Long> offsets) {
+    for (OpenTable table : open.values()) {
+      table.ranges.forEach((tp, r) -> offsets.merge(tp, r[0], Math::min));
+    }
+  }
+
+  /** Aborts every writer and forgets the known positions: the task starts over. */
+  void abortAll() {
+    for (OpenTable table : open.values()) {
+      try {
+        table.writer.abort();
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "Connector {} task {}: could not abort a writer: {}", connector, taskId, e.toString());
+      }
+    }
+    open.clear();
+    positions.clear();
+  }
+
+  /** True while some table has a writer (records written since the last reset). */
+  boolean any() {
+    return !open.isEmpty();
+  }
+
+  void closeAll() {
+    for (OpenTable table : open.values()) {
+      try {
+        table.writer.close();
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "Connector {} task {}: could not close a writer: {}", connector, taskId, e.toString());
+      }
+    }
+    open.clear();
+  }
+}
