@@ -1,6 +1,7 @@
 package io.streamhouse.connect;
 
 import io.streamhouse.connect.commit.ControlEventSigner;
+import io.streamhouse.connect.config.RenamedKeys;
 import io.streamhouse.connect.config.SinkConfigDef;
 import io.streamhouse.connect.config.SinkConfigValidator;
 import java.util.ArrayList;
@@ -11,9 +12,13 @@ import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.sink.SinkConnector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Connect entry point: validates the configuration and hands one config per task. */
 public class StreamhouseSinkConnector extends SinkConnector {
+  private static final Logger LOG = LoggerFactory.getLogger(StreamhouseSinkConnector.class);
+
   private Map<String, String> props;
 
   /**
@@ -29,7 +34,12 @@ public class StreamhouseSinkConnector extends SinkConnector {
   }
 
   @Override
-  public void start(Map<String, String> props) {
+  public void start(Map<String, String> given) {
+    Map<String, String> props =
+        RenamedKeys.apply(
+            given,
+            (key, message) ->
+                LOG.warn("Connector {}: {}", given.getOrDefault("name", "unnamed"), message));
     SinkConfigValidator.requireValid(props);
     Map<String, String> withKey = new HashMap<>(props);
     String key = props.get(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);

@@ -58,32 +58,32 @@ class StreamhouseSinkConnectorTest {
     StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
     connector.start(BASE);
     List<Map<String, String>> first = connector.taskConfigs(2);
-    String key = first.get(0).get("control.signing.key");
+    String key = first.get(0).get("control.signing-key");
     assertThat(key).hasSize(43); // 256 bits, base64url
-    assertThat(first.get(1)).containsEntry("control.signing.key", key);
+    assertThat(first.get(1)).containsEntry("control.signing-key", key);
     connector.stop(); // a pause and a resume: Connect stops and starts the same instance
     connector.start(BASE);
     assertThat(connector.taskConfigs(1).get(0))
         .as("same task configs, so no task restart")
-        .containsEntry("control.signing.key", key);
+        .containsEntry("control.signing-key", key);
     StreamhouseSinkConnector elsewhere =
         new StreamhouseSinkConnector(); // started on another worker
     elsewhere.start(BASE);
-    assertThat(elsewhere.taskConfigs(1).get(0).get("control.signing.key")).isNotEqualTo(key);
+    assertThat(elsewhere.taskConfigs(1).get(0).get("control.signing-key")).isNotEqualTo(key);
   }
 
   @Test
   void theUsersKeyIsHandedOnAsItIsAndAShortOneIsRefused() {
     Map<String, String> props = new java.util.HashMap<>(BASE);
-    props.put("control.signing.key", "the-users-own-key-0123");
+    props.put("control.signing-key", "the-users-own-key-0123");
     StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
     connector.start(props);
     assertThat(connector.taskConfigs(2))
         .allSatisfy(
-            c -> assertThat(c).containsEntry("control.signing.key", "the-users-own-key-0123"));
-    props.put("control.signing.key", "short-secret");
+            c -> assertThat(c).containsEntry("control.signing-key", "the-users-own-key-0123"));
+    props.put("control.signing-key", "short-secret");
     assertThat(connector.validate(props).configValues())
-        .filteredOn(v -> v.name().equals("control.signing.key"))
+        .filteredOn(v -> v.name().equals("control.signing-key"))
         .singleElement()
         .satisfies(
             v ->

@@ -128,7 +128,7 @@ class HostileControlTopicE2E {
               .tasks(sink.name())
               .get(0)
               .path("config")
-              .path("control.signing.key")
+              .path("control.signing-key")
               .asText();
       assertThat(key).hasSizeGreaterThanOrEqualTo(40);
       assertThat(
@@ -137,7 +137,7 @@ class HostileControlTopicE2E {
                   .tasks(sink.name())
                   .get(1)
                   .path("config")
-                  .path("control.signing.key")
+                  .path("control.signing-key")
                   .asText())
           .isEqualTo(key);
       assertThat(log).doesNotContain(key);

@@ -32,7 +32,7 @@ class JmxExporterE2E {
       stack.createTopic(topic, 2, Map.of("retention.ms", "3600000"));
       ConnectorExample sink =
           IcebergSink.config(
-              stack, "exp", topic, Map.of("tasks.max", "1", "lag.check.interval.ms", "1000"));
+              stack, "exp", topic, Map.of("tasks.max", "1", "lag.check-interval.ms", "1000"));
       stack.connect().putConfig(sink.name(), sink.config());
       IcebergFaultsE2E.produce(stack, topic, 0, 100, new HashSet<>());
 

@@ -27,7 +27,7 @@ class LagMonitorE2E {
     stack.createTopic(topic, 2, Map.of("retention.ms", "3600000"));
     ConnectorExample sink =
         IcebergSink.config(
-            stack, "lagmon", topic, Map.of("tasks.max", "1", "lag.check.interval.ms", "1000"));
+            stack, "lagmon", topic, Map.of("tasks.max", "1", "lag.check-interval.ms", "1000"));
     stack.connect().putConfig(sink.name(), sink.config());
     Set<Long> produced = new HashSet<>();
     IcebergFaultsE2E.produce(stack, topic, 0, 200, produced);
@@ -152,7 +152,7 @@ class LagMonitorE2E {
             stack,
             "lagfail",
             topic,
-            Map.of("tasks.max", "1", "lag.check.interval.ms", "1000", "lag.on-data-loss", "fail"));
+            Map.of("tasks.max", "1", "lag.check-interval.ms", "1000", "lag.on-data-loss", "fail"));
     stack.connect().putConfig(sink.name(), sink.config());
     IcebergFaultsE2E.produce(stack, topic, 0, 50, new HashSet<>());
     // Loss is measured from the connector's committed offset: wait until it has one.

@@ -55,7 +55,7 @@ class PrometheusAlertsE2E {
       stack.createTopic(topic, 1, Map.of("retention.ms", "20000", "segment.ms", "1000"));
       ConnectorExample sink =
           IcebergSink.config(
-              stack, "alerting", topic, Map.of("tasks.max", "1", "lag.check.interval.ms", "1000"));
+              stack, "alerting", topic, Map.of("tasks.max", "1", "lag.check-interval.ms", "1000"));
       stack.connect().putConfig(sink.name(), sink.config());
       IcebergFaultsE2E.produce(stack, topic, 0, 20, new HashSet<>());
       // A second connector whose task fails on a malformed record: the failed-task alert.

@@ -223,7 +223,7 @@ class SecuredClusterE2E {
               TOPIC,
               Map.of(
                   "tasks.max", "2",
-                  "lag.check.interval.ms", "1000",
+                  "lag.check-interval.ms", "1000",
                   "kafka.security.protocol", "SASL_PLAINTEXT",
                   "kafka.sasl.mechanism", ScramUser.MECHANISM,
                   "kafka.sasl.jaas.config", "${file:" + secrets + ":sink.jaas}"));

@@ -7,7 +7,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Keys renamed to the one key style (docs/configuration.md: dots separate groups, {@code -} joins
+ * Keys renamed to the one key style (README, Configuration: dots separate groups, {@code -} joins
  * the words of one setting, durations end in Kafka's {@code .ms}); their old names are still
  * accepted, with a warning, and mean the same.
  */
@@ -17,7 +17,8 @@ public final class RenamedKeys {
       Map.of(
           "max.open.files", SinkConfigDef.MAX_OPEN_FILES_CONFIG,
           "commit.handover.timeout.ms", SinkConfigDef.COMMIT_HANDOVER_TIMEOUT_MS_CONFIG,
-          "lag.check.interval.ms", SinkConfigDef.LAG_CHECK_INTERVAL_MS_CONFIG);
+          "lag.check.interval.ms", SinkConfigDef.LAG_CHECK_INTERVAL_MS_CONFIG,
+          "control.signing.key", SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
 
   /** {@code route.<name>.schema.evolution} is now {@code route.<name>.schema-evolution}. */
   private static final Pattern ROUTE_SCHEMA_EVOLUTION =

@@ -30,7 +30,7 @@ public final class RouteConfigDef {
   public static final String PRIMARY_KEY = "primary-key";
   public static final String INPUT = "input";
   public static final String BUCKETS = "buckets";
-  public static final String SCHEMA_EVOLUTION = "schema.evolution";
+  public static final String SCHEMA_EVOLUTION = "schema-evolution";
   public static final String TABLE_PROPERTY_PREFIX = "table-property.";
 
   private RouteConfigDef() {}
@@ -205,7 +205,8 @@ public final class RouteConfigDef {
             "How record schemas may change the route's tables. none: never (fields a table lacks are "
                 + "ignored); add-columns: new fields become optional columns (nested too); add-and-widen: "
                 + "also int8->int16->int32->int64, float->double, decimal precision up, required->optional. "
-                + "Narrowing, other type changes and key or partition column changes are always rejected.",
+                + "Narrowing, other type changes and key or partition column changes are always rejected. "
+                + "Formerly route.<name>.schema.evolution.",
             group,
             ++order,
             Width.SHORT,

@@ -35,11 +35,11 @@ public final class SinkConfigDef {
       "Names of the routes from topics to tables, configured under route.<name>.*. A record goes "
           + "to every route whose topics match its topic; a record no route takes is an error.";
 
-  public static final String MAX_OPEN_FILES_CONFIG = "max.open.files";
+  public static final String MAX_OPEN_FILES_CONFIG = "max-open-files";
   static final String MAX_OPEN_FILES_DOC =
       "Iceberg data files a task keeps open at once over all its tables and partitions (file handles). "
           + "Past it, the open file holding the most memory is closed early. While a commit closes the "
-          + "previous files, as many new ones may be open.";
+          + "previous files, as many new ones may be open. Formerly max.open.files.";
   static final int MAX_OPEN_FILES_DEFAULT = 2_000;
 
   public static final String ICEBERG_WRITE_BUFFER_BYTES_CONFIG = "iceberg.write-buffer-bytes";
@@ -76,13 +76,14 @@ public final class SinkConfigDef {
           + "round before it commits what has arrived (a partial commit).";
   static final long COMMIT_TIMEOUT_MS_DEFAULT = 30_000L;
 
-  public static final String COMMIT_HANDOVER_TIMEOUT_MS_CONFIG = "commit.handover.timeout.ms";
+  public static final String COMMIT_HANDOVER_TIMEOUT_MS_CONFIG = "commit.handover-timeout.ms";
   static final String COMMIT_HANDOVER_TIMEOUT_MS_DOC =
       "When a task loses partitions (a rebalance, or its stop), it hands in what it has written as "
           + "batches and waits up to this long for the coordinator to commit them, so that the next owner "
           + "of a partition skips those records instead of writing them again. If the wait runs out, the "
           + "task drops its uncommitted work and the records are written again. Keep it below the worker's "
-          + "task.shutdown.graceful.timeout.ms (5 s by default); 0 turns the hand-over off.";
+          + "task.shutdown.graceful.timeout.ms (5 s by default); 0 turns the hand-over off. Formerly "
+          + "commit.handover.timeout.ms.";
   static final long COMMIT_HANDOVER_TIMEOUT_MS_DEFAULT = 4_000L;
 
   public static final String COMMIT_PARALLELISM_CONFIG = "commit.parallelism";
@@ -90,10 +91,11 @@ public final class SinkConfigDef {
       "How many tables the coordinator commits at the same time in a round.";
   static final int COMMIT_PARALLELISM_DEFAULT = 4;
 
-  public static final String LAG_CHECK_INTERVAL_MS_CONFIG = "lag.check.interval.ms";
+  public static final String LAG_CHECK_INTERVAL_MS_CONFIG = "lag.check-interval.ms";
   static final String LAG_CHECK_INTERVAL_MS_DOC =
       "How often task 0 compares, per topic-partition, the connector's committed offset with the log "
-          + "start and end offsets and the topic's retention, and publishes the lag metrics.";
+          + "start and end offsets and the topic's retention, and publishes the lag metrics. Formerly "
+          + "lag.check.interval.ms.";
   static final long LAG_CHECK_INTERVAL_MS_DEFAULT = 30_000L;
 
   public static final String LAG_ON_DATA_LOSS_CONFIG = "lag.on-data-loss";
@@ -110,14 +112,15 @@ public final class SinkConfigDef {
           + "of the topics the connector sinks.";
   static final String CONTROL_TOPIC_DEFAULT = "streamhouse-control";
 
-  public static final String CONTROL_SIGNING_KEY_CONFIG = "control.signing.key";
+  public static final String CONTROL_SIGNING_KEY_CONFIG = "control.signing-key";
   static final String CONTROL_SIGNING_KEY_DOC =
       "Key of the HMAC-SHA256 that every control event carries, so that the tasks and the coordinator take "
           + "events only from this connector's tasks. Empty (the default): the connector makes a new random key "
           + "each time it starts and hands it to its tasks in their configurations, which Connect stores in its "
           + "config topic and shows to whoever may read task configurations over the REST API. Set it (at least "
           + "16 characters, best through a config provider) to keep the key out of the config topic and to "
-          + "rotate it on your schedule: changing it restarts the connector and its tasks.";
+          + "rotate it on your schedule: changing it restarts the connector and its tasks. Formerly "
+          + "control.signing.key.";
 
   /** Set by the connector in each task's configuration; not a user setting. */
   public static final String TASK_ID_CONFIG = "task.id";

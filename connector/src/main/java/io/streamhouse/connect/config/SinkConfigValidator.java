@@ -23,7 +23,8 @@ public final class SinkConfigValidator {
   private SinkConfigValidator() {}
 
   /** Per-key and cross-field validation of {@code props}. */
-  public static Config validate(Map<String, String> props) {
+  public static Config validate(Map<String, String> given) {
+    Map<String, String> props = RenamedKeys.apply(given, (key, message) -> {});
     Map<String, ConfigValue> byName = new LinkedHashMap<>();
     for (ConfigValue value : SinkConfigDef.enriched(props).validate(props)) {
       byName.put(value.name(), value);

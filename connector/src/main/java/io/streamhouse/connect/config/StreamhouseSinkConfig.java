@@ -13,6 +13,10 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
   private final List<RouteSettings> routes;
 
   public StreamhouseSinkConfig(Map<String, String> props) {
+    this(RenamedKeys.apply(props, (key, message) -> {}), true);
+  }
+
+  private StreamhouseSinkConfig(Map<String, String> props, boolean renamed) {
     super(SinkConfigDef.enriched(props), props, false);
     List<String> catalogNames = getList(SinkConfigDef.CATALOGS_CONFIG);
     this.catalogs =

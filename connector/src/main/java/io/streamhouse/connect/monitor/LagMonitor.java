@@ -30,7 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The lag-versus-retention monitor, in task 0: every {@code lag.check.interval.ms} it reads, per
+ * The lag-versus-retention monitor, in task 0: every {@code lag.check-interval.ms} it reads, per
  * topic-partition the connector consumes, the log start and end offsets, the connector's committed
  * offset, the timestamp of the oldest record not yet committed (a consumer with {@code
  * auto.offset.reset=none}, so a deleted position is never mistaken for a fresh one) and the topic's

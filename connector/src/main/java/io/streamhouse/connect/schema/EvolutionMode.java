@@ -3,7 +3,7 @@ package io.streamhouse.connect.schema;
 import java.util.Locale;
 
 /**
- * How far a route lets record schemas change its tables ({@code route.<name>.schema.evolution}).
+ * How far a route lets record schemas change its tables ({@code route.<name>.schema-evolution}).
  */
 public enum EvolutionMode {
   /** Never change a table; fields it lacks are ignored, values must fit its columns. */

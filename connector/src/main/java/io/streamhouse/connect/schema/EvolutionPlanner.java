@@ -99,7 +99,7 @@ public final class EvolutionPlanner {
               "field '"
                   + SchemaChange.dotted(path)
                   + "' is optional but column is "
-                  + "required, and schema.evolution="
+                  + "required, and schema-evolution="
                   + mode.configValue()
                   + " does not relax columns");
         }
@@ -191,7 +191,7 @@ public final class EvolutionPlanner {
                 + field
                 + " but column is "
                 + column
-                + ", and schema.evolution="
+                + ", and schema-evolution="
                 + mode.configValue()
                 + " does not widen columns");
       }

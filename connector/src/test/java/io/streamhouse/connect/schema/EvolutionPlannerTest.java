@@ -238,7 +238,7 @@ class EvolutionPlannerTest {
                 .rejection())
         .get()
         .satisfies(
-            r -> assertThat(r.reason()).contains("schema.evolution=add-columns does not widen"));
+            r -> assertThat(r.reason()).contains("schema-evolution=add-columns does not widen"));
     assertThat(
             EvolutionPlanner.plan(
                     table(required("n", INT32)), record(optional("n", INT32)), ADD_COLUMNS)
