@@ -7,7 +7,6 @@ import io.streamhouse.connect.commit.ControlEvent;
 import io.streamhouse.connect.commit.FaultInjection;
 import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.convert.InputMode;
 import io.streamhouse.connect.errors.BadRecordHandler;
 import io.streamhouse.connect.monitor.PluginGauges;
 import io.streamhouse.connect.monitor.TaskMetrics;
@@ -16,14 +15,13 @@ import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.routing.TableRouter;
-import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.testing.RecordingChannel;
 import io.streamhouse.connect.testing.SlowClosingFormat;
+import io.streamhouse.connect.testing.TestRoutes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.stream.LongStream;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -38,25 +36,7 @@ import org.junit.jupiter.api.Test;
 class RecordIntakeTest {
   private static final TopicPartition P0 = new TopicPartition("t", 0);
   private static final TableId TABLE = new TableId("c", List.of("ns"), "t");
-  private static final RouteSettings ROUTE =
-      new RouteSettings(
-          "r",
-          List.of("t"),
-          Optional.empty(),
-          "c",
-          "ns.t",
-          Optional.empty(),
-          Optional.empty(),
-          "ns",
-          true,
-          List.of(),
-          "parquet",
-          1L << 20,
-          Map.of(),
-          List.of(),
-          InputMode.UPSERT,
-          1,
-          EvolutionMode.NONE);
+  private static final RouteSettings ROUTE = TestRoutes.topicTToTableNsT();
 
   private final SlowClosingFormat format = new SlowClosingFormat();
   private final RecordingChannel channel = new RecordingChannel();

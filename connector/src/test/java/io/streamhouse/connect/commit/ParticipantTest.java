@@ -4,20 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.routing.TableRouter.Destination;
-import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.testing.RecordingChannel;
 import io.streamhouse.connect.testing.SlowClosingFormat;
+import io.streamhouse.connect.testing.TestRoutes;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
@@ -32,27 +30,7 @@ import org.junit.jupiter.api.Test;
 class ParticipantTest {
   private static final TopicPartition P0 = new TopicPartition("t", 0);
   private static final TableId TABLE = new TableId("c", List.of("ns"), "t");
-  private static final Destination TO =
-      new Destination(
-          TABLE,
-          new RouteSettings(
-              "r",
-              List.of("t"),
-              Optional.empty(),
-              "c",
-              "ns.t",
-              Optional.empty(),
-              Optional.empty(),
-              "ns",
-              true,
-              List.of(),
-              "parquet",
-              1L << 20,
-              Map.of(),
-              List.of(),
-              io.streamhouse.connect.convert.InputMode.UPSERT,
-              1,
-              EvolutionMode.NONE));
+  private static final Destination TO = new Destination(TABLE, TestRoutes.topicTToTableNsT());
 
   private final SlowClosingFormat format = new SlowClosingFormat();
   private final RecordingChannel channel = new RecordingChannel();

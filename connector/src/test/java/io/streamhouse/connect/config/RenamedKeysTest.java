@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.streamhouse.connect.StreamhouseSinkConnector;
 import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.Config;
@@ -13,19 +12,7 @@ import org.junit.jupiter.api.Test;
 
 class RenamedKeysTest {
   private static Map<String, String> config(String... pairs) {
-    Map<String, String> props = new HashMap<>();
-    props.put("name", "sink");
-    props.put("topics", "orders");
-    props.put("kafka.bootstrap.servers", "localhost:9092");
-    props.put("catalogs", "local");
-    props.put("catalog.local.uri", "jdbc:sqlite:/tmp/c.db");
-    props.put("catalog.local.warehouse", "/tmp/wh");
-    props.put("routes", "r");
-    props.put("route.r.topics", "orders");
-    for (int i = 0; i < pairs.length; i += 2) {
-      props.put(pairs[i], pairs[i + 1]);
-    }
-    return props;
+    return SinkConfigValidatorTest.config(pairs);
   }
 
   @Test

@@ -13,7 +13,8 @@ import org.apache.kafka.common.config.ConfigValue;
 import org.junit.jupiter.api.Test;
 
 class SinkConfigValidatorTest {
-  private static Map<String, String> config(String... pairs) {
+  /** A valid connector config (one JDBC catalog, one route) with {@code pairs} put on top. */
+  static Map<String, String> config(String... pairs) {
     Map<String, String> props = new HashMap<>();
     props.put("name", "orders-sink");
     props.put("connector.class", StreamhouseSinkConnector.class.getName());

@@ -74,16 +74,7 @@ public final class IcebergFormat implements TableFormat {
       return catalog.loadTable(identifier);
     } catch (NoSuchTableException missing) {
       if (!route.autoCreate()) {
-        throw new TableNotFoundException(
-            "Table "
-                + id.qualifiedName()
-                + " does not exist in catalog "
-                + id.catalog()
-                + " and route "
-                + route.name()
-                + " has auto-create off (set route."
-                + route.name()
-                + ".auto-create=true or create the table)");
+        throw TableNotFoundException.autoCreateOff(id, route);
       }
       return IcebergTableCreator.create(catalog, identifier, route, sample);
     }

@@ -97,16 +97,7 @@ public final class PaimonFormat implements TableFormat {
         return Optional.empty(); // a delete for a table that does not exist yet deletes nothing
       }
       if (!route.autoCreate()) {
-        throw new TableNotFoundException(
-            "Table "
-                + id.qualifiedName()
-                + " does not exist in catalog "
-                + id.catalog()
-                + " and route "
-                + route.name()
-                + " has auto-create off (set route."
-                + route.name()
-                + ".auto-create=true or create the table)");
+        throw TableNotFoundException.autoCreateOff(id, route);
       }
       PaimonTableCreator.create(catalog, identifier, route, sample);
     }
