@@ -210,12 +210,7 @@ final class TaskRuntime implements AutoCloseable {
           } else if (event instanceof ControlEvent.CompactRequest request) {
             compactions.submit(request);
           } else if (event instanceof ControlEvent.TableCommitted committed) {
-            participant.lock().lock();
-            try {
-              participant.onTableCommitted(committed);
-            } finally {
-              participant.lock().unlock();
-            }
+            participant.onTableCommitted(committed);
           }
         }
       }

@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * table already has, invariant <em>skip-what-the-table-has</em> of docs/architecture.md), offers
  * prepared batches when the coordinator asks, keeps them until the coordinator says what became of
  * them, and knows, per topic-partition, the oldest offset not yet durable in every table (invariant
- * <em>durable-offsets</em>). All methods but {@link #onStartCommit} are called under {@link
- * #lock()}.
+ * <em>durable-offsets</em>). Its state (with its {@link TableWriters} and {@link RewindLedger}) is
+ * guarded by one reentrant lock that every method takes itself; {@link #onStartCommit} holds it
+ * only to detach and to offer, not while files close. A caller takes {@link #lock()} only to make
+ * several calls one step (a whole {@code put}).
  */
 public final class Participant {
   private static final Logger LOG = LoggerFactory.getLogger(Participant.class);
@@ -101,14 +103,19 @@ public final class Participant {
    */
   public boolean write(SinkRecord record, TopicPartition tp, Destination to)
       throws RecordConversionException {
-    // Connect applies a requested seek before its next poll: a record delivered after a reset
-    // comes from the new position, and Connect's own offsets now reflect it.
-    ledger.arrived(tp);
-    TableWriters.Written written = writers.write(record, tp, to);
-    if (written == TableWriters.Written.TABLE_CHANGED) {
-      resetRequested = true; // the task rewinds and writes with the new schema
+    lock.lock();
+    try {
+      // Connect applies a requested seek before its next poll: a record delivered after a reset
+      // comes from the new position, and Connect's own offsets now reflect it.
+      ledger.arrived(tp);
+      TableWriters.Written written = writers.write(record, tp, to);
+      if (written == TableWriters.Written.TABLE_CHANGED) {
+        resetRequested = true; // the task rewinds and writes with the new schema
+      }
+      return written == TableWriters.Written.WRITTEN;
+    } finally {
+      lock.unlock();
     }
-    return written == TableWriters.Written.WRITTEN;
   }
 
   /**
@@ -118,7 +125,12 @@ public final class Participant {
    * at-least-once.)
    */
   public void skipped(SinkRecord record, TopicPartition tp, Destination to) {
-    writers.skipped(record, tp, to);
+    lock.lock();
+    try {
+      writers.skipped(record, tp, to);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -129,7 +141,12 @@ public final class Participant {
    * in every one of these tables.
    */
   public OptionalLong commonPosition(TopicPartition tp, List<Destination> destinations) {
-    return writers.commonPosition(tp, destinations);
+    lock.lock();
+    try {
+      return writers.commonPosition(tp, destinations);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -254,26 +271,31 @@ public final class Participant {
 
   /** TableCommitted: forget acknowledged batches; a rejected one makes the task start over. */
   public void onTableCommitted(ControlEvent.TableCommitted committed) {
-    for (Map.Entry<String, BatchPlan.Decision> d : committed.decisions().entrySet()) {
-      Pending p = pending.get(d.getKey());
-      if (p == null) {
-        continue;
+    lock.lock();
+    try {
+      for (Map.Entry<String, BatchPlan.Decision> d : committed.decisions().entrySet()) {
+        Pending p = pending.get(d.getKey());
+        if (p == null) {
+          continue;
+        }
+        if (d.getValue() == BatchPlan.Decision.REJECT) {
+          LOG.warn(
+              "Connector {} task {}: table {} rejected batch {} {}: its offsets do not follow the "
+                  + "table's watermarks; rewinding to the last durable offsets",
+              connector,
+              taskId,
+              committed.table(),
+              d.getKey(),
+              p.batch().ranges());
+          resetRequested = true;
+        } else {
+          pending.remove(d.getKey());
+        }
       }
-      if (d.getValue() == BatchPlan.Decision.REJECT) {
-        LOG.warn(
-            "Connector {} task {}: table {} rejected batch {} {}: its offsets do not follow the "
-                + "table's watermarks; rewinding to the last durable offsets",
-            connector,
-            taskId,
-            committed.table(),
-            d.getKey(),
-            p.batch().ranges());
-        resetRequested = true;
-      } else {
-        pending.remove(d.getKey());
-      }
+      settled.signalAll();
+    } finally {
+      lock.unlock();
     }
-    settled.signalAll();
   }
 
   /**
@@ -289,86 +311,92 @@ public final class Participant {
    * the round meanwhile.
    */
   public boolean handOver(long timeoutMs) {
-    if (timeoutMs <= 0 || resetRequested) {
-      return false;
-    }
-    long started = System.nanoTime();
-    List<Preparing> batches = detachAll();
-    Map<Preparing, PreparedFiles> closed = new LinkedHashMap<>();
-    for (Preparing p : batches) {
-      try {
-        closed.put(p, p.files().close());
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "Connector {} task {}: could not close the data files of table {} to hand them over; the "
-                + "task drops its uncommitted work: {}",
-            connector,
-            taskId,
-            p.table(),
-            e.toString());
-        closed.forEach(this::discard);
+    lock.lock();
+    try {
+      if (timeoutMs <= 0 || resetRequested) {
         return false;
       }
-    }
-    closed.forEach(
-        (p, files) -> {
-          preparing.remove(p.batchId());
-          pending.put(
-              p.batchId(),
-              new Pending(
-                  p.table(),
-                  new OfferedBatch(p.batchId(), taskId, p.ranges(), files, p.maxTimestamp())));
-        });
-    if (settledAll()) {
-      return true;
-    }
-    int handedIn = pending.size() + preparing.size();
-    try {
-      channel.send(List.of(new ControlEvent.RoundRequest(connector, lastAnsweredCommit, taskId)));
-      // Half the time for the coordinator (a hand-over round takes a few hundred ms), the rest for
-      // committing alone if it does not answer: it may be moving with task 0 in this very
-      // rebalance.
-      long deadline = started + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs / 2);
-      while (!settledAll() && !resetRequested) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          break;
+      long started = System.nanoTime();
+      List<Preparing> batches = detachAll();
+      Map<Preparing, PreparedFiles> closed = new LinkedHashMap<>();
+      for (Preparing p : batches) {
+        try {
+          closed.put(p, p.files().close());
+        } catch (RuntimeException e) {
+          LOG.warn(
+              "Connector {} task {}: could not close the data files of table {} to hand them over; the "
+                  + "task drops its uncommitted work: {}",
+              connector,
+              taskId,
+              p.table(),
+              e.toString());
+          closed.forEach(this::discard);
+          return false;
         }
-        settled.awaitNanos(left);
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "Connector {} task {}: could not ask the coordinator for a round: {}",
-          connector,
-          taskId,
-          e.toString());
+      closed.forEach(
+          (p, files) -> {
+            preparing.remove(p.batchId());
+            pending.put(
+                p.batchId(),
+                new Pending(
+                    p.table(),
+                    new OfferedBatch(p.batchId(), taskId, p.ranges(), files, p.maxTimestamp())));
+          });
+      if (settledAll()) {
+        return true;
+      }
+      int handedIn = pending.size() + preparing.size();
+      try {
+        channel.send(List.of(new ControlEvent.RoundRequest(connector, lastAnsweredCommit, taskId)));
+        // Half the time for the coordinator (a hand-over round takes a few hundred ms), the rest
+        // for
+        // committing alone if it does not answer: it may be moving with task 0 in this very
+        // rebalance.
+        long deadline = started + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs / 2);
+        while (!settledAll() && !resetRequested) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            break;
+          }
+          settled.awaitNanos(left);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "Connector {} task {}: could not ask the coordinator for a round: {}",
+            connector,
+            taskId,
+            e.toString());
+      }
+      if (!settledAll() && !resetRequested && !Thread.currentThread().isInterrupted()) {
+        commitOwnBatches();
+      }
+      long tookMs = (System.nanoTime() - started) / 1_000_000;
+      boolean done = settledAll() && !resetRequested;
+      if (done) {
+        LOG.info(
+            "Connector {} task {}: handed over {} batches in {} ms; the next owners skip what they hold",
+            connector,
+            taskId,
+            handedIn,
+            tookMs);
+      } else {
+        LOG.warn(
+            "Connector {} task {}: {} of {} handed-over batches were not committed within {} ms{}; the task "
+                + "drops its uncommitted work and its records are written again",
+            connector,
+            taskId,
+            pending.size() + preparing.size(),
+            handedIn,
+            tookMs,
+            resetRequested ? " (a batch was rejected)" : "");
+      }
+      return done;
+    } finally {
+      lock.unlock();
     }
-    if (!settledAll() && !resetRequested && !Thread.currentThread().isInterrupted()) {
-      commitOwnBatches();
-    }
-    long tookMs = (System.nanoTime() - started) / 1_000_000;
-    boolean done = settledAll() && !resetRequested;
-    if (done) {
-      LOG.info(
-          "Connector {} task {}: handed over {} batches in {} ms; the next owners skip what they hold",
-          connector,
-          taskId,
-          handedIn,
-          tookMs);
-    } else {
-      LOG.warn(
-          "Connector {} task {}: {} of {} handed-over batches were not committed within {} ms{}; the task "
-              + "drops its uncommitted work and its records are written again",
-          connector,
-          taskId,
-          pending.size() + preparing.size(),
-          handedIn,
-          tookMs,
-          resetRequested ? " (a batch was rejected)" : "");
-    }
-    return done;
   }
 
   /**
@@ -465,17 +493,22 @@ public final class Participant {
    * own position.
    */
   public Map<TopicPartition, Long> safeOffsets(Map<TopicPartition, Long> consumed) {
-    Map<TopicPartition, Long> safe = new HashMap<>(consumed);
-    writers.holdBack(safe);
-    for (Pending p : pending.values()) {
-      p.batch().ranges().forEach((tp, r) -> safe.merge(tp, r.from(), Math::min));
+    lock.lock();
+    try {
+      Map<TopicPartition, Long> safe = new HashMap<>(consumed);
+      writers.holdBack(safe);
+      for (Pending p : pending.values()) {
+        p.batch().ranges().forEach((tp, r) -> safe.merge(tp, r.from(), Math::min));
+      }
+      for (Preparing p : preparing.values()) {
+        p.ranges().forEach((tp, r) -> safe.merge(tp, r.from(), Math::min));
+      }
+      ledger.holdBack(safe);
+      safe.keySet().retainAll(consumed.keySet());
+      return safe;
+    } finally {
+      lock.unlock();
     }
-    for (Preparing p : preparing.values()) {
-      p.ranges().forEach((tp, r) -> safe.merge(tp, r.from(), Math::min));
-    }
-    ledger.holdBack(safe);
-    safe.keySet().retainAll(consumed.keySet());
-    return safe;
   }
 
   /**
@@ -484,36 +517,66 @@ public final class Participant {
    * arrives, {@link #safeOffsets} reports no more than that position.
    */
   public Map<TopicPartition, Long> reset(Map<TopicPartition, Long> consumed) {
-    Map<TopicPartition, Long> durable = safeOffsets(consumed);
-    writers.abortAll();
-    pending.clear();
-    preparing.clear();
-    generation++;
-    resetRequested = false;
-    return ledger.rewind(durable, consumed);
+    lock.lock();
+    try {
+      Map<TopicPartition, Long> durable = safeOffsets(consumed);
+      writers.abortAll();
+      pending.clear();
+      preparing.clear();
+      generation++;
+      resetRequested = false;
+      return ledger.rewind(durable, consumed);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
    * Newly assigned partitions start at Connect's committed offsets, which are safe by construction.
    */
   public void assigned(java.util.Collection<TopicPartition> partitions) {
-    ledger.assigned(partitions);
+    lock.lock();
+    try {
+      ledger.assigned(partitions);
+    } finally {
+      lock.unlock();
+    }
   }
 
   public void revoked(java.util.Collection<TopicPartition> partitions) {
-    ledger.revoked(partitions);
+    lock.lock();
+    try {
+      ledger.revoked(partitions);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** True while some table has a writer (records written since the last reset). */
   public boolean hasWriters() {
-    return writers.any();
+    lock.lock();
+    try {
+      return writers.any();
+    } finally {
+      lock.unlock();
+    }
   }
 
   public Set<TopicPartition> assignedPartitions() {
-    return ledger.assignedPartitions();
+    lock.lock();
+    try {
+      return ledger.assignedPartitions();
+    } finally {
+      lock.unlock();
+    }
   }
 
   public void close() {
-    writers.closeAll();
+    lock.lock();
+    try {
+      writers.closeAll();
+    } finally {
+      lock.unlock();
+    }
   }
 }
