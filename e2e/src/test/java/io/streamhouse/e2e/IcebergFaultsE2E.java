@@ -107,6 +107,44 @@ class IcebergFaultsE2E {
   }
 
   /**
+   * Someone else expires the table's snapshots ({@code retainLast(1)}) after another writer
+   * committed on top of the connector's latest snapshot; then the connector's consumer offsets are
+   * gone and it reads everything again. The tag it moves with each commit kept the snapshot with
+   * its watermarks, so it skips what the table holds: every record once. (Without the tag the
+   * snapshot is expired and all 20,000 records land twice.)
+   */
+  @Test
+  void anExpiryElsewhereDoesNotLoseTheWatermarks(LocalStack stack) throws Exception {
+    String topic = "expired-elsewhere";
+    ConnectorExample sink =
+        IcebergSink.config(stack, "expired-elsewhere", topic, Map.of("tasks.max", "2"));
+    stack.createTopic(topic, 4, Map.of());
+    Set<Long> produced = new HashSet<>();
+    produce(stack, topic, 0, RECORDS, produced);
+    stack.connect().putConfig(sink.name(), sink.config());
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      awaitWatermarkSum(stack, tables, sink.name(), topic, RECORDS);
+      stopAndDeleteOffsets(stack, sink.name());
+      org.apache.iceberg.Table table = tables.table(IcebergSink.tableOf(topic));
+      long ours = table.refs().get("streamhouse-" + sink.name()).snapshotId();
+      table.newFastAppend().commit(); // another writer
+      table
+          .expireSnapshots()
+          .expireOlderThan(System.currentTimeMillis() + 1)
+          .retainLast(1)
+          .commit();
+      table.refresh();
+      assertThat(table.snapshot(ours)).as("the connector's tagged snapshot survives").isNotNull();
+
+      produce(stack, topic, RECORDS, 1_000, produced);
+      stack.connect().resume(sink.name());
+      awaitWatermarkSum(stack, tables, sink.name(), topic, RECORDS + 1_000);
+      IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, produced);
+    }
+    stack.connect().delete(sink.name());
+  }
+
+  /**
    * With a transform, a record's topic (and so its tables) may differ from its partition's: no
    * skipping.
    */

@@ -11,12 +11,23 @@ public final class SnapshotKeys {
   private final String watermarks;
   private final String commitId;
   private final String validThrough;
+  private final String tag;
 
   public SnapshotKeys(String connector) {
     String base = PREFIX + connector + ".";
     this.watermarks = base + "watermarks";
     this.commitId = base + "commit-id";
     this.validThrough = base + "valid-through-ms";
+    this.tag = "streamhouse-" + connector;
+  }
+
+  /**
+   * {@code streamhouse-<connector>}: the Iceberg tag on the connector's latest snapshot, moved in
+   * the same commit that makes it, so that snapshot expiry (the connector's or anyone's) keeps the
+   * snapshot with the connector's watermarks.
+   */
+  public String tag() {
+    return tag;
   }
 
   /** {@code streamhouse.<connector>.watermarks}: {@code topic:partition=next-offset,...}. */

@@ -25,9 +25,11 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.ManageSnapshots;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
@@ -208,8 +210,10 @@ public final class IcebergFormat implements TableFormat {
           public CommitLoop.Committed commit(
               List<OfferedBatch> applying, Map<String, String> summary)
               throws CommitLoop.ConcurrentCommitException {
+            // One transaction: the snapshot and the tag that keeps it from any snapshot expiry.
+            Transaction transaction = table.newTransaction();
             AppendFiles append =
-                table
+                transaction
                     .newAppend()
                     .scanManifestsWith(CallerRunsExecutor.INSTANCE)
                     .writeManifestsWith(CallerRunsExecutor.INSTANCE, 1);
@@ -226,13 +230,22 @@ public final class IcebergFormat implements TableFormat {
             // The own-snapshot check runs in Iceberg's commit, against the metadata it swaps
             // atomically.
             append.validateWith(new OwnSnapshotValidator(keys.watermarks(), expectedOwn));
+            long snapshotId;
             try {
               append.commit();
+              snapshotId = transaction.table().currentSnapshot().snapshotId();
+              ManageSnapshots refs = transaction.manageSnapshots();
+              if (transaction.table().refs().containsKey(keys.tag())) {
+                refs.replaceTag(keys.tag(), snapshotId);
+              } else {
+                refs.createTag(keys.tag(), snapshotId);
+              }
+              refs.commit();
+              transaction.commitTransaction();
             } catch (ValidationException concurrent) {
               throw new CommitLoop.ConcurrentCommitException(concurrent.getMessage(), concurrent);
             }
-            return new CommitLoop.Committed(
-                table.currentSnapshot().snapshotId(), records, files, List.of());
+            return new CommitLoop.Committed(snapshotId, records, files, List.of());
           }
         });
   }

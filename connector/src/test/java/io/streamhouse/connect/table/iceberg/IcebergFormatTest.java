@@ -127,6 +127,47 @@ class IcebergFormatTest {
     }
   }
 
+  /**
+   * Someone else's expiry ({@code retainLast(1)} while another writer committed after us) would
+   * remove the connector's latest snapshot, and with it the watermarks; the tag the connector moves
+   * in each commit keeps it.
+   */
+  @Test
+  void anExpiryElsewhereKeepsTheSnapshotWithTheWatermarks() throws Exception {
+    try (IcebergFormat format = format()) {
+      format.commit(
+          table,
+          1L,
+          List.of(batch("b1", 0, 10, write(format, 0, 10, new FileBudget(64, 64L << 20)))),
+          true);
+      format.commit(
+          table,
+          2L,
+          List.of(batch("b2", 10, 20, write(format, 10, 20, new FileBudget(64, 64L << 20)))),
+          true);
+      Table t = format.table(table);
+      long ours = t.currentSnapshot().snapshotId();
+      assertThat(t.refs().get("streamhouse-test-sink").snapshotId()).isEqualTo(ours);
+
+      t.newFastAppend().commit(); // another writer
+      t.expireSnapshots().expireOlderThan(System.currentTimeMillis() + 1).retainLast(1).commit();
+      t.refresh();
+      assertThat(t.snapshots()).extracting(org.apache.iceberg.Snapshot::snapshotId).contains(ours);
+      assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 20L));
+
+      CommitOutcome replayed =
+          format.commit(
+              table,
+              3L,
+              List.of(
+                  batch("b2-again", 10, 20, write(format, 10, 20, new FileBudget(64, 64L << 20)))),
+              true);
+      assertThat(replayed.decisions())
+          .containsEntry("b2-again", BatchPlan.Decision.ALREADY_PRESENT);
+      assertThat(ids(format)).hasSize(20).doesNotHaveDuplicates();
+    }
+  }
+
   /** A payload naming {@code files} with their locations changed by {@code relocate}. */
   private PreparedFiles forged(
       IcebergFormat format, PreparedFiles real, java.util.function.UnaryOperator<String> relocate)
