@@ -49,6 +49,10 @@ final class IcebergTableCreator {
     props.put(TableProperties.DEFAULT_FILE_FORMAT, route.fileFormat());
     props.put(
         TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(route.targetFileSizeBytes()));
+    // A streaming sink commits every interval: keep the old metadata files bounded (Iceberg deletes
+    // the oldest after each commit) instead of one more JSON file per commit forever.
+    props.put(TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true");
+    props.put(TableProperties.METADATA_PREVIOUS_VERSIONS_MAX, "100");
     props.putAll(route.tableProperties());
     if (catalog instanceof SupportsNamespaces namespaces
         && !namespaces.namespaceExists(id.namespace())) {

@@ -446,7 +446,10 @@ class IcebergFormatTest {
       }
       format.commit(table, 1L, List.of(batch("b", 0, 3000, files)), true);
       Table t = format.table(table);
-      assertThat(t.properties()).containsEntry("write.format.default", fileFormat);
+      assertThat(t.properties())
+          .containsEntry("write.format.default", fileFormat)
+          .containsEntry("write.metadata.delete-after-commit.enabled", "true")
+          .containsEntry("write.metadata.previous-versions-max", "100");
       assertThat(org.apache.iceberg.SnapshotChanges.builderFor(t).build().addedDataFiles())
           .allSatisfy(f -> assertThat(f.format().name()).isEqualToIgnoringCase(fileFormat));
       assertThat(ids(format)).hasSize(3000).doesNotHaveDuplicates();
