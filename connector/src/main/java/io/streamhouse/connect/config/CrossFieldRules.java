@@ -183,12 +183,7 @@ final class CrossFieldRules {
     if (blank(format)) {
       return Optional.of(TableFormatKind.ICEBERG);
     }
-    try {
-      EnumValidator.of(TableFormatKind.class).ensureValid(CatalogConfigDef.FORMAT, format.trim());
-      return Optional.of(EnumValidator.parse(TableFormatKind.class, format));
-    } catch (org.apache.kafka.common.config.ConfigException notAFormat) {
-      return Optional.empty();
-    }
+    return EnumValidator.find(TableFormatKind.class, format);
   }
 
   private static void checkEveryTopicHasARoute(

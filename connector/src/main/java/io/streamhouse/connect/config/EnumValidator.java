@@ -25,7 +25,17 @@ final class EnumValidator implements ConfigDef.Validator {
 
   /** The constant of {@code type} that {@code value} names (after validation, so it exists). */
   static <E extends Enum<E>> E parse(Class<E> type, String value) {
-    return Enum.valueOf(type, value.trim().toUpperCase(Locale.ROOT).replace('-', '_'));
+    return find(type, value).orElseThrow();
+  }
+
+  /**
+   * The constant of {@code type} whose config word {@code value} is, in any case; empty if none.
+   */
+  static <E extends Enum<E>> java.util.Optional<E> find(Class<E> type, String value) {
+    String word = value.trim().toLowerCase(Locale.ROOT);
+    return java.util.Arrays.stream(type.getEnumConstants())
+        .filter(constant -> word(constant).equals(word))
+        .findFirst();
   }
 
   static String word(Enum<?> constant) {

@@ -16,6 +16,9 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
     this(RenamedKeys.apply(props, (key, message) -> {}), true);
   }
 
+  /**
+   * {@code props} under the current key names ({@code renamed} only tells the constructors apart).
+   */
   private StreamhouseSinkConfig(Map<String, String> props, boolean renamed) {
     super(SinkConfigDef.enriched(props), props, false);
     List<String> catalogNames = getList(SinkConfigDef.CATALOGS_CONFIG);
