@@ -1,5 +1,6 @@
 package io.streamhouse.connect;
 
+import io.streamhouse.connect.commit.CommitObserver;
 import io.streamhouse.connect.commit.CompactionRunner;
 import io.streamhouse.connect.commit.ConsumedPartitions;
 import io.streamhouse.connect.commit.ControlChannel;
@@ -11,6 +12,7 @@ import io.streamhouse.connect.commit.Coordinator;
 import io.streamhouse.connect.commit.FaultInjection;
 import io.streamhouse.connect.commit.KafkaControlChannel;
 import io.streamhouse.connect.commit.Participant;
+import io.streamhouse.connect.commit.TableMaintenance;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.BadRecordHandler;
 import io.streamhouse.connect.monitor.LagMetrics;
@@ -65,6 +67,7 @@ final class TaskRuntime implements AutoCloseable {
   // task 0 only
   private Map<String, TableFormat> coordinatorFormats;
   private ControlChannel coordinatorChannel;
+  private TableMaintenance maintenance;
   private Coordinator coordinator;
   private Thread coordinatorThread;
   private LagMonitor lagMonitor;
@@ -144,6 +147,19 @@ final class TaskRuntime implements AutoCloseable {
             config.kafkaClientProps());
     ConsumedPartitions consumedPartitions =
         new ConsumedPartitions(admin, config.topics(), config.topicsRegex());
+    TableMetrics tableMetrics =
+        new TableMetrics(gauges, Clock.systemUTC(), config.commitIntervalMs());
+    if (config.maintenance().enabled()) {
+      maintenance =
+          new TableMaintenance(
+              config.connectorName(),
+              coordinatorFormats,
+              config.maintenance(),
+              Clock.systemUTC(),
+              faults,
+              tableMetrics);
+      maintenance.start();
+    }
     coordinator =
         new Coordinator(
             config.connectorName(),
@@ -155,7 +171,7 @@ final class TaskRuntime implements AutoCloseable {
             config.commitParallelism(),
             Clock.systemUTC(),
             faults,
-            new TableMetrics(gauges, Clock.systemUTC(), config.commitIntervalMs()),
+            maintenance == null ? tableMetrics : CommitObserver.both(tableMetrics, maintenance),
             // a router of its own: a router is not thread-safe
             tablesOf(consumedPartitions, new TableRouter(config.routes())));
     coordinatorThread = daemon(coordinator, "streamhouse-coordinator-" + config.connectorName());
@@ -278,6 +294,9 @@ final class TaskRuntime implements AutoCloseable {
     if (coordinator != null) {
       coordinator.close();
       join(coordinatorThread);
+    }
+    if (maintenance != null) {
+      maintenance.close();
     }
     if (coordinatorChannel != null) {
       coordinatorChannel.close();

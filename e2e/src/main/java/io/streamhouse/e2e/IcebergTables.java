@@ -95,9 +95,16 @@ public final class IcebergTables implements AutoCloseable {
     return s == null ? Map.of() : s.summary();
   }
 
-  /** The connector's watermarks in the current snapshot, {@code topic:partition -> next offset}. */
+  /**
+   * The connector's watermarks, {@code topic:partition -> next offset}: in the snapshot its tag
+   * {@code streamhouse-<connector>} names (moved with each of its commits), else in the current
+   * snapshot.
+   */
   public Map<String, Long> watermarks(String table, String connector) {
-    return watermarksOf(lastSummary(table), connector);
+    Table t = table(table);
+    org.apache.iceberg.SnapshotRef tag = t.refs().get("streamhouse-" + connector);
+    Snapshot s = tag == null ? t.currentSnapshot() : t.snapshot(tag.snapshotId());
+    return watermarksOf(s == null ? Map.of() : s.summary(), connector);
   }
 
   /** The connector's watermarks in a snapshot summary, {@code topic:partition -> next offset}. */

@@ -24,7 +24,10 @@ class PaimonFaultsE2E {
   private static final int KEYS = 2_000;
 
   @ParameterizedTest(name = "halt at {0}")
-  @EnumSource(FaultInjection.Point.class)
+  @EnumSource(
+      value = FaultInjection.Point.class,
+      names = "DURING_MAINTENANCE", // Paimon tables maintain themselves in Paimon's commit
+      mode = EnumSource.Mode.EXCLUDE)
   void aWorkerKilledMidCommitLeavesTheModel(FaultInjection.Point point, LocalStack stack) {
     String name = "pfault-" + point.name().toLowerCase(Locale.ROOT).replace('_', '-');
     String topic = name;

@@ -25,4 +25,22 @@ public interface CommitObserver {
 
   /** A commit of {@code table} failed; its batches stay offered. */
   void failed(TableId table);
+
+  /** Tells {@code first}, then {@code second}. */
+  static CommitObserver both(CommitObserver first, CommitObserver second) {
+    return new CommitObserver() {
+      @Override
+      public void committed(
+          TableId table, CommitOutcome outcome, long bytes, long durationMs, int rejectedBatches) {
+        first.committed(table, outcome, bytes, durationMs, rejectedBatches);
+        second.committed(table, outcome, bytes, durationMs, rejectedBatches);
+      }
+
+      @Override
+      public void failed(TableId table) {
+        first.failed(table);
+        second.failed(table);
+      }
+    };
+  }
 }

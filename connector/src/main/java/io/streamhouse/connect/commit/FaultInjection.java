@@ -22,7 +22,11 @@ public final class FaultInjection {
     /** The coordinator has every batch of a round and has not committed any table. */
     BEFORE_TABLE_COMMIT,
     /** A table commit succeeded; no task has heard of it, so no consumer offset moved. */
-    AFTER_TABLE_COMMIT
+    AFTER_TABLE_COMMIT,
+    /**
+     * A maintenance commit (an expiry, a rewrite) succeeded; the files it frees are not deleted.
+     */
+    DURING_MAINTENANCE
   }
 
   static final java.time.Duration STALL = java.time.Duration.ofSeconds(20);

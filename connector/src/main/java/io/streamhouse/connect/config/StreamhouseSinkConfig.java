@@ -94,6 +94,10 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
         == DataLossAction.FAIL;
   }
 
+  public MaintenanceSettings maintenance() {
+    return MaintenanceSettings.from(this);
+  }
+
   public long commitIntervalMs() {
     return getLong(SinkConfigDef.COMMIT_INTERVAL_MS_CONFIG);
   }

@@ -1,7 +1,9 @@
 package io.streamhouse.connect.monitor;
 
 import io.streamhouse.connect.commit.CommitObserver;
+import io.streamhouse.connect.commit.TableMaintenance;
 import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.MaintenanceReport;
 import io.streamhouse.connect.protocol.TableId;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -16,7 +18,7 @@ import org.apache.kafka.common.metrics.Gauge;
  * committed, how long commits take, rejected batches and failed commits. Gauges over counters kept
  * here; the README lists them.
  */
-public final class TableMetrics implements CommitObserver {
+public final class TableMetrics implements CommitObserver, TableMaintenance.MaintenanceObserver {
   public static final List<String> NAMES =
       List.of(
           "table-last-commit-age-seconds",
@@ -27,7 +29,17 @@ public final class TableMetrics implements CommitObserver {
           "table-commit-duration-ms",
           "table-rejected-batches-total",
           "table-commit-failures-total",
-          "table-commit-interval-seconds");
+          "table-commit-interval-seconds",
+          "table-snapshots-expired-total",
+          "table-expired-files-deleted-total",
+          "table-files-rewritten-total",
+          "table-bytes-rewritten-total",
+          "table-files-written-by-compaction-total",
+          "table-rewrite-conflicts-total",
+          "table-orphan-files-deleted-total",
+          "table-live-data-files",
+          "table-maintenance-duration-ms",
+          "table-maintenance-failures-total");
 
   /** What the coordinator did to one table; fields are read by gauges on other threads. */
   private static final class Counters {
@@ -39,6 +51,16 @@ public final class TableMetrics implements CommitObserver {
     volatile long lastDurationMs;
     volatile long rejected;
     volatile long failures;
+    volatile long snapshotsExpired;
+    volatile long expiredFilesDeleted;
+    volatile long filesRewritten;
+    volatile long bytesRewritten;
+    volatile long filesWritten;
+    volatile long rewriteConflicts;
+    volatile long orphansDeleted;
+    volatile long liveDataFiles = -1;
+    volatile long lastMaintenanceMs;
+    volatile long maintenanceFailures;
   }
 
   private final PluginGauges gauges;
@@ -77,6 +99,32 @@ public final class TableMetrics implements CommitObserver {
     Counters c = counters(table);
     synchronized (c) {
       c.failures++;
+    }
+  }
+
+  @Override
+  public void maintained(TableId table, MaintenanceReport report, long durationMs) {
+    Counters c = counters(table);
+    synchronized (c) {
+      c.snapshotsExpired += report.snapshotsExpired();
+      c.expiredFilesDeleted += report.expiredFilesDeleted();
+      c.filesRewritten += report.filesRewritten();
+      c.bytesRewritten += report.bytesRewritten();
+      c.filesWritten += report.filesWritten();
+      c.rewriteConflicts += report.rewriteConflicts();
+      c.orphansDeleted += report.orphansDeleted();
+      if (report.liveDataFiles() >= 0) {
+        c.liveDataFiles = report.liveDataFiles();
+      }
+      c.lastMaintenanceMs = durationMs;
+    }
+  }
+
+  @Override
+  public void maintenanceFailed(TableId table) {
+    Counters c = counters(table);
+    synchronized (c) {
+      c.maintenanceFailures++;
     }
   }
 
@@ -138,6 +186,67 @@ public final class TableMetrics implements CommitObserver {
                 "The connector's commit.interval.ms in seconds (for staleness alerts)",
                 tags,
                 x -> commitIntervalSeconds,
+                c);
+            gauge(
+                "table-snapshots-expired-total",
+                "Snapshots the connector's maintenance expired (a counter)",
+                tags,
+                x -> x.snapshotsExpired,
+                c);
+            gauge(
+                "table-expired-files-deleted-total",
+                "Manifest, manifest-list and data files deleted with expired snapshots (a counter)",
+                tags,
+                x -> x.expiredFilesDeleted,
+                c);
+            gauge(
+                "table-files-rewritten-total",
+                "Small data files replaced by compaction (a counter)",
+                tags,
+                x -> x.filesRewritten,
+                c);
+            gauge(
+                "table-bytes-rewritten-total",
+                "Bytes of the data files replaced by compaction (a counter)",
+                tags,
+                x -> x.bytesRewritten,
+                c);
+            gauge(
+                "table-files-written-by-compaction-total",
+                "Data files compaction wrote in place of small ones (a counter)",
+                tags,
+                x -> x.filesWritten,
+                c);
+            gauge(
+                "table-rewrite-conflicts-total",
+                "Compaction rewrites that lost to a concurrent commit and were dropped (a counter)",
+                tags,
+                x -> x.rewriteConflicts,
+                c);
+            gauge(
+                "table-orphan-files-deleted-total",
+                "Files no snapshot referenced, deleted by orphan cleanup (a counter)",
+                tags,
+                x -> x.orphansDeleted,
+                c);
+            gauge(
+                "table-live-data-files",
+                "Data files in the table's current snapshot, after the last maintenance pass (-1: not "
+                    + "known yet)",
+                tags,
+                x -> x.liveDataFiles,
+                c);
+            gauge(
+                "table-maintenance-duration-ms",
+                "Duration of the table's last maintenance pass",
+                tags,
+                x -> x.lastMaintenanceMs,
+                c);
+            gauge(
+                "table-maintenance-failures-total",
+                "Maintenance passes that failed and were retried at the next interval (a counter)",
+                tags,
+                x -> x.maintenanceFailures,
                 c);
           }
           return c;

@@ -78,6 +78,22 @@ public interface TableFormat extends AutoCloseable {
     return List.of();
   }
 
+  /**
+   * Keeps {@code table} healthy (snapshot expiry, small-file compaction, orphan cleanup, as {@code
+   * settings} say), on the coordinator's maintenance thread, concurrently with commits of the
+   * connector and of other writers: a conflict fails only the maintenance, never a commit. Starts
+   * no new piece of work after {@code deadlineNanos} ({@link System#nanoTime()}). {@code
+   * checkpoint} is called between a maintenance commit and its file deletions (fault injection).
+   * Formats that maintain themselves (Paimon) do nothing.
+   */
+  default io.streamhouse.connect.protocol.MaintenanceReport maintain(
+      TableId table,
+      io.streamhouse.connect.config.MaintenanceSettings settings,
+      long deadlineNanos,
+      Runnable checkpoint) {
+    return io.streamhouse.connect.protocol.MaintenanceReport.NONE;
+  }
+
   /** Deletes the files of batches that will never be committed (best effort). */
   void discard(TableId table, List<PreparedFiles> files);
 

@@ -13,10 +13,8 @@ import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
 import io.streamhouse.connect.table.TableWriter;
-import java.time.Clock;
+import io.streamhouse.connect.testing.MovableClock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -426,35 +424,6 @@ class CoordinatorTest {
         0,
         1,
         new byte[] {1, 2, 3});
-  }
-
-  /** A clock the test moves. */
-  private static final class MovableClock extends Clock {
-    private long millis = 1_000_000;
-
-    void advance(long ms) {
-      millis += ms;
-    }
-
-    @Override
-    public long millis() {
-      return millis;
-    }
-
-    @Override
-    public Instant instant() {
-      return Instant.ofEpochMilli(millis);
-    }
-
-    @Override
-    public java.time.ZoneId getZone() {
-      return ZoneOffset.UTC;
-    }
-
-    @Override
-    public Clock withZone(java.time.ZoneId zone) {
-      return this;
-    }
   }
 
   /** Events the test delivers come out of poll; what the coordinator sends is recorded. */

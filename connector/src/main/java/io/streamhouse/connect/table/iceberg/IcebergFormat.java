@@ -1,9 +1,11 @@
 package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.config.CatalogSettings;
+import io.streamhouse.connect.config.MaintenanceSettings;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.MaintenanceReport;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
@@ -121,6 +123,28 @@ public final class IcebergFormat implements TableFormat {
   }
 
   @Override
+  public MaintenanceReport maintain(
+      TableId id, MaintenanceSettings settings, long deadlineNanos, Runnable checkpoint) {
+    // A table object of its own: the committer threads refresh and commit the cached ones.
+    Table table = catalog.loadTable(identifier(id));
+    MaintenanceReport report = MaintenanceReport.NONE;
+    if (settings.expires()) {
+      IcebergSnapshotExpiry.Result expired =
+          IcebergSnapshotExpiry.expire(table, settings, System.currentTimeMillis(), checkpoint);
+      report =
+          new MaintenanceReport(
+              expired.snapshotsExpired(), expired.filesDeleted(), 0, 0, 0, 0, 0, -1);
+    }
+    table.refresh();
+    Snapshot current = table.currentSnapshot();
+    long liveDataFiles =
+        current == null
+            ? 0
+            : Long.parseLong(current.summary().getOrDefault("total-data-files", "-1"));
+    return report.plus(new MaintenanceReport(0, 0, 0, 0, 0, 0, 0, liveDataFiles));
+  }
+
+  @Override
   public Watermarks watermarks(TableId id) {
     try {
       return watermarksOf(latestOwnSnapshot(table(id)));
@@ -135,14 +159,7 @@ public final class IcebergFormat implements TableFormat {
   }
 
   private java.util.Optional<Snapshot> latestOwnSnapshot(Table table) {
-    for (Snapshot s = table.currentSnapshot();
-        s != null;
-        s = s.parentId() == null ? null : table.snapshot(s.parentId())) {
-      if (s.summary() != null && s.summary().containsKey(keys.watermarks())) {
-        return java.util.Optional.of(s);
-      }
-    }
-    return java.util.Optional.empty();
+    return OwnSnapshot.find(table, keys).map(OwnSnapshot::snapshot);
   }
 
   /**
@@ -195,15 +212,17 @@ public final class IcebergFormat implements TableFormat {
         new CommitLoop.Table() {
           private Table table = loaded; // refreshed just above; again after a conflict
           private Long expectedOwn;
+          private boolean expectedOffAncestry;
           private boolean first = true;
 
           @Override
           public Watermarks refresh() {
             table = first ? loaded : table(id);
             first = false;
-            java.util.Optional<Snapshot> own = latestOwnSnapshot(table);
-            expectedOwn = own.map(Snapshot::snapshotId).orElse(null);
-            return watermarksOf(own);
+            java.util.Optional<OwnSnapshot> own = OwnSnapshot.find(table, keys);
+            expectedOwn = own.map(o -> o.snapshot().snapshotId()).orElse(null);
+            expectedOffAncestry = own.map(OwnSnapshot::offAncestry).orElse(false);
+            return watermarksOf(own.map(OwnSnapshot::snapshot));
           }
 
           @Override
@@ -229,7 +248,8 @@ public final class IcebergFormat implements TableFormat {
             summary.forEach(append::set);
             // The own-snapshot check runs in Iceberg's commit, against the metadata it swaps
             // atomically.
-            append.validateWith(new OwnSnapshotValidator(keys.watermarks(), expectedOwn));
+            append.validateWith(
+                new OwnSnapshotValidator(keys.watermarks(), expectedOwn, expectedOffAncestry));
             long snapshotId;
             try {
               append.commit();

@@ -8,16 +8,20 @@ import org.apache.iceberg.SnapshotAncestryValidator;
  * Runs inside Iceberg's commit, against the ancestry the new snapshot is applied to: the latest
  * snapshot carrying this connector's watermarks must still be the one the batch plan was made from.
  * Snapshots of other writers in between do not matter; a second committer of this connector does,
- * and makes this commit fail so that it is planned again.
+ * and makes this commit fail so that it is planned again. When the plan's snapshot was found by the
+ * connector's tag because an expiry cut the ancestry (see {@link OwnSnapshot}), an ancestry without
+ * any own snapshot is still the one the plan was made from.
  */
 final class OwnSnapshotValidator implements SnapshotAncestryValidator {
   private final String watermarkKey;
   private final Long expectedSnapshotId;
+  private final boolean expectedOffAncestry;
   private Long found;
 
-  OwnSnapshotValidator(String watermarkKey, Long expectedSnapshotId) {
+  OwnSnapshotValidator(String watermarkKey, Long expectedSnapshotId, boolean expectedOffAncestry) {
     this.watermarkKey = watermarkKey;
     this.expectedSnapshotId = expectedSnapshotId;
+    this.expectedOffAncestry = expectedOffAncestry;
   }
 
   @Override
@@ -28,6 +32,9 @@ final class OwnSnapshotValidator implements SnapshotAncestryValidator {
         found = s.snapshotId();
         break;
       }
+    }
+    if (found == null && expectedOffAncestry) {
+      return true;
     }
     return Objects.equals(found, expectedSnapshotId);
   }

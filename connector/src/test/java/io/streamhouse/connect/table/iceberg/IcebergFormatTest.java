@@ -3,10 +3,12 @@ package io.streamhouse.connect.table.iceberg;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.streamhouse.connect.config.MaintenanceSettings;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.MaintenanceReport;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.PreparedFiles;
@@ -30,6 +32,7 @@ import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.data.Timestamp;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -165,6 +168,129 @@ class IcebergFormatTest {
       assertThat(replayed.decisions())
           .containsEntry("b2-again", BatchPlan.Decision.ALREADY_PRESENT);
       assertThat(ids(format)).hasSize(20).doesNotHaveDuplicates();
+    }
+  }
+
+  private static MaintenanceSettings expireEverythingOld() {
+    return new MaintenanceSettings(true, 60_000, 60_000, 1, 1, false, 5, 1 << 20, 0);
+  }
+
+  @Test
+  void maintenanceExpiresOldSnapshotsAndTheirFilesButKeepsTheOneWithTheWatermarks()
+      throws Exception {
+    try (IcebergFormat format = format()) {
+      for (int round = 0; round < 5; round++) {
+        long from = round * 10L;
+        format.commit(
+            table,
+            round + 1L,
+            List.of(
+                batch(
+                    "b" + round,
+                    from,
+                    from + 10,
+                    write(format, from, from + 10, new FileBudget(64, 64L << 20)))),
+            true);
+      }
+      Table t = format.table(table);
+      long ours = t.currentSnapshot().snapshotId();
+      t.newFastAppend().commit(); // other writers
+      t.newFastAppend().commit();
+      t.refresh();
+      long current = t.currentSnapshot().snapshotId();
+      List<String> expiredManifestLists = new ArrayList<>();
+      t.snapshots()
+          .forEach(
+              s -> {
+                if (s.snapshotId() != ours && s.snapshotId() != current) {
+                  expiredManifestLists.add(s.manifestListLocation());
+                }
+              });
+      assertThat(expiredManifestLists).hasSize(5);
+      Awaitility.await()
+          .until(() -> t.currentSnapshot().timestampMillis() < System.currentTimeMillis() - 1);
+      java.util.concurrent.atomic.AtomicInteger checkpoints =
+          new java.util.concurrent.atomic.AtomicInteger();
+
+      MaintenanceReport report =
+          format.maintain(
+              table,
+              expireEverythingOld(),
+              System.nanoTime() + 60_000_000_000L,
+              checkpoints::incrementAndGet);
+
+      assertThat(report.snapshotsExpired()).isEqualTo(5);
+      assertThat(report.expiredFilesDeleted()).isGreaterThanOrEqualTo(5);
+      assertThat(checkpoints).as("once, between the expiry's commit and its deletions").hasValue(1);
+      assertThat(expiredManifestLists)
+          .allSatisfy(l -> assertThat(Path.of(java.net.URI.create(l).getPath())).doesNotExist());
+      t.refresh();
+      assertThat(t.snapshots())
+          .extracting(org.apache.iceberg.Snapshot::snapshotId)
+          .containsExactlyInAnyOrder(ours, current);
+      assertThat(report.liveDataFiles())
+          .isEqualTo(Long.parseLong(t.currentSnapshot().summary().get("total-data-files")))
+          .isPositive();
+      assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 50L));
+      assertThat(ids(format)).hasSize(50).doesNotHaveDuplicates();
+      CommitOutcome replayed =
+          format.commit(
+              table,
+              9L,
+              List.of(
+                  batch("b4-again", 40, 50, write(format, 40, 50, new FileBudget(64, 64L << 20)))),
+              true);
+      assertThat(replayed.decisions())
+          .containsEntry("b4-again", BatchPlan.Decision.ALREADY_PRESENT);
+      CommitOutcome next =
+          format.commit(
+              table,
+              10L,
+              List.of(batch("b5", 50, 60, write(format, 50, 60, new FileBudget(64, 64L << 20)))),
+              true);
+      assertThat(next.decisions())
+          .as("the commit's own-snapshot check accepts the tagged snapshot off the cut ancestry")
+          .containsEntry("b5", BatchPlan.Decision.APPLY);
+      assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 60L));
+      assertThat(ids(format)).hasSize(60).doesNotHaveDuplicates();
+    }
+  }
+
+  @Test
+  void theTablesOwnExpirySettingsWinAndATableWithoutGcKeepsEverything() throws Exception {
+    try (IcebergFormat format = format()) {
+      for (int round = 0; round < 3; round++) {
+        long from = round * 10L;
+        format.commit(
+            table,
+            round + 1L,
+            List.of(
+                batch(
+                    "b" + round,
+                    from,
+                    from + 10,
+                    write(format, from, from + 10, new FileBudget(64, 64L << 20)))),
+            true);
+      }
+      Table t = format.table(table);
+      Awaitility.await()
+          .until(() -> t.currentSnapshot().timestampMillis() < System.currentTimeMillis() - 1);
+      t.updateProperties().set("history.expire.min-snapshots-to-keep", "3").commit();
+      assertThat(format.maintain(table, expireEverythingOld(), Long.MAX_VALUE, () -> {}))
+          .extracting(MaintenanceReport::snapshotsExpired)
+          .isEqualTo(0);
+      t.updateProperties()
+          .remove("history.expire.min-snapshots-to-keep")
+          .set("gc.enabled", "false")
+          .commit();
+      assertThat(format.maintain(table, expireEverythingOld(), Long.MAX_VALUE, () -> {}))
+          .extracting(MaintenanceReport::snapshotsExpired)
+          .isEqualTo(0);
+      t.updateProperties().remove("gc.enabled").commit();
+      assertThat(format.maintain(table, expireEverythingOld(), Long.MAX_VALUE, () -> {}))
+          .extracting(MaintenanceReport::snapshotsExpired)
+          .as("the first two go; the last is the current one and the tagged one")
+          .isEqualTo(2);
     }
   }
 

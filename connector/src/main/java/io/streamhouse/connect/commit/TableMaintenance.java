@@ -1,0 +1,178 @@
+package io.streamhouse.connect.commit;
+
+import io.streamhouse.connect.config.MaintenanceSettings;
+import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.MaintenanceReport;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.table.TableFormat;
+import java.time.Clock;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coordinator's table maintenance, on a thread of its own so that it never delays a commit:
+ * every table the coordinator commits to gets a pass right after the first commit, then every
+ * {@code maintenance.interval.ms}. A pass runs the tables that are due, stalest first, and starts
+ * none after the time budget; a failure is logged and counted, and the table is tried again at its
+ * next interval. Hears of commits as a {@link CommitObserver}.
+ */
+public final class TableMaintenance implements CommitObserver, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(TableMaintenance.class);
+
+  /** How often the thread looks for due tables. */
+  static final long POLL_MS = 1_000;
+
+  private final String connector;
+  private final Map<String, TableFormat> formats;
+  private final MaintenanceSettings settings;
+  private final Clock clock;
+  private final FaultInjection faults;
+  private final MaintenanceObserver observer;
+  private final Map<TableId, Long> dueAt = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService thread;
+
+  /** Hears what maintenance did (for metrics). Called from the maintenance thread. */
+  public interface MaintenanceObserver {
+    MaintenanceObserver NONE =
+        new MaintenanceObserver() {
+          @Override
+          public void maintained(TableId table, MaintenanceReport report, long durationMs) {}
+
+          @Override
+          public void maintenanceFailed(TableId table) {}
+        };
+
+    void maintained(TableId table, MaintenanceReport report, long durationMs);
+
+    void maintenanceFailed(TableId table);
+  }
+
+  public TableMaintenance(
+      String connector,
+      Map<String, TableFormat> formats,
+      MaintenanceSettings settings,
+      Clock clock,
+      FaultInjection faults,
+      MaintenanceObserver observer) {
+    this.connector = connector;
+    this.formats = formats;
+    this.settings = settings;
+    this.clock = clock;
+    this.faults = faults;
+    this.observer = observer;
+    this.thread =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "streamhouse-maintenance-" + connector);
+              t.setDaemon(true);
+              t.setPriority(Thread.NORM_PRIORITY - 1);
+              return t;
+            });
+  }
+
+  /** Starts looking for due tables. */
+  public void start() {
+    thread.scheduleWithFixedDelay(this::passSafely, POLL_MS, POLL_MS, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public void committed(
+      TableId table, CommitOutcome outcome, long bytes, long durationMs, int rejectedBatches) {
+    dueAt.putIfAbsent(table, clock.millis());
+  }
+
+  @Override
+  public void failed(TableId table) {}
+
+  private void passSafely() {
+    try {
+      pass();
+    } catch (Throwable t) { // a scheduled task that throws is never run again
+      LOG.error("Connector {}: table maintenance pass failed", connector, t);
+    }
+  }
+
+  /** One pass over the tables that are due; returns how many were maintained. */
+  int pass() {
+    long now = clock.millis();
+    long deadline = System.nanoTime() + settings.timeBudgetMs() * 1_000_000;
+    List<Map.Entry<TableId, Long>> due =
+        dueAt.entrySet().stream()
+            .filter(e -> e.getValue() <= now)
+            .sorted(Map.Entry.comparingByValue(Comparator.naturalOrder()))
+            .toList();
+    int maintained = 0;
+    for (Map.Entry<TableId, Long> e : due) {
+      if (System.nanoTime() >= deadline) {
+        LOG.info(
+            "Connector {}: maintenance time budget of {} ms used up; {} tables wait for the next pass",
+            connector,
+            settings.timeBudgetMs(),
+            due.size() - maintained);
+        break;
+      }
+      maintain(e.getKey(), deadline);
+      dueAt.put(e.getKey(), clock.millis() + settings.intervalMs());
+      maintained++;
+    }
+    return maintained;
+  }
+
+  private void maintain(TableId table, long deadline) {
+    TableFormat format = formats.get(table.catalog());
+    if (format == null) {
+      return;
+    }
+    long start = System.nanoTime();
+    try {
+      MaintenanceReport report =
+          format.maintain(
+              table, settings, deadline, () -> faults.at(FaultInjection.Point.DURING_MAINTENANCE));
+      long durationMs = (System.nanoTime() - start) / 1_000_000;
+      observer.maintained(table, report, durationMs);
+      if (report.changedSomething()) {
+        LOG.info(
+            "Connector {} maintained {} in {} ms: {} snapshots expired ({} files deleted), {} files "
+                + "({} bytes) rewritten into {}, {} rewrites lost to other commits, {} orphan files "
+                + "deleted, {} live data files",
+            connector,
+            table,
+            durationMs,
+            report.snapshotsExpired(),
+            report.expiredFilesDeleted(),
+            report.filesRewritten(),
+            report.bytesRewritten(),
+            report.filesWritten(),
+            report.rewriteConflicts(),
+            report.orphansDeleted(),
+            report.liveDataFiles());
+      }
+    } catch (RuntimeException e) {
+      observer.maintenanceFailed(table);
+      LOG.warn(
+          "Connector {}: maintenance of {} failed; tried again in {} ms: {}",
+          connector,
+          table,
+          settings.intervalMs(),
+          e.toString(),
+          e);
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    try {
+      thread.awaitTermination(2, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package io.streamhouse.connect.config;
+
+/**
+ * What the coordinator's table maintenance does, from the {@code maintenance.*} keys (see {@link
+ * MaintenanceConfigDef} for each one's meaning). {@code expireMaxAgeMs} 0: no expiry; {@code
+ * orphansMinAgeMs} 0: no orphan cleanup.
+ */
+public record MaintenanceSettings(
+    boolean enabled,
+    long intervalMs,
+    long timeBudgetMs,
+    long expireMaxAgeMs,
+    int expireMinSnapshots,
+    boolean compactEnabled,
+    int compactMinInputFiles,
+    long compactMaxGroupBytes,
+    long orphansMinAgeMs) {
+
+  static MaintenanceSettings from(StreamhouseSinkConfig config) {
+    return new MaintenanceSettings(
+        config.getBoolean(MaintenanceConfigDef.ENABLED_CONFIG),
+        config.getLong(MaintenanceConfigDef.INTERVAL_MS_CONFIG),
+        config.getLong(MaintenanceConfigDef.TIME_BUDGET_MS_CONFIG),
+        config.getLong(MaintenanceConfigDef.EXPIRE_MAX_AGE_MS_CONFIG),
+        config.getInt(MaintenanceConfigDef.EXPIRE_MIN_SNAPSHOTS_CONFIG),
+        config.getBoolean(MaintenanceConfigDef.COMPACT_ENABLED_CONFIG),
+        config.getInt(MaintenanceConfigDef.COMPACT_MIN_INPUT_FILES_CONFIG),
+        config.getLong(MaintenanceConfigDef.COMPACT_MAX_GROUP_BYTES_CONFIG),
+        config.getLong(MaintenanceConfigDef.ORPHANS_MIN_AGE_MS_CONFIG));
+  }
+
+  public boolean expires() {
+    return expireMaxAgeMs > 0;
+  }
+
+  public boolean cleansOrphans() {
+    return orphansMinAgeMs > 0;
+  }
+}

@@ -1,0 +1,147 @@
+package io.streamhouse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Hundreds of commit rounds (one every 300 ms) with the coordinator's maintenance on, while a
+ * reader keeps scanning the table: the snapshots stay bounded by the expiry settings, every record
+ * lands once, the reader never fails and the watermarks stay readable.
+ */
+@ExtendWith(LocalStackExtension.class)
+class IcebergMaintenanceE2E {
+  private static final int SLICES = 150;
+  private static final int SLICE = 200;
+
+  @Test
+  void hundredsOfRoundsWithMaintenanceKeepTheTableBoundedAndEveryRecordOnce(LocalStack stack)
+      throws Exception {
+    String topic = "maintained";
+    stack.createTopic(topic, 4, Map.of());
+    ConnectorExample sink =
+        IcebergSink.config(
+            stack,
+            "maintained",
+            topic,
+            Map.of(
+                "tasks.max",
+                "2",
+                "commit.interval.ms",
+                "300",
+                "maintenance.interval.ms",
+                "2000",
+                "maintenance.expire.max-age.ms",
+                "5000",
+                "maintenance.expire.min-snapshots",
+                "5"));
+    stack.connect().putConfig(sink.name(), sink.config());
+    String table = IcebergSink.tableOf(topic);
+
+    Set<Long> produced = new HashSet<>();
+    int maxSnapshots = 0;
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      IcebergFaultsE2E.produce(stack, topic, -SLICE, SLICE, produced);
+      await().atMost(Duration.ofMinutes(1)).until(() -> tables.exists(table));
+      // The reader starts once the catalog is initialized (two SQLite catalogs must not upgrade
+      // its schema at once).
+      AtomicBoolean reading = new AtomicBoolean(true);
+      AtomicInteger scans = new AtomicInteger();
+      List<Throwable> readFailures = Collections.synchronizedList(new ArrayList<>());
+      Thread reader =
+          new Thread(
+              () -> {
+                try (IcebergTables own = IcebergSink.tables(stack)) {
+                  while (reading.get()) {
+                    try {
+                      if (own.exists(table)) {
+                        own.rows(table);
+                        scans.incrementAndGet();
+                      }
+                    } catch (RuntimeException e) {
+                      readFailures.add(e);
+                    }
+                  }
+                }
+              },
+              "reader");
+      reader.start();
+
+      for (int i = 0; i < SLICES; i++) {
+        IcebergFaultsE2E.produce(stack, topic, (long) i * SLICE, SLICE, produced);
+        await().pollDelay(Duration.ofMillis(300)).until(() -> true); // pacing, not a wait
+        if (tables.exists(table)) {
+          maxSnapshots = Math.max(maxSnapshots, snapshots(tables, table));
+        }
+      }
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofSeconds(1))
+          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
+          .untilAsserted(
+              () ->
+                  assertThat(
+                          tables.watermarks(table, sink.name()).values().stream()
+                              .mapToLong(Long::longValue)
+                              .sum())
+                      .isEqualTo((long) (SLICES + 1) * SLICE));
+      reading.set(false);
+      reader.join();
+
+      String log = Files.readString(stack.worker().logFile());
+      int rounds = count(log, "Connector maintained commit \\d+ of local:" + table + ":");
+      int expired =
+          sum(log, "Connector maintained maintained local:" + table + " in \\d+ ms: (\\d+)");
+      System.out.printf(
+          "maintenance e2e: %d commit rounds, %d snapshots expired, snapshots at most %d during the"
+              + " run and %d at the end, %d scans by the reader%n",
+          rounds, expired, maxSnapshots, snapshots(tables, table), scans.get());
+      assertThat(rounds).as("commit rounds").isGreaterThanOrEqualTo(100);
+      assertThat(expired).as("snapshots expired by the coordinator").isGreaterThan(rounds / 2);
+      assertThat(maxSnapshots)
+          .as("snapshots stay bounded by max-age 5 s + a 2 s pass interval, far below %d", rounds)
+          .isLessThan(60);
+      assertThat(readFailures).as("the reader never failed").isEmpty();
+      assertThat(scans.get()).isGreaterThan(10);
+      IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, produced);
+    }
+    stack.connect().delete(sink.name());
+  }
+
+  private static int snapshots(IcebergTables tables, String table) {
+    return (int) StreamSupport.stream(tables.table(table).snapshots().spliterator(), false).count();
+  }
+
+  private static int count(String log, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(log);
+    int n = 0;
+    while (m.find()) {
+      n++;
+    }
+    return n;
+  }
+
+  private static int sum(String log, String regex) {
+    Matcher m = Pattern.compile(regex).matcher(log);
+    int n = 0;
+    while (m.find()) {
+      n += Integer.parseInt(m.group(1));
+    }
+    return n;
+  }
+}
