@@ -1,0 +1,307 @@
+package io.streamhouse.connect.table.iceberg;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.RewriteFiles;
+import org.apache.iceberg.RewriteJobOrder;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
+import org.apache.iceberg.actions.RewriteDataFiles;
+import org.apache.iceberg.actions.RewriteFileGroup;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.exceptions.CommitStateUnknownException;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Bin-pack compaction of an Iceberg table's small data files: Iceberg's {@link
+ * BinPackRewriteFilePlanner} groups the small files of each partition from the current snapshot,
+ * and each group, most files first, is rewritten into files of the target size and committed on its
+ * own as a {@code replace} snapshot. The rewrite keeps the data sequence number of the snapshot it
+ * was planned from and is validated from it, so appends committed meanwhile (the connector's or
+ * anyone's) never conflict with it; a group whose files were deleted or given delete files
+ * meanwhile fails alone, its new files are deleted, and the next run plans it again.
+ *
+ * <p>A replace snapshot carries no {@code streamhouse.*} summary key and moves no tag: the
+ * connector's watermarks stay on its own latest append, which a walk of the ancestry still finds.
+ *
+ * <p>Data files with delete files (another writer's position or equality deletes, or deletion
+ * vectors) are left out of their group; what is left of the group is rewritten only if it still has
+ * enough files.
+ */
+final class IcebergFileCompactor {
+  private static final Logger LOG = LoggerFactory.getLogger(IcebergFileCompactor.class);
+
+  /** Called after a group's files are written, just before its commit: a seam for tests. */
+  @FunctionalInterface
+  interface BeforeCommit {
+    void run(Table table, List<DataFile> rewritten);
+  }
+
+  /**
+   * What a compaction run may do.
+   *
+   * @param minInputFiles a partition's small files are compacted once it has this many (at least
+   *     2), or more than a target file's worth of them
+   * @param targetFileSizeBytes the size of the files written; null for the table's {@code
+   *     write.target-file-size-bytes}. Files under three quarters of it count as small.
+   * @param maxGroupBytes at most this many input bytes per group, one commit each: bounds the time
+   *     of one group, and what is lost when its commit conflicts
+   * @param maxGroupsPerRun at most this many groups are rewritten in one run
+   */
+  record Settings(
+      int minInputFiles, Long targetFileSizeBytes, long maxGroupBytes, int maxGroupsPerRun) {
+    static final Settings DEFAULTS = new Settings(5, null, 512L << 20, 10);
+
+    Settings {
+      if (minInputFiles < 1) {
+        throw new IllegalArgumentException("minInputFiles must be at least 1: " + minInputFiles);
+      }
+      if (targetFileSizeBytes != null && targetFileSizeBytes <= 0) {
+        throw new IllegalArgumentException(
+            "targetFileSizeBytes must be positive: " + targetFileSizeBytes);
+      }
+      if (maxGroupBytes <= 0) {
+        throw new IllegalArgumentException("maxGroupBytes must be positive: " + maxGroupBytes);
+      }
+      if (maxGroupsPerRun < 0) {
+        throw new IllegalArgumentException(
+            "maxGroupsPerRun must not be negative: " + maxGroupsPerRun);
+      }
+    }
+
+    Map<String, String> plannerOptions() {
+      Map<String, String> options = new HashMap<>();
+      options.put(BinPackRewriteFilePlanner.MIN_INPUT_FILES, Integer.toString(minInputFiles));
+      options.put(
+          BinPackRewriteFilePlanner.MAX_FILE_GROUP_SIZE_BYTES, Long.toString(maxGroupBytes));
+      options.put(RewriteDataFiles.REWRITE_JOB_ORDER, RewriteJobOrder.FILES_DESC.orderName());
+      if (targetFileSizeBytes != null) {
+        options.put(
+            BinPackRewriteFilePlanner.TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSizeBytes));
+      }
+      return options;
+    }
+  }
+
+  /**
+   * What a run did.
+   *
+   * @param groupsRewritten groups committed
+   * @param groupsConflicted groups whose commit conflicted with another writer's (their new files
+   *     deleted; planned again by the next run)
+   * @param groupsSkipped groups left alone: too few files without delete files, or files of an
+   *     older partition spec
+   * @param groupsUnknown groups whose commit state is unknown (their files kept; the run stopped)
+   * @param filesRemoved data files replaced by committed groups
+   * @param filesAdded data files committed in their place
+   * @param bytesRewritten bytes of the replaced files
+   * @param bytesWritten bytes of the files committed in their place
+   * @param durationMs the run's time, planning included
+   * @param liveDataFiles data files in the table's current snapshot at the end, -1 if unknown
+   */
+  record CompactionResult(
+      int groupsRewritten,
+      int groupsConflicted,
+      int groupsSkipped,
+      int groupsUnknown,
+      int filesRemoved,
+      int filesAdded,
+      long bytesRewritten,
+      long bytesWritten,
+      long durationMs,
+      long liveDataFiles) {}
+
+  private final BeforeCommit beforeCommit;
+
+  IcebergFileCompactor() {
+    this((table, rewritten) -> {});
+  }
+
+  IcebergFileCompactor(BeforeCommit beforeCommit) {
+    this.beforeCommit = beforeCommit;
+  }
+
+  /**
+   * Compacts {@code table} from its latest snapshot, one group at a time, starting no group once
+   * {@link System#nanoTime()} reaches {@code deadlineNanos} (a started group runs to its commit; a
+   * group is bounded by {@link Settings#maxGroupBytes}).
+   */
+  CompactionResult compact(Table table, Settings settings, long deadlineNanos) {
+    long started = System.nanoTime();
+    Run run = new Run();
+    table.refresh();
+    Snapshot start = table.currentSnapshot();
+    if (start != null && !reached(deadlineNanos) && settings.maxGroupsPerRun() > 0) {
+      BinPackRewriteFilePlanner planner =
+          new BinPackRewriteFilePlanner(table, Expressions.alwaysTrue(), start.snapshotId(), false);
+      planner.init(settings.plannerOptions());
+      IcebergGroupRewriter rewriter = new IcebergGroupRewriter(table);
+      PartitionSpec spec = table.spec();
+      try (CloseableIterable<RewriteFileGroup> groups = planner.plan().groups()) {
+        for (RewriteFileGroup group : groups) {
+          if (run.started() >= settings.maxGroupsPerRun()
+              || reached(deadlineNanos)
+              || run.groupsUnknown > 0) {
+            break;
+          }
+          List<FileScanTask> tasks = rewritable(group, spec, settings);
+          if (tasks.isEmpty()) {
+            run.groupsSkipped++;
+            continue;
+          }
+          rewriteGroup(table, start, spec, rewriter, group, tasks, run);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot close the compaction plan of " + table.name(), e);
+      }
+    }
+    table.refresh();
+    return run.result((System.nanoTime() - started) / 1_000_000, liveDataFiles(table));
+  }
+
+  private static boolean reached(long deadlineNanos) {
+    return System.nanoTime() - deadlineNanos >= 0;
+  }
+
+  /**
+   * The group's files this compactor can rewrite: those of the current partition spec (any spec if
+   * the table is unpartitioned now) with no delete files; none if fewer than the planner chose are
+   * left and they are too few.
+   */
+  private static List<FileScanTask> rewritable(
+      RewriteFileGroup group, PartitionSpec spec, Settings settings) {
+    List<FileScanTask> tasks = new ArrayList<>();
+    for (FileScanTask task : group.fileScanTasks()) {
+      boolean sameSpec = spec.isUnpartitioned() || task.file().specId() == spec.specId();
+      if (sameSpec && task.deletes().isEmpty()) {
+        tasks.add(task);
+      }
+    }
+    if (tasks.size() < group.fileScanTasks().size()
+        && tasks.size() < Math.max(2, settings.minInputFiles())) {
+      return List.of();
+    }
+    return tasks;
+  }
+
+  private void rewriteGroup(
+      Table table,
+      Snapshot start,
+      PartitionSpec spec,
+      IcebergGroupRewriter rewriter,
+      RewriteFileGroup group,
+      List<FileScanTask> tasks,
+      Run run) {
+    List<DataFile> rewritten = tasks.stream().map(FileScanTask::file).toList();
+    List<DataFile> written =
+        rewriter.rewrite(tasks, spec, rewritten.get(0).partition(), group.maxOutputFileSize());
+    RewriteFiles rewrite =
+        table
+            .newRewrite()
+            .scanManifestsWith(CallerRunsExecutor.INSTANCE)
+            .validateFromSnapshot(start.snapshotId())
+            .dataSequenceNumber(start.sequenceNumber());
+    rewritten.forEach(rewrite::deleteFile);
+    written.forEach(rewrite::addFile);
+    try {
+      beforeCommit.run(table, rewritten);
+      rewrite.commit();
+    } catch (ValidationException | CommitFailedException conflict) {
+      LOG.info(
+          "Compaction of {} files of {} conflicted with another commit, left for the next run: {}",
+          rewritten.size(),
+          table.name(),
+          conflict.getMessage());
+      delete(table, written);
+      run.groupsConflicted++;
+      return;
+    } catch (CommitStateUnknownException unknown) {
+      // The files may be in the table now: they stay (at worst orphans).
+      LOG.warn(
+          "Compaction of {} files of {}: commit state unknown, the run stops: {}",
+          rewritten.size(),
+          table.name(),
+          unknown.getMessage());
+      run.groupsUnknown++;
+      return;
+    } catch (RuntimeException e) {
+      delete(table, written);
+      throw e;
+    }
+    run.groupsRewritten++;
+    run.filesRemoved += rewritten.size();
+    run.filesAdded += written.size();
+    run.bytesRewritten += rewritten.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+    run.bytesWritten += written.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+  }
+
+  private static void delete(Table table, List<DataFile> files) {
+    for (DataFile file : files) {
+      try {
+        table.io().deleteFile(file.location());
+      } catch (RuntimeException e) {
+        LOG.warn("Could not delete uncommitted file {}: {}", file.location(), e.toString());
+      }
+    }
+  }
+
+  /** From the snapshot summary, which Iceberg keeps for every snapshot it writes. */
+  private static long liveDataFiles(Table table) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return 0;
+    }
+    String total =
+        current.summary() == null
+            ? null
+            : current.summary().get(SnapshotSummary.TOTAL_DATA_FILES_PROP);
+    try {
+      return total == null ? -1 : Long.parseLong(total);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /** The counts of one run. */
+  private static final class Run {
+    int groupsRewritten;
+    int groupsConflicted;
+    int groupsSkipped;
+    int groupsUnknown;
+    int filesRemoved;
+    int filesAdded;
+    long bytesRewritten;
+    long bytesWritten;
+
+    int started() {
+      return groupsRewritten + groupsConflicted + groupsUnknown;
+    }
+
+    CompactionResult result(long durationMs, long liveDataFiles) {
+      return new CompactionResult(
+          groupsRewritten,
+          groupsConflicted,
+          groupsSkipped,
+          groupsUnknown,
+          filesRemoved,
+          filesAdded,
+          bytesRewritten,
+          bytesWritten,
+          durationMs,
+          liveDataFiles);
+    }
+  }
+}

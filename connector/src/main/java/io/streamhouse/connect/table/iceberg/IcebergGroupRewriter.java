@@ -1,0 +1,125 @@
+package io.streamhouse.connect.table.iceberg;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.io.RollingDataWriter;
+import org.apache.iceberg.util.PartitionUtil;
+
+/**
+ * Copies the rows of some data files of one partition into new data files of about a target size,
+ * in the table's file format. Rows stream through: one input file and one output file are open at a
+ * time, whatever the number of rows. The input files must have no delete files (the caller leaves
+ * those out): their rows are copied as they are.
+ */
+final class IcebergGroupRewriter {
+  private final Table table;
+  private final Schema schema;
+  private final GenericFileWriterFactory writerFactory;
+  private final OutputFileFactory fileFactory;
+
+  /** One rewriter per compaction run: its files are named after one operation id. */
+  IcebergGroupRewriter(Table table) {
+    this.table = table;
+    this.schema = table.schema();
+    FileFormat format =
+        FileFormat.fromString(
+            table
+                .properties()
+                .getOrDefault(
+                    TableProperties.DEFAULT_FILE_FORMAT,
+                    TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
+                .toUpperCase(Locale.ROOT));
+    this.writerFactory =
+        new GenericFileWriterFactory.Builder(table)
+            .dataFileFormat(format)
+            .dataSchema(schema)
+            .build();
+    this.fileFactory =
+        OutputFileFactory.builderFor(table, 0, 0)
+            .format(format)
+            .operationId("compaction-" + UUID.randomUUID())
+            .build();
+  }
+
+  /**
+   * Writes the rows of {@code tasks} (whole files of {@code partition} of {@code spec}) into new
+   * files rolled at {@code targetFileSize}; returns them. On a failure the files written so far are
+   * deleted and the failure is thrown.
+   */
+  List<DataFile> rewrite(
+      List<FileScanTask> tasks, PartitionSpec spec, StructLike partition, long targetFileSize) {
+    RollingDataWriter<Record> writer =
+        new RollingDataWriter<>(
+            writerFactory,
+            fileFactory,
+            table.io(),
+            targetFileSize,
+            spec,
+            spec.isUnpartitioned() ? null : partition);
+    try {
+      for (FileScanTask task : tasks) {
+        try (CloseableIterable<Record> rows = read(task)) {
+          for (Record row : rows) {
+            writer.write(row);
+          }
+        }
+      }
+      writer.close();
+    } catch (IOException | RuntimeException e) {
+      RuntimeException failure =
+          e instanceof IOException io
+              ? new UncheckedIOException(
+                  "Cannot rewrite data files of table " + table.name() + ": " + io.getMessage(), io)
+              : (RuntimeException) e;
+      deleteWritten(writer, failure);
+      throw failure;
+    }
+    return writer.result().dataFiles();
+  }
+
+  /**
+   * The rows of one data file in the table's current schema (columns it lacks read as null),
+   * identity partition values filled in from the file's partition as Iceberg's readers do. The
+   * reader reuses one record: each row is written before the next is read.
+   */
+  private CloseableIterable<Record> read(FileScanTask task) {
+    Map<Integer, ?> constants =
+        PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+    return FormatModelRegistry.<Record, Object>readBuilder(
+            task.file().format(), Record.class, table.io().newInputFile(task.file()))
+        .project(schema)
+        .idToConstant(constants)
+        .split(task.start(), task.length())
+        .reuseContainers()
+        .build();
+  }
+
+  private void deleteWritten(RollingDataWriter<Record> writer, RuntimeException failure) {
+    try {
+      writer.close(); // a no-op if already closed; closing is what makes its files known
+      for (DataFile file : writer.result().dataFiles()) {
+        table.io().deleteFile(file.location());
+      }
+    } catch (IOException | RuntimeException e) {
+      failure.addSuppressed(e); // orphan files in the data location, in no snapshot
+    }
+  }
+}
