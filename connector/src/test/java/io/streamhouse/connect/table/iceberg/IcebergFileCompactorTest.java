@@ -518,6 +518,43 @@ class IcebergFileCompactorTest {
     }
   }
 
+  /**
+   * A run bounded to one group leaves two replace snapshots in a row on top of the connector's;
+   * someone's expiry keeping only the latest then removes the one between: the watermarks must
+   * still be found.
+   */
+  @Test
+  void watermarksSurviveAnExpiryOfReplaceSnapshotsBetweenTheConnectorsAndTheLatest()
+      throws Exception {
+    try (IcebergFormat format =
+        new IcebergFormat(config.catalog("local"), config.connectorName(), 0)) {
+      for (int i = 0; i < 10; i++) {
+        commit(format, i + 1, i * 10L, i * 10L + 10);
+      }
+      Watermarks before = format.watermarks(orders);
+      Table table = format.table(orders);
+      IcebergFileCompactor.Settings oneGroup =
+          new IcebergFileCompactor.Settings(2, null, 512L << 20, 1);
+      assertThat(new IcebergFileCompactor().compact(table, oneGroup, deadline()).groupsRewritten())
+          .isEqualTo(1);
+      assertThat(new IcebergFileCompactor().compact(table, oneGroup, deadline()).groupsRewritten())
+          .isEqualTo(1);
+
+      table
+          .expireSnapshots()
+          .expireOlderThan(System.currentTimeMillis() + 1)
+          .retainLast(1)
+          .commit();
+
+      assertThat(format.watermarks(orders)).isEqualTo(before);
+      // Its next commit validates its own snapshot across the cut ancestry.
+      assertThat(commit(format, 11, 100, 110).decisions())
+          .containsEntry("b11", BatchPlan.Decision.APPLY);
+      assertThat(format.watermarks(orders).asMap()).containsExactly(Map.entry(TP0, 110L));
+      assertThat(read(format.table(orders))).hasSize(110);
+    }
+  }
+
   // --- a figure for a later benchmark --------------------------------------------------------
 
   @Test

@@ -294,6 +294,43 @@ class IcebergFormatTest {
     }
   }
 
+  /**
+   * Two snapshots of other writers on top of the connector's, and an expiry keeping only the
+   * latest: the one between is gone, so the ancestry walk stops before the connector's snapshot;
+   * the tag still finds it, and the next commit validates across the cut.
+   */
+  @Test
+  void anExpiryThatCutsTheAncestryKeepsTheWatermarks() throws Exception {
+    try (IcebergFormat format = format()) {
+      format.commit(
+          table,
+          1L,
+          List.of(batch("b1", 0, 10, write(format, 0, 10, new FileBudget(64, 64L << 20)))),
+          true);
+      Table t = format.table(table);
+      t.newFastAppend().commit(); // another writer, twice
+      t.newFastAppend().commit();
+      t.expireSnapshots().expireOlderThan(System.currentTimeMillis() + 1).retainLast(1).commit();
+      t.refresh();
+      assertThat(t.snapshot(t.currentSnapshot().parentId())).isNull();
+      assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 10L));
+
+      CommitOutcome next =
+          format.commit(
+              table,
+              2L,
+              List.of(
+                  batch("b1-again", 0, 10, write(format, 0, 10, new FileBudget(64, 64L << 20))),
+                  batch("b2", 10, 20, write(format, 10, 20, new FileBudget(64, 64L << 20)))),
+              true);
+      assertThat(next.decisions())
+          .containsEntry("b1-again", BatchPlan.Decision.ALREADY_PRESENT)
+          .containsEntry("b2", BatchPlan.Decision.APPLY);
+      assertThat(ids(format)).hasSize(20).doesNotHaveDuplicates();
+      assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 20L));
+    }
+  }
+
   /** A payload naming {@code files} with their locations changed by {@code relocate}. */
   private PreparedFiles forged(
       IcebergFormat format, PreparedFiles real, java.util.function.UnaryOperator<String> relocate)
