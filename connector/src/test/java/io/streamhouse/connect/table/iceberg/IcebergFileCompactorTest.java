@@ -449,6 +449,60 @@ class IcebergFileCompactorTest {
         .isEqualTo(5);
   }
 
+  /** A file with another writer's delete file is left out of its group. */
+  @Test
+  void aFileWithAnotherWritersDeletesIsLeftAlone() throws Exception {
+    Table table =
+        create(
+            "withdeletes",
+            "parquet",
+            s -> PartitionSpec.builderFor(s).identity("customer").build());
+    for (int i = 0; i < 6; i++) {
+      append(table, rows(i * 10L, i * 10L + 10));
+    }
+    Schema idOnly = table.schema().select("id");
+    GenericFileWriterFactory deletes =
+        new GenericFileWriterFactory.Builder(table)
+            .deleteFileFormat(FileFormat.PARQUET)
+            .equalityFieldIds(new int[] {1})
+            .equalityDeleteRowSchema(idOnly)
+            .build();
+    PartitionKey c1 = new PartitionKey(table.spec(), table.schema());
+    c1.partition(new InternalRecordWrapper(table.schema().asStruct()).wrap(row(3)));
+    org.apache.iceberg.deletes.EqualityDeleteWriter<Record> writer =
+        deletes.newEqualityDeleteWriter(
+            OutputFileFactory.builderFor(table, 1, 99).build().newOutputFile(table.spec(), c1),
+            table.spec(),
+            c1);
+    try (writer) {
+      Record deleted = GenericRecord.create(idOnly);
+      deleted.setField("id", 3L);
+      writer.write(deleted);
+    }
+    table.newRowDelta().addDeletes(writer.toDeleteFile()).commit();
+    List<List<Object>> before = read(table);
+    assertThat(before).hasSize(59);
+    IcebergFileCompactor.CompactionResult result =
+        new IcebergFileCompactor()
+            .compact(table, IcebergFileCompactor.Settings.DEFAULTS, deadline());
+
+    // Iceberg attaches the delete of id 3 to the one file whose id range holds 3: the other five
+    // files of c1 are compacted, that one stays as it is.
+    assertThat(result.groupsRewritten()).isEqualTo(2);
+    assertThat(result.filesRemoved()).isEqualTo(6 + 5);
+    List<DataFile> live = liveFiles(table);
+    assertThat(live).hasSize(2 + 1);
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      assertThat(tasks)
+          .filteredOn(t -> !t.deletes().isEmpty())
+          .singleElement()
+          .satisfies(t -> assertThat(t.file().recordCount()).isEqualTo(5))
+          .satisfies(
+              t -> assertThat(live).extracting(DataFile::location).contains(t.file().location()));
+    }
+    assertThat(read(table)).containsExactlyInAnyOrderElementsOf(before);
+  }
+
   // --- the connector's watermarks -----------------------------------------------------------
 
   private static final TopicPartition TP0 = new TopicPartition("orders", 0);
