@@ -158,6 +158,15 @@ final class CrossFieldRules {
                 + ": input=debezium needs a Paimon "
                 + "catalog (format=paimon); Iceberg tables here are append-only");
       }
+      if (Boolean.parseBoolean(
+          String.valueOf(props.get(p + RouteConfigDef.ICEBERG_COMPATIBLE)).trim())) {
+        error.accept(
+            p + RouteConfigDef.ICEBERG_COMPATIBLE,
+            "route "
+                + name
+                + ": iceberg-compatible makes Paimon tables readable by Iceberg engines; the tables "
+                + "of an Iceberg catalog are Iceberg tables already");
+      }
       if (!SinkConfigDef.names(props.get(p + RouteConfigDef.PRIMARY_KEY)).isEmpty()) {
         error.accept(
             p + RouteConfigDef.PRIMARY_KEY,

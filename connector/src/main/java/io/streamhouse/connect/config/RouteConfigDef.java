@@ -31,6 +31,7 @@ public final class RouteConfigDef {
   public static final String INPUT = "input";
   public static final String BUCKETS = "buckets";
   public static final String SCHEMA_EVOLUTION = "schema-evolution";
+  public static final String ICEBERG_COMPATIBLE = "iceberg-compatible";
   public static final String TABLE_PROPERTY_PREFIX = "table-property.";
 
   private RouteConfigDef() {}
@@ -210,6 +211,22 @@ public final class RouteConfigDef {
             group,
             ++order,
             Width.SHORT,
-            "Schema evolution");
+            "Schema evolution")
+        .define(
+            p + ICEBERG_COMPATIBLE,
+            Type.BOOLEAN,
+            false,
+            Importance.LOW,
+            "Paimon: created tables also carry Iceberg metadata, so Iceberg engines can read them "
+                + "(metadata.iceberg.storage=table-location: an Iceberg table at the Paimon table's "
+                + "path, rewritten after every commit). Append tables show every commit. Iceberg sees "
+                + "the rows of a primary-key table as of its last full compaction, which the "
+                + "connector runs every 30 commits of the table (full-compaction.delta-commits=30). "
+                + "table-property.* keys override these options. Tables that exist already are left "
+                + "as they are. Not for Iceberg catalogs.",
+            group,
+            ++order,
+            Width.SHORT,
+            "Iceberg-compatible");
   }
 }

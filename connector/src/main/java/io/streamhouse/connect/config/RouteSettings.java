@@ -25,7 +25,8 @@ public record RouteSettings(
     List<String> primaryKey,
     InputMode input,
     int buckets,
-    io.streamhouse.connect.schema.EvolutionMode schemaEvolution) {
+    io.streamhouse.connect.schema.EvolutionMode schemaEvolution,
+    boolean icebergCompatible) {
 
   /** True if this route takes records of {@code topic}. */
   public boolean takes(String topic) {
@@ -73,6 +74,7 @@ public record RouteSettings(
         EnumValidator.parse(InputMode.class, (String) v.get(p + RouteConfigDef.INPUT)),
         (Integer) v.get(p + RouteConfigDef.BUCKETS),
         io.streamhouse.connect.schema.EvolutionMode.of(
-            (String) v.get(p + RouteConfigDef.SCHEMA_EVOLUTION)));
+            (String) v.get(p + RouteConfigDef.SCHEMA_EVOLUTION)),
+        (Boolean) v.get(p + RouteConfigDef.ICEBERG_COMPATIBLE));
   }
 }

@@ -99,6 +99,32 @@ class SinkConfigValidatorTest {
   }
 
   @Test
+  void icebergCompatibleIsForPaimonRoutesOnly() {
+    String key = "route.r.iceberg-compatible";
+    assertThat(errorsOf(new StreamhouseSinkConnector().validate(config(key, "true")), key))
+        .as("the default format, iceberg")
+        .singleElement()
+        .asString()
+        .contains("route r: iceberg-compatible makes Paimon tables readable");
+    assertThat(
+            errorsOf(
+                new StreamhouseSinkConnector()
+                    .validate(config("catalog.local.format", "iceberg", key, "false")),
+                key))
+        .isEmpty();
+    assertThat(errorsOf(new StreamhouseSinkConnector().validate(config(key, "sometimes")), key))
+        .singleElement()
+        .asString()
+        .contains("Expected value to be either true or false");
+    Map<String, String> paimon =
+        config("catalog.local.format", "paimon", "catalog.local.type", "filesystem", key, "TRUE");
+    Config result = new StreamhouseSinkConnector().validate(paimon);
+    assertThat(result.configValues()).allSatisfy(v -> assertThat(v.errorMessages()).isEmpty());
+    assertThat(new StreamhouseSinkConfig(paimon).routes().get(0).icebergCompatible()).isTrue();
+    assertThat(new StreamhouseSinkConfig(config()).routes().get(0).icebergCompatible()).isFalse();
+  }
+
+  @Test
   void aValidConfigHasNoErrors() {
     Config result = new StreamhouseSinkConnector().validate(config());
     assertThat(result.configValues()).allSatisfy(v -> assertThat(v.errorMessages()).isEmpty());

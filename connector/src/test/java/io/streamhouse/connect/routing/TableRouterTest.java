@@ -93,6 +93,7 @@ class TableRouterTest {
         List.of(),
         io.streamhouse.connect.convert.InputMode.UPSERT,
         1,
-        EvolutionMode.NONE);
+        EvolutionMode.NONE,
+        false);
   }
 }

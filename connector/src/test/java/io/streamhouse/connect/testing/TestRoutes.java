@@ -30,6 +30,7 @@ public final class TestRoutes {
         List.of(),
         InputMode.UPSERT,
         1,
-        EvolutionMode.NONE);
+        EvolutionMode.NONE,
+        false);
   }
 }

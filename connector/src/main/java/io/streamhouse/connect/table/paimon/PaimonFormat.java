@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Catalog;
@@ -65,6 +66,7 @@ public final class PaimonFormat implements TableFormat {
   private final long writeBufferBytes;
   private final Path spillDir;
   private final PaimonCompactor compactor;
+  private final java.util.Set<TableId> warnedWithoutIceberg = ConcurrentHashMap.newKeySet();
   private IOManager ioManager;
   private MemoryPoolFactory memory;
 
@@ -101,7 +103,28 @@ public final class PaimonFormat implements TableFormat {
       }
       PaimonTableCreator.create(catalog, identifier, route, sample);
     }
-    return Optional.of(new PaimonTableWriter(table(id), commitUser, route, ioManager(), memory()));
+    FileStoreTable table = table(id);
+    if (route.icebergCompatible()) {
+      warnIfWithoutIcebergMetadata(id, table);
+    }
+    return Optional.of(new PaimonTableWriter(table, commitUser, route, ioManager(), memory()));
+  }
+
+  /**
+   * {@code iceberg-compatible} sets options on tables the connector creates; a table that existed
+   * before is left alone, and said so once.
+   */
+  private void warnIfWithoutIcebergMetadata(TableId id, FileStoreTable table) {
+    String storage = table.options().getOrDefault("metadata.iceberg.storage", "disabled");
+    if (storage.equalsIgnoreCase("disabled") && warnedWithoutIceberg.add(id)) {
+      LOG.warn(
+          "Connector {}: route option iceberg-compatible is on, but Paimon table {} existed before "
+              + "and has no Iceberg metadata (metadata.iceberg.storage is disabled); the connector "
+              + "changes no options of existing tables: set them with ALTER TABLE ... SET (see the "
+              + "README, 'Reading Paimon tables with Iceberg engines')",
+          connector,
+          id);
+    }
   }
 
   private boolean exists(Identifier identifier) {

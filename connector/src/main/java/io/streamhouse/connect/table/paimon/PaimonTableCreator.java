@@ -36,6 +36,23 @@ final class PaimonTableCreator {
           // outage.
           "snapshot.time-retained", "24 h");
 
+  /**
+   * Options of {@code route.<name>.iceberg-compatible}: Iceberg (v2) metadata at the table's path,
+   * rewritten after every commit. Paimon exports every file of an append table, but of a
+   * primary-key table only the files at the top level, which only a full compaction writes: the
+   * connector runs one every 30 commits of the table. (Paimon's other mode, deletion vectors with
+   * Iceberg v3 metadata, exports every file above level 0, but Paimon 1.4 writes v3 metadata
+   * without {@code next-row-id}, which Iceberg 1.9 and later refuse to load.)
+   */
+  static Map<String, String> icebergOptions(boolean primaryKey) {
+    Map<String, String> options = new LinkedHashMap<>();
+    options.put("metadata.iceberg.storage", "table-location");
+    if (primaryKey) {
+      options.put("full-compaction.delta-commits", "30");
+    }
+    return options;
+  }
+
   private PaimonTableCreator() {}
 
   static void create(Catalog catalog, Identifier id, RouteSettings route, SinkRecord sample)
@@ -92,6 +109,9 @@ final class PaimonTableCreator {
     }
     options.put("file.format", route.fileFormat());
     options.put("target-file-size", route.targetFileSizeBytes() + " b");
+    if (route.icebergCompatible()) {
+      options.putAll(icebergOptions(!primaryKey.isEmpty()));
+    }
     options.putAll(route.tableProperties());
     schema.options(options);
     try {

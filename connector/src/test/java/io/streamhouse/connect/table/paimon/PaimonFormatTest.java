@@ -129,6 +129,13 @@ class PaimonFormatTest {
    */
   private OfferedBatch batch(PaimonFormat format, RouteSettings route, List<SinkRecord> records)
       throws Exception {
+    return batch(format, table, route, records);
+  }
+
+  /** Writes {@code records} into {@code table} with a fresh writer of one "task": its batch. */
+  static OfferedBatch batch(
+      PaimonFormat format, TableId table, RouteSettings route, List<SinkRecord> records)
+      throws Exception {
     TableWriter writer =
         format.openWriter(table, route, records.get(0), new FileBudget(8, 64L << 20)).orElseThrow();
     Map<TopicPartition, OffsetRange> ranges =
