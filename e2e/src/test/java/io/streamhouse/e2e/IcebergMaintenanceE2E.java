@@ -21,8 +21,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Hundreds of commit rounds (one every 300 ms) with the coordinator's maintenance on, while a
- * reader keeps scanning the table: the snapshots stay bounded by the expiry settings, every record
- * lands once, the reader never fails and the watermarks stay readable.
+ * reader keeps scanning the table: the snapshots stay bounded by the expiry settings, compaction
+ * keeps the live data files far below the files committed, every record lands once, the reader
+ * never fails and the watermarks stay readable.
  */
 @ExtendWith(LocalStackExtension.class)
 class IcebergMaintenanceE2E {
@@ -55,6 +56,7 @@ class IcebergMaintenanceE2E {
 
     Set<Long> produced = new HashSet<>();
     int maxSnapshots = 0;
+    long maxLiveFiles = 0;
     try (IcebergTables tables = IcebergSink.tables(stack)) {
       IcebergFaultsE2E.produce(stack, topic, -SLICE, SLICE, produced);
       await().atMost(Duration.ofMinutes(1)).until(() -> tables.exists(table));
@@ -87,6 +89,7 @@ class IcebergMaintenanceE2E {
         await().pollDelay(Duration.ofMillis(300)).until(() -> true); // pacing, not a wait
         if (tables.exists(table)) {
           maxSnapshots = Math.max(maxSnapshots, snapshots(tables, table));
+          maxLiveFiles = Math.max(maxLiveFiles, liveDataFiles(tables, table));
         }
       }
       await()
@@ -107,10 +110,36 @@ class IcebergMaintenanceE2E {
       int rounds = count(log, "Connector maintained commit \\d+ of local:" + table + ":");
       int expired =
           sum(log, "Connector maintained maintained local:" + table + " in \\d+ ms: (\\d+)");
+      int committedFiles =
+          sum(
+              log,
+              "Connector maintained commit \\d+ of local:"
+                  + table
+                  + ": \\d+ batches, \\d+ records in (\\d+) files");
+      int rewritten =
+          sum(
+              log,
+              "Connector maintained maintained local:"
+                  + table
+                  + " in .* (\\d+) files \\(\\d+ bytes\\) rewritten");
+      long liveFiles = liveDataFiles(tables, table);
       System.out.printf(
           "maintenance e2e: %d commit rounds, %d snapshots expired, snapshots at most %d during the"
-              + " run and %d at the end, %d scans by the reader%n",
-          rounds, expired, maxSnapshots, snapshots(tables, table), scans.get());
+              + " run and %d at the end; %d data files committed, %d rewritten, live data files at"
+              + " most %d during the run and %d at the end; %d scans by the reader%n",
+          rounds,
+          expired,
+          maxSnapshots,
+          snapshots(tables, table),
+          committedFiles,
+          rewritten,
+          maxLiveFiles,
+          liveFiles,
+          scans.get());
+      assertThat(rewritten).as("small files compacted").isPositive();
+      assertThat(liveFiles)
+          .as("live data files stay far below the %d files committed", committedFiles)
+          .isLessThan(committedFiles / 3);
       assertThat(rounds).as("commit rounds").isGreaterThanOrEqualTo(100);
       assertThat(expired).as("snapshots expired by the coordinator").isGreaterThan(rounds / 2);
       assertThat(maxSnapshots)
@@ -125,6 +154,11 @@ class IcebergMaintenanceE2E {
 
   private static int snapshots(IcebergTables tables, String table) {
     return (int) StreamSupport.stream(tables.table(table).snapshots().spliterator(), false).count();
+  }
+
+  private static long liveDataFiles(IcebergTables tables, String table) {
+    org.apache.iceberg.Snapshot current = tables.table(table).currentSnapshot();
+    return current == null ? 0 : Long.parseLong(current.summary().get("total-data-files"));
   }
 
   private static int count(String log, String regex) {

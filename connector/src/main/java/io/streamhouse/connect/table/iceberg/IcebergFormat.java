@@ -135,6 +135,29 @@ public final class IcebergFormat implements TableFormat {
           new MaintenanceReport(
               expired.snapshotsExpired(), expired.filesDeleted(), 0, 0, 0, 0, 0, -1);
     }
+    if (settings.compactEnabled() && System.nanoTime() < deadlineNanos) {
+      IcebergFileCompactor.CompactionResult compacted =
+          new IcebergFileCompactor((t, rewritten) -> checkpoint.run())
+              .compact(
+                  table,
+                  new IcebergFileCompactor.Settings(
+                      settings.compactMinInputFiles(),
+                      null,
+                      settings.compactMaxGroupBytes(),
+                      Integer.MAX_VALUE),
+                  deadlineNanos);
+      report =
+          report.plus(
+              new MaintenanceReport(
+                  0,
+                  0,
+                  compacted.filesRemoved(),
+                  compacted.bytesRewritten(),
+                  compacted.filesAdded(),
+                  compacted.groupsConflicted(),
+                  0,
+                  -1));
+    }
     table.refresh();
     Snapshot current = table.currentSnapshot();
     long liveDataFiles =

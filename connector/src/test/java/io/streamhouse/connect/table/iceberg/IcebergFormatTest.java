@@ -257,6 +257,39 @@ class IcebergFormatTest {
   }
 
   @Test
+  void maintenanceCompactsSmallFilesAndKeepsRowsAndWatermarks() throws Exception {
+    try (IcebergFormat format = format()) {
+      for (int round = 0; round < 8; round++) {
+        long from = round * 10L;
+        format.commit(
+            table,
+            round + 1L,
+            List.of(
+                batch(
+                    "b" + round,
+                    from,
+                    from + 10,
+                    write(format, from, from + 10, new FileBudget(64, 64L << 20)))),
+            true);
+      }
+      long before =
+          Long.parseLong(format.table(table).currentSnapshot().summary().get("total-data-files"));
+      MaintenanceReport report =
+          format.maintain(
+              table,
+              new MaintenanceSettings(true, 60_000, 60_000, 0, 1, true, 2, 1 << 20, 0),
+              System.nanoTime() + 60_000_000_000L,
+              () -> {});
+      assertThat(report.filesRewritten()).isPositive();
+      assertThat(report.liveDataFiles())
+          .isEqualTo(before - report.filesRewritten() + report.filesWritten())
+          .isLessThan(before);
+      assertThat(ids(format)).hasSize(80).doesNotHaveDuplicates();
+      assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 80L));
+    }
+  }
+
+  @Test
   void theTablesOwnExpirySettingsWinAndATableWithoutGcKeepsEverything() throws Exception {
     try (IcebergFormat format = format()) {
       for (int round = 0; round < 3; round++) {
