@@ -51,6 +51,9 @@ public final class IcebergFormat implements TableFormat {
   private final int taskId;
   private final SnapshotKeys keys;
 
+  /** Listing a table's folders costs more than the rest of a pass: at most once an hour. */
+  private final OrphanScanSchedule orphanScans = new OrphanScanSchedule(60 * 60_000L);
+
   /** Loaded tables; the coordinator commits several tables at once, each from one thread. */
   private final Map<TableId, Table> tables = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -157,6 +160,14 @@ public final class IcebergFormat implements TableFormat {
                   compacted.groupsConflicted(),
                   0,
                   -1));
+    }
+    if (settings.cleansOrphans()
+        && System.nanoTime() < deadlineNanos
+        && orphanScans.due(id, System.currentTimeMillis())) {
+      int orphans =
+          IcebergOrphanCleanup.clean(
+              table, settings.orphansMinAgeMs(), System.currentTimeMillis(), deadlineNanos);
+      report = report.plus(new MaintenanceReport(0, 0, 0, 0, 0, 0, orphans, -1));
     }
     table.refresh();
     Snapshot current = table.currentSnapshot();

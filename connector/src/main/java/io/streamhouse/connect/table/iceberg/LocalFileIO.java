@@ -5,9 +5,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Map;
 import org.apache.iceberg.Files;
-import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 
 /**
  * The FileIO of a warehouse on local disk: Iceberg's own local files ({@link Files#localInput},
@@ -17,7 +18,7 @@ import org.apache.iceberg.io.OutputFile;
  * default for JDBC and Hadoop catalogs whose warehouse is a local path and that name no {@code
  * io-impl}.
  */
-public final class LocalFileIO implements FileIO {
+public final class LocalFileIO implements SupportsPrefixOperations {
   private static final long serialVersionUID = 1L;
 
   private Map<String, String> properties = Map.of();
@@ -61,6 +62,41 @@ public final class LocalFileIO implements FileIO {
       java.nio.file.Files.deleteIfExists(file(location).toPath());
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot delete " + location, e);
+    }
+  }
+
+  /** The regular files under {@code prefix} (a folder), at any depth; none if it is missing. */
+  @Override
+  public Iterable<FileInfo> listPrefix(String prefix) {
+    java.nio.file.Path root = file(prefix).toPath();
+    if (!java.nio.file.Files.isDirectory(root)) {
+      return java.util.List.of();
+    }
+    try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(root)) {
+      return walk.filter(java.nio.file.Files::isRegularFile)
+          .map(
+              p -> {
+                try {
+                  return new FileInfo(
+                      p.toString(),
+                      java.nio.file.Files.size(p),
+                      java.nio.file.Files.getLastModifiedTime(p).toMillis());
+                } catch (IOException e) {
+                  return null; // deleted meanwhile
+                }
+              })
+          .filter(java.util.Objects::nonNull)
+          .toList();
+    } catch (IOException | UncheckedIOException e) {
+      throw new UncheckedIOException(
+          "Cannot list " + prefix, e instanceof IOException io ? io : new IOException(e));
+    }
+  }
+
+  @Override
+  public void deletePrefix(String prefix) {
+    for (FileInfo f : listPrefix(prefix)) {
+      deleteFile(f.location());
     }
   }
 

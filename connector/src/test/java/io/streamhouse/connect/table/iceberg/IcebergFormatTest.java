@@ -16,6 +16,7 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -287,6 +288,52 @@ class IcebergFormatTest {
       assertThat(ids(format)).hasSize(80).doesNotHaveDuplicates();
       assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 80L));
     }
+  }
+
+  @Test
+  void maintenanceDeletesOldFilesNothingReferencesAndNothingElse() throws Exception {
+    try (IcebergFormat format = format()) {
+      FileBudget budget = new FileBudget(64, 64L << 20);
+      format.commit(table, 1L, List.of(batch("b0", 0, 10, write(format, 0, 10, budget))), true);
+      format.commit(table, 2L, List.of(batch("b1", 10, 20, write(format, 10, 20, budget))), true);
+      Table t = format.table(table);
+      List<String> orphans = locations(t, write(format, 20, 30, budget)); // never committed
+      Path stray = Path.of(t.location(), "metadata", "stray.metadata.json");
+      Files.writeString(stray, "{}");
+      long twoHoursAgo = System.currentTimeMillis() - 2 * 3_600_000L;
+      try (java.util.stream.Stream<Path> all = Files.walk(Path.of(t.location()))) {
+        for (Path p : all.filter(Files::isRegularFile).toList()) {
+          Files.setLastModifiedTime(p, java.nio.file.attribute.FileTime.fromMillis(twoHoursAgo));
+        }
+      }
+      List<String> fresh = locations(t, write(format, 30, 40, budget)); // never committed, new
+      MaintenanceSettings cleanOnly =
+          new MaintenanceSettings(true, 60_000, 60_000, 0, 1, false, 5, 1 << 20, 3_600_000L);
+
+      MaintenanceReport report =
+          format.maintain(table, cleanOnly, System.nanoTime() + 60_000_000_000L, () -> {});
+
+      assertThat(report.orphansDeleted()).isEqualTo(orphans.size() + 1);
+      assertThat(orphans).isNotEmpty().allSatisfy(l -> assertThat(Path.of(l)).doesNotExist());
+      assertThat(stray).doesNotExist();
+      assertThat(fresh).isNotEmpty().allSatisfy(l -> assertThat(Path.of(l)).exists());
+      assertThat(ids(format)).hasSize(20).doesNotHaveDuplicates();
+      assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 20L));
+      format.commit(table, 3L, List.of(batch("b2", 20, 30, write(format, 20, 30, budget))), true);
+      assertThat(ids(format)).hasSize(30).doesNotHaveDuplicates();
+      assertThat(
+              format
+                  .maintain(table, cleanOnly, System.nanoTime() + 60_000_000_000L, () -> {})
+                  .orphansDeleted())
+          .as("a table's folders are listed at most once an hour")
+          .isZero();
+    }
+  }
+
+  private static List<String> locations(Table t, PreparedFiles files) throws Exception {
+    return DataFilesCodec.decode(files.payloadVersion(), files.payload(), t.specs()).stream()
+        .map(f -> LocalFileIO.file(f.location()).getPath())
+        .toList();
   }
 
   @Test
