@@ -3,7 +3,6 @@ package io.streamhouse.connect.table.iceberg;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
@@ -13,7 +12,6 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
@@ -39,19 +37,8 @@ final class IcebergGroupRewriter {
   IcebergGroupRewriter(Table table) {
     this.table = table;
     this.schema = table.schema();
-    FileFormat format =
-        FileFormat.fromString(
-            table
-                .properties()
-                .getOrDefault(
-                    TableProperties.DEFAULT_FILE_FORMAT,
-                    TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
-                .toUpperCase(Locale.ROOT));
-    this.writerFactory =
-        new GenericFileWriterFactory.Builder(table)
-            .dataFileFormat(format)
-            .dataSchema(schema)
-            .build();
+    FileFormat format = DataWriterFactories.fileFormat(table);
+    this.writerFactory = DataWriterFactories.forTable(table);
     this.fileFactory =
         OutputFileFactory.builderFor(table, 0, 0)
             .format(format)

@@ -10,7 +10,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.function.Supplier;
@@ -66,19 +65,8 @@ final class IcebergTableWriter implements TableWriter {
     this.budget = budget;
     this.converter = new IcebergRecordConverter(table.schema());
     this.columns = IcebergColumns.of(table);
-    FileFormat format =
-        FileFormat.fromString(
-            table
-                .properties()
-                .getOrDefault(
-                    TableProperties.DEFAULT_FILE_FORMAT,
-                    TableProperties.DEFAULT_FILE_FORMAT_DEFAULT)
-                .toUpperCase(Locale.ROOT));
-    this.writerFactory =
-        new GenericFileWriterFactory.Builder(table)
-            .dataFileFormat(format)
-            .dataSchema(table.schema())
-            .build();
+    FileFormat format = DataWriterFactories.fileFormat(table);
+    this.writerFactory = DataWriterFactories.forTable(table);
     this.fileFactory =
         OutputFileFactory.builderFor(table, taskId, System.currentTimeMillis())
             .format(format)

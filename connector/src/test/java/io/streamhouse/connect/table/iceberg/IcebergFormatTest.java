@@ -172,6 +172,15 @@ class IcebergFormatTest {
     }
   }
 
+  /** {@code rounds} commits of 10 records each: offsets and ids 0-9, 10-19, ... */
+  private void commitRounds(IcebergFormat format, int rounds) throws Exception {
+    for (int round = 0; round < rounds; round++) {
+      long from = round * 10L;
+      PreparedFiles files = write(format, from, from + 10, new FileBudget(64, 64L << 20));
+      format.commit(table, round + 1L, List.of(batch("b" + round, from, from + 10, files)), true);
+    }
+  }
+
   private static MaintenanceSettings expireEverythingOld() {
     return new MaintenanceSettings(true, 60_000, 60_000, 1, 1, false, 5, 1 << 20, 0);
   }
@@ -180,19 +189,7 @@ class IcebergFormatTest {
   void maintenanceExpiresOldSnapshotsAndTheirFilesButKeepsTheOneWithTheWatermarks()
       throws Exception {
     try (IcebergFormat format = format()) {
-      for (int round = 0; round < 5; round++) {
-        long from = round * 10L;
-        format.commit(
-            table,
-            round + 1L,
-            List.of(
-                batch(
-                    "b" + round,
-                    from,
-                    from + 10,
-                    write(format, from, from + 10, new FileBudget(64, 64L << 20)))),
-            true);
-      }
+      commitRounds(format, 5);
       Table t = format.table(table);
       long ours = t.currentSnapshot().snapshotId();
       t.newFastAppend().commit(); // other writers
@@ -260,19 +257,7 @@ class IcebergFormatTest {
   @Test
   void maintenanceCompactsSmallFilesAndKeepsRowsAndWatermarks() throws Exception {
     try (IcebergFormat format = format()) {
-      for (int round = 0; round < 8; round++) {
-        long from = round * 10L;
-        format.commit(
-            table,
-            round + 1L,
-            List.of(
-                batch(
-                    "b" + round,
-                    from,
-                    from + 10,
-                    write(format, from, from + 10, new FileBudget(64, 64L << 20)))),
-            true);
-      }
+      commitRounds(format, 8);
       long before =
           Long.parseLong(format.table(table).currentSnapshot().summary().get("total-data-files"));
       MaintenanceReport report =
@@ -339,19 +324,7 @@ class IcebergFormatTest {
   @Test
   void theTablesOwnExpirySettingsWinAndATableWithoutGcKeepsEverything() throws Exception {
     try (IcebergFormat format = format()) {
-      for (int round = 0; round < 3; round++) {
-        long from = round * 10L;
-        format.commit(
-            table,
-            round + 1L,
-            List.of(
-                batch(
-                    "b" + round,
-                    from,
-                    from + 10,
-                    write(format, from, from + 10, new FileBudget(64, 64L << 20)))),
-            true);
-      }
+      commitRounds(format, 3);
       Table t = format.table(table);
       Awaitility.await()
           .until(() -> t.currentSnapshot().timestampMillis() < System.currentTimeMillis() - 1);
