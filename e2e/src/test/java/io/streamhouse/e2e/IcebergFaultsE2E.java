@@ -33,8 +33,9 @@ class IcebergFaultsE2E {
     String topic = "fault-" + name;
     stack.createTopic(topic, 4, Map.of());
     Path marker = stack.runDir().resolve("halted-" + name);
-    // Maintenance expires every snapshot it may (the connector's tagged one stays) each second, so
-    // that DURING_MAINTENANCE is reached, and the other points are reached with it running.
+    // Maintenance expires every snapshot it may (the connector's tagged one stays) and compacts
+    // partitions with two small files each second, so that the maintenance points are reached, and
+    // the commit points are reached with maintenance running.
     ConnectorExample sink =
         IcebergSink.config(
             stack,
@@ -50,13 +51,17 @@ class IcebergFaultsE2E {
                 "maintenance.expire.max-age.ms",
                 "1",
                 "maintenance.expire.min-snapshots",
-                "1"));
+                "1",
+                "maintenance.compact.min-input-files",
+                "2"));
 
     Set<Long> produced = new HashSet<>();
     produce(stack, topic, 0, RECORDS / 4, produced);
     stack.connect().putConfig(sink.name(), sink.config());
-    if (point == FaultInjection.Point.DURING_MAINTENANCE) {
-      // An expiry needs a second snapshot: the rest comes after the first commit.
+    if (point == FaultInjection.Point.AFTER_EXPIRY_COMMIT
+        || point == FaultInjection.Point.BEFORE_REWRITE_COMMIT) {
+      // An expiry needs a second snapshot, a rewrite a second file: the rest comes after the first
+      // commit.
       try (IcebergTables tables = IcebergSink.tables(stack)) {
         awaitWatermarkSum(stack, tables, sink.name(), topic, RECORDS / 4);
       }

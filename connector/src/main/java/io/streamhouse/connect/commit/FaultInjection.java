@@ -23,10 +23,10 @@ public final class FaultInjection {
     BEFORE_TABLE_COMMIT,
     /** A table commit succeeded; no task has heard of it, so no consumer offset moved. */
     AFTER_TABLE_COMMIT,
-    /**
-     * A maintenance commit (an expiry, a rewrite) succeeded; the files it frees are not deleted.
-     */
-    DURING_MAINTENANCE
+    /** A snapshot expiry is committed; the files it frees are not deleted yet. */
+    AFTER_EXPIRY_COMMIT,
+    /** A compaction group's files are written; the rewrite is not committed yet. */
+    BEFORE_REWRITE_COMMIT
   }
 
   static final java.time.Duration STALL = java.time.Duration.ofSeconds(20);

@@ -4,6 +4,7 @@ import io.streamhouse.connect.config.MaintenanceSettings;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.MaintenanceReport;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.table.MaintenanceCheckpoints;
 import io.streamhouse.connect.table.TableFormat;
 import java.time.Clock;
 import java.util.Comparator;
@@ -134,7 +135,20 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
     try {
       MaintenanceReport report =
           format.maintain(
-              table, settings, deadline, () -> faults.at(FaultInjection.Point.DURING_MAINTENANCE));
+              table,
+              settings,
+              deadline,
+              new MaintenanceCheckpoints() {
+                @Override
+                public void afterExpiryCommit() {
+                  faults.at(FaultInjection.Point.AFTER_EXPIRY_COMMIT);
+                }
+
+                @Override
+                public void beforeRewriteCommit() {
+                  faults.at(FaultInjection.Point.BEFORE_REWRITE_COMMIT);
+                }
+              });
       long durationMs = (System.nanoTime() - start) / 1_000_000;
       observer.maintained(table, report, durationMs);
       if (report.changedSomething()) {

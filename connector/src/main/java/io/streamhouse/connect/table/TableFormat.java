@@ -83,14 +83,14 @@ public interface TableFormat extends AutoCloseable {
    * settings} say), on the coordinator's maintenance thread, concurrently with commits of the
    * connector and of other writers: a conflict fails only the maintenance, never a commit. Starts
    * no new piece of work after {@code deadlineNanos} ({@link System#nanoTime()}). {@code
-   * checkpoint} is called between a maintenance commit and its file deletions (fault injection).
-   * Formats that maintain themselves (Paimon) do nothing.
+   * checkpoints} are the moments a test may stop the pass at. Formats that maintain themselves
+   * (Paimon) do nothing.
    */
   default io.streamhouse.connect.protocol.MaintenanceReport maintain(
       TableId table,
       io.streamhouse.connect.config.MaintenanceSettings settings,
       long deadlineNanos,
-      Runnable checkpoint) {
+      MaintenanceCheckpoints checkpoints) {
     return io.streamhouse.connect.protocol.MaintenanceReport.NONE;
   }
 

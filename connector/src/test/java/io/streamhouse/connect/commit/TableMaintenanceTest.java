@@ -112,7 +112,10 @@ class TableMaintenanceTest {
 
     @Override
     public MaintenanceReport maintain(
-        TableId table, MaintenanceSettings settings, long deadlineNanos, Runnable checkpoint) {
+        TableId table,
+        MaintenanceSettings settings,
+        long deadlineNanos,
+        io.streamhouse.connect.table.MaintenanceCheckpoints checkpoints) {
       calls.add(table);
       if (failing.contains(table)) {
         throw new IllegalStateException("catalog down");

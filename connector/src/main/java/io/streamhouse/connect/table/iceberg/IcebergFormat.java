@@ -16,6 +16,7 @@ import io.streamhouse.connect.schema.SchemaChange;
 import io.streamhouse.connect.table.CheckedBatches;
 import io.streamhouse.connect.table.CommitLoop;
 import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.MaintenanceCheckpoints;
 import io.streamhouse.connect.table.SchemaEvolutionLoop;
 import io.streamhouse.connect.table.SnapshotKeys;
 import io.streamhouse.connect.table.TableFormat;
@@ -52,7 +53,7 @@ public final class IcebergFormat implements TableFormat {
   private final SnapshotKeys keys;
 
   /** Listing a table's folders costs more than the rest of a pass: at most once an hour. */
-  private final OrphanScanSchedule orphanScans = new OrphanScanSchedule(60 * 60_000L);
+  private final OrphanScanSchedule orphanScans = new OrphanScanSchedule();
 
   /** Loaded tables; the coordinator commits several tables at once, each from one thread. */
   private final Map<TableId, Table> tables = new java.util.concurrent.ConcurrentHashMap<>();
@@ -127,20 +128,24 @@ public final class IcebergFormat implements TableFormat {
 
   @Override
   public MaintenanceReport maintain(
-      TableId id, MaintenanceSettings settings, long deadlineNanos, Runnable checkpoint) {
+      TableId id,
+      MaintenanceSettings settings,
+      long deadlineNanos,
+      MaintenanceCheckpoints checkpoints) {
     // A table object of its own: the committer threads refresh and commit the cached ones.
     Table table = catalog.loadTable(identifier(id));
     MaintenanceReport report = MaintenanceReport.NONE;
     if (settings.expires()) {
       IcebergSnapshotExpiry.Result expired =
-          IcebergSnapshotExpiry.expire(table, settings, System.currentTimeMillis(), checkpoint);
+          IcebergSnapshotExpiry.expire(
+              table, settings, System.currentTimeMillis(), checkpoints::afterExpiryCommit);
       report =
           new MaintenanceReport(
               expired.snapshotsExpired(), expired.filesDeleted(), 0, 0, 0, 0, 0, -1);
     }
     if (settings.compactEnabled() && System.nanoTime() < deadlineNanos) {
       IcebergFileCompactor.CompactionResult compacted =
-          new IcebergFileCompactor((t, rewritten) -> checkpoint.run())
+          new IcebergFileCompactor((t, rewritten) -> checkpoints.beforeRewriteCommit())
               .compact(
                   table,
                   new IcebergFileCompactor.Settings(
@@ -163,7 +168,7 @@ public final class IcebergFormat implements TableFormat {
     }
     if (settings.cleansOrphans()
         && System.nanoTime() < deadlineNanos
-        && orphanScans.due(id, System.currentTimeMillis())) {
+        && orphanScans.due(id, System.currentTimeMillis(), settings.orphansMinAgeMs())) {
       int orphans =
           IcebergOrphanCleanup.clean(
               table, settings.orphansMinAgeMs(), System.currentTimeMillis(), deadlineNanos);

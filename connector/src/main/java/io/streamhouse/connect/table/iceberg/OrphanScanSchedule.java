@@ -4,17 +4,17 @@ import io.streamhouse.connect.protocol.TableId;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** When each table's folders were last listed for orphan files; a table is due once per period. */
+/**
+ * When each table's folders were last listed for orphan files: a table is due once an hour, or once
+ * per minimum orphan age when that is shorter (a file cannot become an orphan to delete faster).
+ */
 final class OrphanScanSchedule {
-  private final long periodMs;
+  static final long MAX_PERIOD_MS = 60 * 60_000L;
   private final Map<TableId, Long> lastScan = new ConcurrentHashMap<>();
 
-  OrphanScanSchedule(long periodMs) {
-    this.periodMs = periodMs;
-  }
-
   /** Whether {@code table} is due at {@code nowMs}; if so, it counts as scanned now. */
-  boolean due(TableId table, long nowMs) {
+  boolean due(TableId table, long nowMs, long minAgeMs) {
+    long periodMs = Math.min(MAX_PERIOD_MS, minAgeMs);
     Long last = lastScan.get(table);
     if (last != null && nowMs - last < periodMs) {
       return false;

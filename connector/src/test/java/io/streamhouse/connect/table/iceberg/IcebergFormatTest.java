@@ -215,7 +215,15 @@ class IcebergFormatTest {
               table,
               expireEverythingOld(),
               System.nanoTime() + 60_000_000_000L,
-              checkpoints::incrementAndGet);
+              new io.streamhouse.connect.table.MaintenanceCheckpoints() {
+                @Override
+                public void afterExpiryCommit() {
+                  checkpoints.incrementAndGet();
+                }
+
+                @Override
+                public void beforeRewriteCommit() {}
+              });
 
       assertThat(report.snapshotsExpired()).isEqualTo(5);
       assertThat(report.expiredFilesDeleted()).isGreaterThanOrEqualTo(5);
@@ -265,7 +273,7 @@ class IcebergFormatTest {
               table,
               new MaintenanceSettings(true, 60_000, 60_000, 0, 1, true, 2, 1 << 20, 0),
               System.nanoTime() + 60_000_000_000L,
-              () -> {});
+              io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
       assertThat(report.filesRewritten()).isPositive();
       assertThat(report.liveDataFiles())
           .isEqualTo(before - report.filesRewritten() + report.filesWritten())
@@ -296,7 +304,11 @@ class IcebergFormatTest {
           new MaintenanceSettings(true, 60_000, 60_000, 0, 1, false, 5, 1 << 20, 3_600_000L);
 
       MaintenanceReport report =
-          format.maintain(table, cleanOnly, System.nanoTime() + 60_000_000_000L, () -> {});
+          format.maintain(
+              table,
+              cleanOnly,
+              System.nanoTime() + 60_000_000_000L,
+              io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
 
       assertThat(report.orphansDeleted()).isEqualTo(orphans.size() + 1);
       assertThat(orphans).isNotEmpty().allSatisfy(l -> assertThat(Path.of(l)).doesNotExist());
@@ -308,7 +320,11 @@ class IcebergFormatTest {
       assertThat(ids(format)).hasSize(30).doesNotHaveDuplicates();
       assertThat(
               format
-                  .maintain(table, cleanOnly, System.nanoTime() + 60_000_000_000L, () -> {})
+                  .maintain(
+                      table,
+                      cleanOnly,
+                      System.nanoTime() + 60_000_000_000L,
+                      io.streamhouse.connect.table.MaintenanceCheckpoints.NONE)
                   .orphansDeleted())
           .as("a table's folders are listed at most once an hour")
           .isZero();
@@ -329,18 +345,33 @@ class IcebergFormatTest {
       Awaitility.await()
           .until(() -> t.currentSnapshot().timestampMillis() < System.currentTimeMillis() - 1);
       t.updateProperties().set("history.expire.min-snapshots-to-keep", "3").commit();
-      assertThat(format.maintain(table, expireEverythingOld(), Long.MAX_VALUE, () -> {}))
+      assertThat(
+              format.maintain(
+                  table,
+                  expireEverythingOld(),
+                  Long.MAX_VALUE,
+                  io.streamhouse.connect.table.MaintenanceCheckpoints.NONE))
           .extracting(MaintenanceReport::snapshotsExpired)
           .isEqualTo(0);
       t.updateProperties()
           .remove("history.expire.min-snapshots-to-keep")
           .set("gc.enabled", "false")
           .commit();
-      assertThat(format.maintain(table, expireEverythingOld(), Long.MAX_VALUE, () -> {}))
+      assertThat(
+              format.maintain(
+                  table,
+                  expireEverythingOld(),
+                  Long.MAX_VALUE,
+                  io.streamhouse.connect.table.MaintenanceCheckpoints.NONE))
           .extracting(MaintenanceReport::snapshotsExpired)
           .isEqualTo(0);
       t.updateProperties().remove("gc.enabled").commit();
-      assertThat(format.maintain(table, expireEverythingOld(), Long.MAX_VALUE, () -> {}))
+      assertThat(
+              format.maintain(
+                  table,
+                  expireEverythingOld(),
+                  Long.MAX_VALUE,
+                  io.streamhouse.connect.table.MaintenanceCheckpoints.NONE))
           .extracting(MaintenanceReport::snapshotsExpired)
           .as("the first two go; the last is the current one and the tagged one")
           .isEqualTo(2);
