@@ -15,10 +15,10 @@ public final class MaintenanceConfigDef {
 
   public static final String ENABLED_CONFIG = "maintenance.enabled";
   static final String ENABLED_DOC =
-      "Whether the coordinator keeps the Iceberg tables it commits to healthy: expires old snapshots, "
-          + "compacts small data files and deletes files nothing references, on a thread of its own, off "
-          + "the commit path. Paimon tables expire and compact themselves (Paimon's own options) and are "
-          + "not touched by this.";
+      "Whether the coordinator keeps the tables it commits to healthy, on a thread of its own, off the "
+          + "commit path: for Iceberg tables it expires old snapshots, compacts small data files and "
+          + "deletes files nothing references; for Paimon tables, which expire snapshots and compact in "
+          + "Paimon's own commits, it deletes files nothing references (Paimon's orphan cleanup).";
 
   public static final String INTERVAL_MS_CONFIG = "maintenance.interval.ms";
   static final String INTERVAL_MS_DOC =

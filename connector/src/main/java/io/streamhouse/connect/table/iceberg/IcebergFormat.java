@@ -17,6 +17,7 @@ import io.streamhouse.connect.table.CheckedBatches;
 import io.streamhouse.connect.table.CommitLoop;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.MaintenanceCheckpoints;
+import io.streamhouse.connect.table.OrphanScanSchedule;
 import io.streamhouse.connect.table.SchemaEvolutionLoop;
 import io.streamhouse.connect.table.SnapshotKeys;
 import io.streamhouse.connect.table.TableFormat;

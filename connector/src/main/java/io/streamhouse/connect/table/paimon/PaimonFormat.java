@@ -67,6 +67,8 @@ public final class PaimonFormat implements TableFormat {
   private final Path spillDir;
   private final PaimonCompactor compactor;
   private final java.util.Set<TableId> warnedWithoutIceberg = ConcurrentHashMap.newKeySet();
+  private final io.streamhouse.connect.table.OrphanScanSchedule orphanScans =
+      new io.streamhouse.connect.table.OrphanScanSchedule();
   private IOManager ioManager;
   private MemoryPoolFactory memory;
 
@@ -366,6 +368,39 @@ public final class PaimonFormat implements TableFormat {
       }
     }
     return decisions;
+  }
+
+  /**
+   * Paimon expires snapshots and compacts in its own commits; what it leaves is files nothing
+   * references (a task killed mid-batch, a rejected batch, a compaction result that was not
+   * committed). Paimon's own orphan cleanup deletes those older than the minimum age, at most once
+   * per {@link io.streamhouse.connect.table.OrphanScanSchedule} period.
+   */
+  @Override
+  public io.streamhouse.connect.protocol.MaintenanceReport maintain(
+      TableId id,
+      io.streamhouse.connect.config.MaintenanceSettings settings,
+      long deadlineNanos,
+      io.streamhouse.connect.table.MaintenanceCheckpoints checkpoints) {
+    long now = System.currentTimeMillis();
+    if (!settings.cleansOrphans()
+        || System.nanoTime() >= deadlineNanos
+        || !orphanScans.due(id, now, settings.orphansMinAgeMs())) {
+      return io.streamhouse.connect.protocol.MaintenanceReport.NONE;
+    }
+    try {
+      org.apache.paimon.operation.CleanOrphanFilesResult result =
+          new org.apache.paimon.operation.LocalOrphanFilesClean(
+                  table(id), now - settings.orphansMinAgeMs(), false)
+              .clean();
+      return new io.streamhouse.connect.protocol.MaintenanceReport(
+          0, 0, 0, 0, 0, 0, (int) result.getDeletedFileCount(), -1);
+    } catch (java.io.IOException | java.util.concurrent.ExecutionException e) {
+      throw new IllegalStateException("Cannot clean orphan files of " + id + ": " + e, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while cleaning orphan files of " + id, e);
+    }
   }
 
   @Override

@@ -3,23 +3,29 @@ package io.streamhouse.connect.table.paimon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.streamhouse.connect.config.MaintenanceSettings;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.CompactionJob;
+import io.streamhouse.connect.protocol.MaintenanceReport;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.MaintenanceCheckpoints;
 import io.streamhouse.connect.table.TableWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
@@ -254,6 +260,48 @@ class PaimonFormatTest {
    * SimpleStats.fromRow), so a Paimon payload is decoded only once the event's MAC proved that a
    * task of the connector sent it.
    */
+  @Test
+  void maintenanceDeletesOldFilesOfBatchesNeverCommittedAndKeepsTheTable() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of("route.items.iceberg-compatible", "true"));
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      OfferedBatch committed =
+          batch(format, route, List.of(upsert(0, 0, 1, "a", null), upsert(0, 1, 2, "b", null)));
+      format.commit(table, 1000, List.of(committed), true);
+      Path tablePath = dir.resolve("warehouse").resolve("db.db").resolve("items");
+      Set<Path> before = filesUnder(tablePath);
+      batch(format, route, List.of(upsert(0, 2, 3, "never", null))); // written, never committed
+      Set<Path> orphans = new HashSet<>(filesUnder(tablePath));
+      orphans.removeAll(before);
+      assertThat(orphans).as("the uncommitted batch's data files").isNotEmpty();
+      long twoHoursAgo = System.currentTimeMillis() - 2 * 3_600_000L;
+      for (Path p : filesUnder(tablePath)) {
+        Files.setLastModifiedTime(p, java.nio.file.attribute.FileTime.fromMillis(twoHoursAgo));
+      }
+      MaintenanceSettings cleanOnly =
+          new MaintenanceSettings(true, 60_000, 60_000, 0, 1, false, 5, 1 << 20, 3_600_000L);
+
+      MaintenanceReport report =
+          format.maintain(
+              table, cleanOnly, System.nanoTime() + 60_000_000_000L, MaintenanceCheckpoints.NONE);
+
+      assertThat(report.orphansDeleted()).isEqualTo(orphans.size());
+      assertThat(orphans).allSatisfy(p -> assertThat(p).doesNotExist());
+      assertThat(filesUnder(tablePath))
+          .as("every other file, the Iceberg metadata included, is kept")
+          .containsExactlyInAnyOrderElementsOf(before);
+      assertThat(rows(format.table(table))).containsOnlyKeys(1L, 2L);
+      assertThat(format.watermarks(table).asMap())
+          .containsExactly(Map.entry(new org.apache.kafka.common.TopicPartition("items", 0), 2L));
+    }
+  }
+
+  private static Set<Path> filesUnder(Path root) throws Exception {
+    try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
+      return walk.filter(Files::isRegularFile).collect(java.util.stream.Collectors.toSet());
+    }
+  }
+
   @Test
   void commitMessagePayloadsThatDoNotFrameAreRefused() throws Exception {
     StreamhouseSinkConfig config = config(Map.of());
