@@ -182,7 +182,47 @@ public final class PaimonFormat implements TableFormat {
     if (!exists(identifier)) {
       return Watermarks.EMPTY;
     }
-    return watermarksOf(table(id).snapshotManager().latestSnapshotOfUser(commitUser));
+    return watermarksOf(ownSnapshot(table(id)));
+  }
+
+  /**
+   * The latest snapshot of the connector's commit user; when an expiry removed it (another writer's
+   * snapshots on top, expired by someone else), the snapshot the connector's tag keeps a copy of.
+   */
+  private Optional<Snapshot> ownSnapshot(FileStoreTable table) {
+    Optional<Snapshot> own = table.snapshotManager().latestSnapshotOfUser(commitUser);
+    if (own.isPresent()) {
+      return own;
+    }
+    return table
+        .tagManager()
+        .get(keys.tag())
+        .map(org.apache.paimon.tag.Tag::trimToSnapshot)
+        .filter(s -> commitUser.equals(s.commitUser()));
+  }
+
+  /**
+   * Moves the connector's tag to {@code snapshotId}, its latest commit: a tag keeps a copy of the
+   * snapshot (its watermarks) and its files through any snapshot expiry. After the commit, not
+   * atomic with it: until the tag moves, the new snapshot is the latest and cannot be expired yet.
+   */
+  private void moveTag(TableId id, FileStoreTable table, long snapshotId) {
+    try {
+      if (table.tagManager().tagExists(keys.tag())) {
+        table.replaceTag(keys.tag(), snapshotId, null);
+      } else {
+        table.createTag(keys.tag(), snapshotId);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Connector {}: could not move tag {} of Paimon table {} to snapshot {}; its watermarks "
+              + "rely on the snapshot alone until the next commit: {}",
+          connector,
+          keys.tag(),
+          id,
+          snapshotId,
+          e.toString());
+    }
   }
 
   private Watermarks watermarksOf(Optional<Snapshot> own) {
@@ -272,7 +312,7 @@ public final class PaimonFormat implements TableFormat {
           public Watermarks refresh() {
             table = table(id);
             base = table.snapshotManager().latestSnapshotId();
-            own = table.snapshotManager().latestSnapshotOfUser(commitUser);
+            own = ownSnapshot(table);
             return watermarksOf(own);
           }
 
@@ -312,6 +352,9 @@ public final class PaimonFormat implements TableFormat {
               throw new CommitLoop.ConcurrentCommitException(conflict.toString(), conflict);
             }
             long snapshotId = reportConcurrentCommitters(id, snapshots, base, identifier);
+            if (snapshotId >= 0) {
+              moveTag(id, table, snapshotId);
+            }
             return new CommitLoop.Committed(
                 snapshotId, records, files, compactor.jobsAfterCommit(id, table, applied));
           }
@@ -333,7 +376,7 @@ public final class PaimonFormat implements TableFormat {
     for (OfferedBatch batch : compactions) {
       long start = System.nanoTime();
       FileStoreTable table = table(id);
-      Optional<Snapshot> own = table.snapshotManager().latestSnapshotOfUser(commitUser);
+      Optional<Snapshot> own = ownSnapshot(table);
       ManifestCommittable committable =
           new ManifestCommittable(
               Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1));

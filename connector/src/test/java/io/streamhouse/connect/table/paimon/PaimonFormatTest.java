@@ -296,6 +296,57 @@ class PaimonFormatTest {
     }
   }
 
+  @Test
+  void anExpiryElsewhereKeepsTheWatermarksThroughTheConnectorsTag() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of());
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      OfferedBatch first =
+          batch(format, route, List.of(upsert(0, 0, 1, "a", null), upsert(0, 1, 2, "b", null)));
+      format.commit(table, 1000, List.of(first), true);
+      FileStoreTable t = format.table(table);
+      assertThat(t.tagManager().tagExists("streamhouse-test-sink")).isTrue();
+      org.apache.paimon.table.sink.BatchWriteBuilder other = t.newBatchWriteBuilder();
+      for (int i = 0; i < 3; i++) { // another writer, three snapshots on top
+        try (org.apache.paimon.table.sink.BatchTableWrite write = other.newWrite();
+            org.apache.paimon.table.sink.BatchTableCommit commit = other.newCommit()) {
+          write.write(
+              org.apache.paimon.data.GenericRow.of(
+                  100L + i, org.apache.paimon.data.BinaryString.fromString("other"), null));
+          commit.commit(write.prepareCommit());
+        }
+      }
+      int expired =
+          t.newExpireSnapshots()
+              .config(
+                  org.apache.paimon.options.ExpireConfig.builder()
+                      .snapshotRetainMax(1)
+                      .snapshotRetainMin(1)
+                      .snapshotTimeRetain(java.time.Duration.ZERO)
+                      .build())
+              .expire();
+      assertThat(expired).isPositive();
+      assertThat(t.snapshotManager().latestSnapshotOfUser(PaimonFormat.commitUser("test-sink")))
+          .as("the connector's snapshot is expired")
+          .isEmpty();
+
+      assertThat(format.watermarks(table).asMap())
+          .containsExactly(Map.entry(new org.apache.kafka.common.TopicPartition("items", 0), 2L));
+      OfferedBatch replayed =
+          batch(format, route, List.of(upsert(0, 0, 1, "a", null), upsert(0, 1, 2, "b", null)));
+      assertThat(format.commit(table, 2000, List.of(replayed), true).decisions())
+          .containsEntry(
+              replayed.batchId(),
+              io.streamhouse.connect.protocol.BatchPlan.Decision.ALREADY_PRESENT);
+      OfferedBatch next = batch(format, route, List.of(upsert(0, 2, 3, "c", null)));
+      assertThat(format.commit(table, 3000, List.of(next), true).decisions())
+          .containsEntry(next.batchId(), io.streamhouse.connect.protocol.BatchPlan.Decision.APPLY);
+      assertThat(format.watermarks(table).asMap())
+          .containsExactly(Map.entry(new org.apache.kafka.common.TopicPartition("items", 0), 3L));
+      assertThat(rows(format.table(table))).containsOnlyKeys(1L, 2L, 3L, 100L, 101L, 102L);
+    }
+  }
+
   private static Set<Path> filesUnder(Path root) throws Exception {
     try (java.util.stream.Stream<Path> walk = Files.walk(root)) {
       return walk.filter(Files::isRegularFile).collect(java.util.stream.Collectors.toSet());
