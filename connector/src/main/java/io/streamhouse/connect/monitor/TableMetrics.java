@@ -39,6 +39,7 @@ public final class TableMetrics implements CommitObserver, TableMaintenance.Main
           "table-orphan-files-deleted-total",
           "table-live-data-files",
           "table-maintenance-duration-ms",
+          "table-compaction-duration-ms",
           "table-maintenance-failures-total");
 
   /** What the coordinator did to one table; fields are read by gauges on other threads. */
@@ -60,6 +61,7 @@ public final class TableMetrics implements CommitObserver, TableMaintenance.Main
     volatile long orphansDeleted;
     volatile long liveDataFiles = -1;
     volatile long lastMaintenanceMs;
+    volatile long lastCompactionMs;
     volatile long maintenanceFailures;
   }
 
@@ -117,6 +119,7 @@ public final class TableMetrics implements CommitObserver, TableMaintenance.Main
         c.liveDataFiles = report.liveDataFiles();
       }
       c.lastMaintenanceMs = durationMs;
+      c.lastCompactionMs = report.rewriteDurationMs();
     }
   }
 
@@ -241,6 +244,12 @@ public final class TableMetrics implements CommitObserver, TableMaintenance.Main
                 "Duration of the table's last maintenance pass",
                 tags,
                 x -> x.lastMaintenanceMs,
+                c);
+            gauge(
+                "table-compaction-duration-ms",
+                "Time the table's last maintenance pass spent planning and rewriting small files",
+                tags,
+                x -> x.lastCompactionMs,
                 c);
             gauge(
                 "table-maintenance-failures-total",

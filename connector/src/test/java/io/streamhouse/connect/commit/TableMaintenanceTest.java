@@ -124,7 +124,7 @@ class TableMaintenanceTest {
       while (System.nanoTime() < until) {
         Thread.onSpinWait(); // time spent working, not a synchronization
       }
-      return new MaintenanceReport(3, 4, 0, 0, 0, 0, 0, 7);
+      return MaintenanceReport.expired(3, 4).plus(MaintenanceReport.liveDataFiles(7));
     }
 
     @Override

@@ -40,6 +40,7 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.util.PropertyUtil;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -127,6 +128,12 @@ public final class IcebergFormat implements TableFormat {
         });
   }
 
+  /** A table property that turns compaction off for one table (for example a route's tables). */
+  static final String COMPACT_ENABLED_PROPERTY = "streamhouse.compact.enabled";
+
+  /** A table property that sets {@code maintenance.compact.min-input-files} for one table. */
+  static final String COMPACT_MIN_INPUT_FILES_PROPERTY = "streamhouse.compact.min-input-files";
+
   @Override
   public MaintenanceReport maintain(
       TableId id,
@@ -140,48 +147,53 @@ public final class IcebergFormat implements TableFormat {
       IcebergSnapshotExpiry.Result expired =
           IcebergSnapshotExpiry.expire(
               table, settings, System.currentTimeMillis(), checkpoints::afterExpiryCommit);
-      report =
-          new MaintenanceReport(
-              expired.snapshotsExpired(), expired.filesDeleted(), 0, 0, 0, 0, 0, -1);
+      report = MaintenanceReport.expired(expired.snapshotsExpired(), expired.filesDeleted());
     }
-    if (settings.compactEnabled() && System.nanoTime() < deadlineNanos) {
+    boolean compacts =
+        PropertyUtil.propertyAsBoolean(
+            table.properties(), COMPACT_ENABLED_PROPERTY, settings.compactEnabled());
+    if (compacts && System.nanoTime() < deadlineNanos) {
       IcebergFileCompactor.CompactionResult compacted =
           new IcebergFileCompactor((t, rewritten) -> checkpoints.beforeRewriteCommit())
               .compact(
                   table,
                   new IcebergFileCompactor.Settings(
-                      settings.compactMinInputFiles(),
-                      null,
+                      PropertyUtil.propertyAsInt(
+                          table.properties(),
+                          COMPACT_MIN_INPUT_FILES_PROPERTY,
+                          settings.compactMinInputFiles()),
+                      null, // the table's write.target-file-size-bytes
                       settings.compactMaxGroupBytes(),
                       Integer.MAX_VALUE),
                   deadlineNanos);
       report =
           report.plus(
-              new MaintenanceReport(
-                  0,
-                  0,
+              MaintenanceReport.compacted(
                   compacted.filesRemoved(),
                   compacted.bytesRewritten(),
                   compacted.filesAdded(),
                   compacted.groupsConflicted(),
-                  0,
-                  -1));
+                  compacted.durationMs()));
     }
     if (settings.cleansOrphans()
         && System.nanoTime() < deadlineNanos
         && orphanScans.due(id, System.currentTimeMillis(), settings.orphansMinAgeMs())) {
-      int orphans =
-          IcebergOrphanCleanup.clean(
-              table, settings.orphansMinAgeMs(), System.currentTimeMillis(), deadlineNanos);
-      report = report.plus(new MaintenanceReport(0, 0, 0, 0, 0, 0, orphans, -1));
+      report =
+          report.plus(
+              MaintenanceReport.orphans(
+                  IcebergOrphanCleanup.clean(
+                      table,
+                      settings.orphansMinAgeMs(),
+                      System.currentTimeMillis(),
+                      deadlineNanos)));
     }
     table.refresh();
     Snapshot current = table.currentSnapshot();
-    long liveDataFiles =
-        current == null
-            ? 0
-            : Long.parseLong(current.summary().getOrDefault("total-data-files", "-1"));
-    return report.plus(new MaintenanceReport(0, 0, 0, 0, 0, 0, 0, liveDataFiles));
+    return report.plus(
+        MaintenanceReport.liveDataFiles(
+            current == null
+                ? 0
+                : Long.parseLong(current.summary().getOrDefault("total-data-files", "-1"))));
   }
 
   @Override

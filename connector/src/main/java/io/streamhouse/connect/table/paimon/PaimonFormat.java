@@ -436,8 +436,8 @@ public final class PaimonFormat implements TableFormat {
           new org.apache.paimon.operation.LocalOrphanFilesClean(
                   table(id), now - settings.orphansMinAgeMs(), false)
               .clean();
-      return new io.streamhouse.connect.protocol.MaintenanceReport(
-          0, 0, 0, 0, 0, 0, (int) result.getDeletedFileCount(), -1);
+      return io.streamhouse.connect.protocol.MaintenanceReport.orphans(
+          (int) result.getDeletedFileCount());
     } catch (java.io.IOException | java.util.concurrent.ExecutionException e) {
       throw new IllegalStateException("Cannot clean orphan files of " + id + ": " + e, e);
     } catch (InterruptedException e) {

@@ -268,6 +268,20 @@ class IcebergFormatTest {
       commitRounds(format, 8);
       long before =
           Long.parseLong(format.table(table).currentSnapshot().summary().get("total-data-files"));
+      MaintenanceSettings compactOnly =
+          new MaintenanceSettings(true, 60_000, 60_000, 0, 1, true, 2, 1 << 20, 0);
+      format.table(table).updateProperties().set("streamhouse.compact.enabled", "false").commit();
+      assertThat(
+              format
+                  .maintain(
+                      table,
+                      compactOnly,
+                      System.nanoTime() + 60_000_000_000L,
+                      io.streamhouse.connect.table.MaintenanceCheckpoints.NONE)
+                  .filesRewritten())
+          .as("the table turned compaction off")
+          .isZero();
+      format.table(table).updateProperties().remove("streamhouse.compact.enabled").commit();
       MaintenanceReport report =
           format.maintain(
               table,
