@@ -1,6 +1,7 @@
 package io.streamhouse.connect;
 
 import io.streamhouse.connect.commit.ControlEventSigner;
+import io.streamhouse.connect.config.IcebergSinkCompat;
 import io.streamhouse.connect.config.RenamedKeys;
 import io.streamhouse.connect.config.SinkConfigDef;
 import io.streamhouse.connect.config.SinkConfigValidator;
@@ -35,12 +36,14 @@ public class StreamhouseSinkConnector extends SinkConnector {
 
   @Override
   public void start(Map<String, String> given) {
+    String name = given.getOrDefault("name", "unnamed");
+    // A config of the Apache Iceberg sink is translated to our keys once, here: the tasks get ours.
+    IcebergSinkCompat.Translation compat = IcebergSinkCompat.translate(given);
+    compat.warnings().forEach(w -> LOG.warn("Connector {}: {}", name, w));
+    SinkConfigValidator.requireValid(given);
     Map<String, String> props =
         RenamedKeys.apply(
-            given,
-            (key, message) ->
-                LOG.warn("Connector {}: {}", given.getOrDefault("name", "unnamed"), message));
-    SinkConfigValidator.requireValid(props);
+            compat.props(), (key, message) -> LOG.warn("Connector {}: {}", name, message));
     Map<String, String> withKey = new HashMap<>(props);
     String key = props.get(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
     if (key == null || key.isEmpty()) {

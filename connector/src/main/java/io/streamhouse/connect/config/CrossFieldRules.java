@@ -121,6 +121,20 @@ final class CrossFieldRules {
               + p
               + RouteConfigDef.TABLE_ALLOW_REGEX);
     }
+    boolean hasMatchField = !blank(props.get(p + RouteConfigDef.MATCH_FIELD));
+    if (hasMatchField != !blank(props.get(p + RouteConfigDef.MATCH_REGEX))) {
+      error.accept(
+          hasMatchField ? p + RouteConfigDef.MATCH_REGEX : p + RouteConfigDef.MATCH_FIELD,
+          "route "
+              + name
+              + ": "
+              + p
+              + RouteConfigDef.MATCH_FIELD
+              + " and "
+              + p
+              + RouteConfigDef.MATCH_REGEX
+              + " go together");
+    }
     String table = props.get(p + RouteConfigDef.TABLE);
     if (!dynamic && table != null) {
       TableNames.checkTemplate(table)

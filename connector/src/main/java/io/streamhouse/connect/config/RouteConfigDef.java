@@ -22,6 +22,9 @@ public final class RouteConfigDef {
   public static final String TABLE = "table";
   public static final String TABLE_FIELD = "table.field";
   public static final String TABLE_ALLOW_REGEX = "table.allow-regex";
+  public static final String TABLE_FIELD_QUALIFIED = "table.field-qualified";
+  public static final String MATCH_FIELD = "match.field";
+  public static final String MATCH_REGEX = "match.regex";
   public static final String NAMESPACE = "namespace";
   public static final String AUTO_CREATE = "auto-create";
   public static final String PARTITION_BY = "partition-by";
@@ -89,8 +92,9 @@ public final class RouteConfigDef {
             Type.STRING,
             null,
             Importance.MEDIUM,
-            "Dynamic routing: a top-level field of the record value whose string value names the "
-                + "table (sanitized like ${topic}). Requires table.allow-regex.",
+            "Dynamic routing: a field of the record value whose string value names the table "
+                + "(sanitized like ${topic}); a dotted path (a.b) reaches into nested structs and maps "
+                + "when no top-level field has that name. Requires table.allow-regex.",
             group,
             ++order,
             Width.MEDIUM,
@@ -107,6 +111,44 @@ public final class RouteConfigDef {
             ++order,
             Width.MEDIUM,
             "Allowed tables")
+        .define(
+            p + TABLE_FIELD_QUALIFIED,
+            Type.BOOLEAN,
+            false,
+            Importance.LOW,
+            "With table.field: true reads the value as a whole identifier, namespace.table (as the "
+                + "Apache Iceberg sink's dynamic routing does): dots separate the namespace levels, each "
+                + "part is sanitized, and table.allow-regex is matched against namespace.table. false: "
+                + "the whole value is sanitized into one table name (dots become _) in the route's "
+                + "namespace.",
+            group,
+            ++order,
+            Width.SHORT,
+            "Field names namespace")
+        .define(
+            p + MATCH_FIELD,
+            Type.STRING,
+            null,
+            Importance.LOW,
+            "Record filter: a field of the record value (a dotted path reaches into nested structs "
+                + "and maps); the route takes only the records whose value of it, as a string, fully "
+                + "matches match.regex. Other records are not written by this route and are no error "
+                + "(the Apache Iceberg sink's route-field with route-regex). Requires match.regex.",
+            group,
+            ++order,
+            Width.MEDIUM,
+            "Match field")
+        .define(
+            p + MATCH_REGEX,
+            Type.STRING,
+            null,
+            PatternValidator.INSTANCE,
+            Importance.LOW,
+            "With match.field: the regex the field's value must fully match (case-sensitive).",
+            group,
+            ++order,
+            Width.MEDIUM,
+            "Match regex")
         .define(
             p + NAMESPACE,
             Type.STRING,

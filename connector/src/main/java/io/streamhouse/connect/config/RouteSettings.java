@@ -26,7 +26,12 @@ public record RouteSettings(
     InputMode input,
     int buckets,
     io.streamhouse.connect.schema.EvolutionMode schemaEvolution,
-    boolean icebergCompatible) {
+    boolean icebergCompatible,
+    boolean tableFieldQualified,
+    Optional<FieldMatch> match) {
+
+  /** The route takes a record only when the value of {@code field} fully matches {@code regex}. */
+  public record FieldMatch(String field, Pattern regex) {}
 
   /** True if this route takes records of {@code topic}. */
   public boolean takes(String topic) {
@@ -75,6 +80,14 @@ public record RouteSettings(
         (Integer) v.get(p + RouteConfigDef.BUCKETS),
         io.streamhouse.connect.schema.EvolutionMode.of(
             (String) v.get(p + RouteConfigDef.SCHEMA_EVOLUTION)),
-        (Boolean) v.get(p + RouteConfigDef.ICEBERG_COMPATIBLE));
+        (Boolean) v.get(p + RouteConfigDef.ICEBERG_COMPATIBLE),
+        (Boolean) v.get(p + RouteConfigDef.TABLE_FIELD_QUALIFIED),
+        Optional.ofNullable((String) v.get(p + RouteConfigDef.MATCH_FIELD))
+            .filter(f -> !f.isBlank())
+            .map(
+                f ->
+                    new FieldMatch(
+                        f.trim(),
+                        Pattern.compile((String) v.get(p + RouteConfigDef.MATCH_REGEX)))));
   }
 }

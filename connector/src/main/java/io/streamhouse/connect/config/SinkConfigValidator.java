@@ -24,7 +24,8 @@ public final class SinkConfigValidator {
 
   /** Per-key and cross-field validation of {@code props}. */
   public static Config validate(Map<String, String> given) {
-    Map<String, String> props = RenamedKeys.apply(given, (key, message) -> {});
+    IcebergSinkCompat.Translation compat = IcebergSinkCompat.translate(given);
+    Map<String, String> props = RenamedKeys.apply(compat.props(), (key, message) -> {});
     Map<String, ConfigValue> byName = new LinkedHashMap<>();
     for (ConfigValue value : SinkConfigDef.enriched(props).validate(props)) {
       byName.put(value.name(), value);
@@ -33,7 +34,13 @@ public final class SinkConfigValidator {
         (key, message) ->
             byName
                 .computeIfAbsent(
-                    key, k -> new ConfigValue(k, props.get(k), List.of(), new ArrayList<>()))
+                    key,
+                    k ->
+                        new ConfigValue(
+                            k,
+                            props.containsKey(k) ? props.get(k) : given.get(k),
+                            List.of(),
+                            new ArrayList<>()))
                 .addErrorMessage(message);
     if (hasNoErrors(byName, SinkConfigDef.CONTROL_TOPIC_CONFIG)) {
       checkControlTopicIsNotSunk(
@@ -41,7 +48,35 @@ public final class SinkConfigValidator {
     }
     CrossFieldRules.check(props, byName, error);
     checkFaultInjectionIsAllowed(props, error);
+    compat.errors().forEach((key, messages) -> messages.forEach(m -> error.accept(key, m)));
+    blameTheApacheKeys(compat, given, byName, error);
     return new Config(new ArrayList<>(byName.values()));
+  }
+
+  /**
+   * An error on one of our keys that an Apache Iceberg sink key was mapped to goes to that key, the
+   * one the user wrote.
+   */
+  private static void blameTheApacheKeys(
+      IcebergSinkCompat.Translation compat,
+      Map<String, String> given,
+      Map<String, ConfigValue> byName,
+      BiConsumer<String, String> error) {
+    for (ConfigValue value : List.copyOf(byName.values())) {
+      String origin = compat.originOf(value.name());
+      if (origin == null || !given.containsKey(origin) || value.errorMessages().isEmpty()) {
+        continue;
+      }
+      List<String> messages = List.copyOf(value.errorMessages());
+      ConfigValue cleared =
+          new ConfigValue(
+              value.name(), value.value(), value.recommendedValues(), new ArrayList<>());
+      cleared.visible(value.visible());
+      byName.put(value.name(), cleared);
+      for (String message : messages) {
+        error.accept(origin, origin + " (as " + value.name() + "): " + message);
+      }
+    }
   }
 
   /** Throws one {@link ConfigException} listing every error, or returns if the config is valid. */

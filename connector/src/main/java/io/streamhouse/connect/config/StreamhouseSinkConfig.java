@@ -13,7 +13,7 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
   private final List<RouteSettings> routes;
 
   public StreamhouseSinkConfig(Map<String, String> props) {
-    this(RenamedKeys.apply(props, (key, message) -> {}), true);
+    this(RenamedKeys.apply(IcebergSinkCompat.apply(props), (key, message) -> {}), true);
   }
 
   /**

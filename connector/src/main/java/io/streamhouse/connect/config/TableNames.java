@@ -26,6 +26,18 @@ public final class TableNames {
   }
 
   /**
+   * {@code DB.Orders-EU} becomes {@code db.orders_eu}: a whole identifier, each dot-separated part
+   * sanitized, the dots kept (empty parts stay empty, and {@link #parse} rejects them).
+   */
+  public static String sanitizeQualified(String raw) {
+    String[] parts = raw.split("\\.", -1);
+    for (int i = 0; i < parts.length; i++) {
+      parts[i] = sanitize(parts[i]);
+    }
+    return String.join(".", parts);
+  }
+
+  /**
    * The table of a template ({@code ns.table}, {@code ${topic}}, {@code raw.${topic}}) for a topic;
    * a name without namespace gets {@code defaultNamespace}.
    */

@@ -13,7 +13,10 @@ import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-/** Decides which tables a record goes to: every route that takes its topic gives one table. */
+/**
+ * Decides which tables a record goes to: every route that takes its topic (and whose {@code match},
+ * if any, takes the record) gives one table.
+ */
 public final class TableRouter {
   /** A destination: the table and the route that chose it. */
   public record Destination(TableId table, RouteSettings route) {}
@@ -31,6 +34,9 @@ public final class TableRouter {
   /**
    * The destinations of {@code record}.
    *
+   * <p>Empty when routes take the topic but the {@code match} of each leaves the record out: it is
+   * not written, as the Apache Iceberg sink drops a record no table's route-regex matches.
+   *
    * @throws RecordConversionException if no route takes the topic, or a dynamic route's field is
    *     missing or names a table outside the allow-list
    */
@@ -45,7 +51,9 @@ public final class TableRouter {
     }
     List<Destination> destinations = new ArrayList<>(matching.size());
     for (RouteSettings route : matching) {
-      destinations.add(new Destination(table(route, record), route));
+      if (route.match().isEmpty() || takes(route.match().get(), record)) {
+        destinations.add(new Destination(table(route, record), route));
+      }
     }
     return destinations;
   }
@@ -60,7 +68,9 @@ public final class TableRouter {
         topic,
         t -> {
           List<RouteSettings> matching = routesOf(t);
-          if (matching.isEmpty() || matching.stream().anyMatch(r -> r.tableField().isPresent())) {
+          if (matching.isEmpty()
+              || matching.stream()
+                  .anyMatch(r -> r.tableField().isPresent() || r.match().isPresent())) {
             return Optional.empty();
           }
           List<Destination> destinations = new ArrayList<>(matching.size());
@@ -99,7 +109,10 @@ public final class TableRouter {
               + field
               + "' that names the table is missing or null");
     }
-    String name = TableNames.sanitize(raw.toString());
+    String name =
+        route.tableFieldQualified()
+            ? TableNames.sanitizeQualified(raw.toString())
+            : TableNames.sanitize(raw.toString());
     if (route.tableAllowRegex().isEmpty()
         || !route.tableAllowRegex().get().matcher(name).matches()) {
       throw new RecordConversionException(
@@ -121,7 +134,32 @@ public final class TableRouter {
     }
   }
 
-  private static Object fieldValue(Object value, String field) {
+  private static boolean takes(RouteSettings.FieldMatch match, SinkRecord record) {
+    Object value = fieldValue(record.value(), match.field());
+    return value != null && match.regex().matcher(value.toString()).matches();
+  }
+
+  /**
+   * The value of top-level field {@code field}; when there is none and the name has dots, the value
+   * at that path through nested structs and maps (as the Apache Iceberg sink reads its
+   * route-field).
+   */
+  static Object fieldValue(Object value, String field) {
+    Object top = child(value, field);
+    if (top != null || field.indexOf('.') < 0) {
+      return top;
+    }
+    Object current = value;
+    for (String part : field.split("\\.", -1)) {
+      current = child(current, part);
+      if (current == null) {
+        return null;
+      }
+    }
+    return current;
+  }
+
+  private static Object child(Object value, String field) {
     if (value instanceof Struct struct) {
       Field f = struct.schema().field(field);
       return f == null ? null : struct.get(f);

@@ -70,6 +70,99 @@ class TableRouterTest {
     assertThat(router.staticDestinations("events")).isEmpty();
   }
 
+  @Test
+  void aQualifiedFieldNamesTheNamespaceTooAndAPlainOneStaysOneName() throws Exception {
+    RouteSettings plain = route("plain", List.of("t"), Optional.empty(), "", Optional.of("target"));
+    RouteSettings qualified =
+        new RouteSettings(
+            plain.name(),
+            plain.topics(),
+            plain.topicsRegex(),
+            plain.catalog(),
+            plain.table(),
+            plain.tableField(),
+            Optional.of(Pattern.compile("db\\..*")),
+            plain.namespace(),
+            plain.autoCreate(),
+            plain.partitionBy(),
+            plain.fileFormat(),
+            plain.targetFileSizeBytes(),
+            plain.tableProperties(),
+            plain.primaryKey(),
+            plain.input(),
+            plain.buckets(),
+            plain.schemaEvolution(),
+            plain.icebergCompatible(),
+            true,
+            Optional.empty());
+    org.apache.kafka.connect.sink.SinkRecord record =
+        new org.apache.kafka.connect.sink.SinkRecord(
+            "t", 0, null, null, null, Map.of("target", "DB.F0"), 0);
+
+    assertThat(new TableRouter(List.of(plain)).route(record))
+        .extracting(TableRouter.Destination::table)
+        .containsExactly(new TableId("lake", List.of("default"), "db_f0"));
+    assertThat(new TableRouter(List.of(qualified)).route(record))
+        .extracting(TableRouter.Destination::table)
+        .containsExactly(new TableId("lake", List.of("db"), "f0"));
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () ->
+                new TableRouter(List.of(qualified))
+                    .route(
+                        new org.apache.kafka.connect.sink.SinkRecord(
+                            "t", 0, null, null, null, Map.of("target", "raw.f0"), 0)))
+        .hasMessageContaining("'raw.f0'")
+        .hasMessageContaining("allow-regex");
+  }
+
+  @Test
+  void aMatchTakesOnlyRecordsWhoseFieldFullyMatchesAndKeepsTheTopicsTablesUnknown()
+      throws Exception {
+    RouteSettings base =
+        route("clicks", List.of("t"), Optional.empty(), "db.clicks", Optional.empty());
+    RouteSettings clicks =
+        new RouteSettings(
+            base.name(),
+            base.topics(),
+            base.topicsRegex(),
+            base.catalog(),
+            base.table(),
+            base.tableField(),
+            base.tableAllowRegex(),
+            base.namespace(),
+            base.autoCreate(),
+            base.partitionBy(),
+            base.fileFormat(),
+            base.targetFileSizeBytes(),
+            base.tableProperties(),
+            base.primaryKey(),
+            base.input(),
+            base.buckets(),
+            base.schemaEvolution(),
+            base.icebergCompatible(),
+            false,
+            Optional.of(new RouteSettings.FieldMatch("a.kind", Pattern.compile("click"))));
+    TableRouter router = new TableRouter(List.of(clicks));
+    assertThat(router.staticDestinations("t")).isEmpty();
+    assertThat(
+            router.route(
+                new org.apache.kafka.connect.sink.SinkRecord(
+                    "t", 0, null, null, null, Map.of("a", Map.of("kind", "click")), 0)))
+        .extracting(TableRouter.Destination::table)
+        .containsExactly(new TableId("lake", List.of("db"), "clicks"));
+    assertThat(
+            router.route(
+                new org.apache.kafka.connect.sink.SinkRecord(
+                    "t", 0, null, null, null, Map.of("a", Map.of("kind", "clicks")), 0)))
+        .isEmpty();
+    assertThat(
+            router.route(
+                new org.apache.kafka.connect.sink.SinkRecord(
+                    "t", 0, null, null, null, Map.of("a.kind", "click"), 0)))
+        .as("a top-level field named a.kind counts first")
+        .hasSize(1);
+  }
+
   private static RouteSettings route(
       String name,
       List<String> topics,
@@ -94,6 +187,8 @@ class TableRouterTest {
         io.streamhouse.connect.convert.InputMode.UPSERT,
         1,
         EvolutionMode.NONE,
-        false);
+        false,
+        false,
+        Optional.empty());
   }
 }

@@ -31,6 +31,8 @@ public final class TestRoutes {
         InputMode.UPSERT,
         1,
         EvolutionMode.NONE,
-        false);
+        false,
+        false,
+        Optional.empty());
   }
 }

@@ -15,8 +15,15 @@ final class IcebergCatalogLoader {
 
   private IcebergCatalogLoader() {}
 
+  /** Catalog properties under this prefix are Hadoop {@code Configuration} entries instead. */
+  static final String HADOOP_PREFIX = "hadoop.";
+
+  /** A catalog property naming a directory whose Hadoop {@code *-site.xml} files are loaded. */
+  static final String HADOOP_CONF_DIR = "hadoop-conf-dir";
+
   static Catalog load(CatalogSettings settings) {
     Map<String, String> props = new HashMap<>(settings.properties());
+    Configuration hadoopConf = hadoopConf(props);
     switch (settings.type()) {
       case "custom" -> props.put(CatalogProperties.CATALOG_IMPL, props.remove("catalog-impl"));
       case "jdbc" -> {
@@ -41,7 +48,7 @@ final class IcebergCatalogLoader {
     ClassLoader previous = Thread.currentThread().getContextClassLoader();
     Thread.currentThread().setContextClassLoader(IcebergCatalogLoader.class.getClassLoader());
     try {
-      return initialize(settings, props);
+      return initialize(settings, props, hadoopConf);
     } finally {
       Thread.currentThread().setContextClassLoader(previous);
     }
@@ -52,11 +59,11 @@ final class IcebergCatalogLoader {
    * once: initialize one at a time in this JVM, and retry what another JVM's race made fail.
    */
   private static synchronized Catalog initialize(
-      CatalogSettings settings, Map<String, String> props) {
+      CatalogSettings settings, Map<String, String> props, Configuration hadoopConf) {
     RuntimeException last = null;
     for (int attempt = 1; attempt <= 5; attempt++) {
       try {
-        return CatalogUtil.buildIcebergCatalog(settings.name(), props, new Configuration());
+        return CatalogUtil.buildIcebergCatalog(settings.name(), props, hadoopConf);
       } catch (RuntimeException e) {
         last = e;
         LOG.warn("Could not initialize {} (attempt {} of 5): {}", settings, attempt, e.toString());
@@ -69,6 +76,35 @@ final class IcebergCatalogLoader {
       }
     }
     throw last;
+  }
+
+  /**
+   * The Hadoop configuration of a catalog (Hadoop file systems, Hadoop catalogs): the {@code
+   * *-site.xml} files of {@code hadoop-conf-dir}, then every {@code hadoop.<key>} property, which
+   * wins. Both are removed from {@code props}.
+   */
+  static Configuration hadoopConf(Map<String, String> props) {
+    Configuration conf = new Configuration();
+    String dir = props.remove(HADOOP_CONF_DIR);
+    if (dir != null && !dir.isBlank()) {
+      for (String file : new String[] {"core-site.xml", "hdfs-site.xml", "hive-site.xml"}) {
+        java.nio.file.Path path = java.nio.file.Path.of(dir.trim(), file);
+        if (java.nio.file.Files.isRegularFile(path)) {
+          conf.addResource(new org.apache.hadoop.fs.Path(path.toUri()));
+        }
+      }
+    }
+    props
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (!e.getKey().startsWith(HADOOP_PREFIX)) {
+                return false;
+              }
+              conf.set(e.getKey().substring(HADOOP_PREFIX.length()), e.getValue());
+              return true;
+            });
+    return conf;
   }
 
   private static boolean isSqlite(String uri) {
