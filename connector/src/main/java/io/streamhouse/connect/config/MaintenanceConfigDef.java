@@ -65,6 +65,15 @@ public final class MaintenanceConfigDef {
           + "or a crash. Rows stream through; memory is that of one open data file.";
   static final long COMPACT_MAX_GROUP_BYTES_DEFAULT = 512L * 1024 * 1024;
 
+  public static final String COMPACT_SMALL_FILE_BYTES_CONFIG =
+      "maintenance.compact.small-file-bytes";
+  static final String COMPACT_SMALL_FILE_BYTES_DOC =
+      "Files at or above this size are never rewritten again, even below 75 % of the target size: "
+          + "without it a partition's compacted file would be rewritten with every pass until it reaches "
+          + "the target, so a slow stream would rewrite the same data hundreds of times. A pass rewrites at "
+          + "most this many bytes of earlier output per partition.";
+  static final long COMPACT_SMALL_FILE_BYTES_DEFAULT = 16L * 1024 * 1024;
+
   public static final String ORPHANS_MIN_AGE_MS_CONFIG = "maintenance.orphans.min-age.ms";
   static final String ORPHANS_MIN_AGE_MS_DOC =
       "Files under a table's location that no snapshot, manifest or metadata file references are "
@@ -163,6 +172,17 @@ public final class MaintenanceConfigDef {
             ++order,
             Width.SHORT,
             "Compaction max group (bytes)")
+        .define(
+            COMPACT_SMALL_FILE_BYTES_CONFIG,
+            Type.LONG,
+            COMPACT_SMALL_FILE_BYTES_DEFAULT,
+            Range.atLeast(1024L),
+            Importance.LOW,
+            COMPACT_SMALL_FILE_BYTES_DOC,
+            GROUP,
+            ++order,
+            Width.SHORT,
+            "Compaction small-file limit (bytes)")
         .define(
             ORPHANS_MIN_AGE_MS_CONFIG,
             Type.LONG,

@@ -14,6 +14,7 @@ public record MaintenanceSettings(
     boolean compactEnabled,
     int compactMinInputFiles,
     long compactMaxGroupBytes,
+    long compactSmallFileBytes,
     long orphansMinAgeMs) {
 
   static MaintenanceSettings from(StreamhouseSinkConfig config) {
@@ -26,6 +27,7 @@ public record MaintenanceSettings(
         config.getBoolean(MaintenanceConfigDef.COMPACT_ENABLED_CONFIG),
         config.getInt(MaintenanceConfigDef.COMPACT_MIN_INPUT_FILES_CONFIG),
         config.getLong(MaintenanceConfigDef.COMPACT_MAX_GROUP_BYTES_CONFIG),
+        config.getLong(MaintenanceConfigDef.COMPACT_SMALL_FILE_BYTES_CONFIG),
         config.getLong(MaintenanceConfigDef.ORPHANS_MIN_AGE_MS_CONFIG));
   }
 

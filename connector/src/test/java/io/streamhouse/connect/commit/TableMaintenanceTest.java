@@ -37,7 +37,8 @@ class TableMaintenanceTest {
     return new TableMaintenance(
         "sink",
         Map.of("lake", format),
-        new MaintenanceSettings(true, INTERVAL, budgetMs, 3_600_000, 10, true, 5, 1 << 20, 0),
+        new MaintenanceSettings(
+            true, INTERVAL, budgetMs, 3_600_000, 10, true, 5, 1 << 20, 16L << 20, 0),
         clock,
         FaultInjection.none(),
         new TableMaintenance.MaintenanceObserver() {

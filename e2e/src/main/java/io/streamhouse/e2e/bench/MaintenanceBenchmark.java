@@ -202,6 +202,7 @@ public final class MaintenanceBenchmark {
           true,
           5,
           512L << 20,
+          16L << 20,
           0);
     }
 

@@ -60,10 +60,22 @@ final class IcebergFileCompactor {
    * @param maxGroupBytes at most this many input bytes per group, one commit each: bounds the time
    *     of one group, and what is lost when its commit conflicts
    * @param maxGroupsPerRun at most this many groups are rewritten in one run
+   * @param smallFileBytes files at or above this size never count as small (null: three quarters of
+   *     the target only). Without it, a partition's compacted file is rewritten with every pass
+   *     until it reaches three quarters of the target; with it, a pass rewrites at most this many
+   *     bytes of earlier output per group.
    */
   record Settings(
-      int minInputFiles, Long targetFileSizeBytes, long maxGroupBytes, int maxGroupsPerRun) {
+      int minInputFiles,
+      Long targetFileSizeBytes,
+      long maxGroupBytes,
+      int maxGroupsPerRun,
+      Long smallFileBytes) {
     static final Settings DEFAULTS = new Settings(5, null, 512L << 20, 10);
+
+    Settings(int minInputFiles, Long targetFileSizeBytes, long maxGroupBytes, int maxGroupsPerRun) {
+      this(minInputFiles, targetFileSizeBytes, maxGroupBytes, maxGroupsPerRun, null);
+    }
 
     Settings {
       if (minInputFiles < 1) {
@@ -76,13 +88,16 @@ final class IcebergFileCompactor {
       if (maxGroupBytes <= 0) {
         throw new IllegalArgumentException("maxGroupBytes must be positive: " + maxGroupBytes);
       }
+      if (smallFileBytes != null && smallFileBytes <= 0) {
+        throw new IllegalArgumentException("smallFileBytes must be positive: " + smallFileBytes);
+      }
       if (maxGroupsPerRun < 0) {
         throw new IllegalArgumentException(
             "maxGroupsPerRun must not be negative: " + maxGroupsPerRun);
       }
     }
 
-    Map<String, String> plannerOptions() {
+    Map<String, String> plannerOptions(Table table) {
       Map<String, String> options = new HashMap<>();
       options.put(BinPackRewriteFilePlanner.MIN_INPUT_FILES, Integer.toString(minInputFiles));
       options.put(
@@ -91,6 +106,18 @@ final class IcebergFileCompactor {
       if (targetFileSizeBytes != null) {
         options.put(
             BinPackRewriteFilePlanner.TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSizeBytes));
+      }
+      if (smallFileBytes != null) {
+        long target =
+            targetFileSizeBytes != null
+                ? targetFileSizeBytes
+                : org.apache.iceberg.util.PropertyUtil.propertyAsLong(
+                    table.properties(),
+                    org.apache.iceberg.TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+                    org.apache.iceberg.TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+        options.put(
+            BinPackRewriteFilePlanner.MIN_FILE_SIZE_BYTES,
+            Long.toString(Math.min(smallFileBytes, target * 3 / 4)));
       }
       return options;
     }
@@ -147,7 +174,7 @@ final class IcebergFileCompactor {
     if (start != null && !reached(deadlineNanos) && settings.maxGroupsPerRun() > 0) {
       BinPackRewriteFilePlanner planner =
           new BinPackRewriteFilePlanner(table, Expressions.alwaysTrue(), start.snapshotId(), false);
-      planner.init(settings.plannerOptions());
+      planner.init(settings.plannerOptions(table));
       IcebergGroupRewriter rewriter = new IcebergGroupRewriter(table);
       PartitionSpec spec = table.spec();
       try (CloseableIterable<RewriteFileGroup> groups = planner.plan().groups()) {

@@ -164,7 +164,8 @@ public final class IcebergFormat implements TableFormat {
                           settings.compactMinInputFiles()),
                       null, // the table's write.target-file-size-bytes
                       settings.compactMaxGroupBytes(),
-                      Integer.MAX_VALUE),
+                      Integer.MAX_VALUE,
+                      settings.compactSmallFileBytes()),
                   deadlineNanos);
       report =
           report.plus(

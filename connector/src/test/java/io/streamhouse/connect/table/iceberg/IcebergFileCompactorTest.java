@@ -210,6 +210,44 @@ class IcebergFileCompactorTest {
     }
   }
 
+  @Test
+  void aCompactedFileAtTheSmallFileLimitIsNotRewrittenAgain() throws Exception {
+    Table table = create("capped", "parquet", s -> PartitionSpec.unpartitioned());
+    for (int i = 0; i < 30; i++) {
+      append(table, rows(i * 10L, i * 10L + 10));
+    }
+    new IcebergFileCompactor().compact(table, IcebergFileCompactor.Settings.DEFAULTS, deadline());
+    DataFile compacted = liveFiles(table).get(0);
+    for (int i = 30; i < 35; i++) {
+      append(table, rows(i * 10L, i * 10L + 10));
+    }
+    List<List<Object>> before = read(table);
+
+    IcebergFileCompactor.CompactionResult capped =
+        new IcebergFileCompactor()
+            .compact(
+                table,
+                new IcebergFileCompactor.Settings(
+                    5, null, 512L << 20, 10, compacted.fileSizeInBytes()),
+                deadline());
+
+    assertThat(capped.filesRemoved()).as("the five new files only").isEqualTo(5);
+    assertThat(liveFiles(table))
+        .extracting(DataFile::location)
+        .hasSize(2)
+        .contains(compacted.location());
+    assertThat(read(table)).containsExactlyInAnyOrderElementsOf(before);
+    for (int i = 35; i < 40; i++) {
+      append(table, rows(i * 10L, i * 10L + 10));
+    }
+    IcebergFileCompactor.CompactionResult uncapped =
+        new IcebergFileCompactor()
+            .compact(table, IcebergFileCompactor.Settings.DEFAULTS, deadline());
+    assertThat(uncapped.filesRemoved())
+        .as("without the limit every file under 3/4 of the target is rewritten again")
+        .isEqualTo(7);
+  }
+
   @ParameterizedTest
   @ValueSource(strings = {"parquet", "avro", "orc"})
   void thirtySmallFilesOfAnUnpartitionedTableBecomeOne(String format) throws Exception {

@@ -182,7 +182,7 @@ class IcebergFormatTest {
   }
 
   private static MaintenanceSettings expireEverythingOld() {
-    return new MaintenanceSettings(true, 60_000, 60_000, 1, 1, false, 5, 1 << 20, 0);
+    return new MaintenanceSettings(true, 60_000, 60_000, 1, 1, false, 5, 1 << 20, 16L << 20, 0);
   }
 
   @Test
@@ -269,7 +269,7 @@ class IcebergFormatTest {
       long before =
           Long.parseLong(format.table(table).currentSnapshot().summary().get("total-data-files"));
       MaintenanceSettings compactOnly =
-          new MaintenanceSettings(true, 60_000, 60_000, 0, 1, true, 2, 1 << 20, 0);
+          new MaintenanceSettings(true, 60_000, 60_000, 0, 1, true, 2, 1 << 20, 16L << 20, 0);
       format.table(table).updateProperties().set("streamhouse.compact.enabled", "false").commit();
       assertThat(
               format
@@ -285,7 +285,7 @@ class IcebergFormatTest {
       MaintenanceReport report =
           format.maintain(
               table,
-              new MaintenanceSettings(true, 60_000, 60_000, 0, 1, true, 2, 1 << 20, 0),
+              new MaintenanceSettings(true, 60_000, 60_000, 0, 1, true, 2, 1 << 20, 16L << 20, 0),
               System.nanoTime() + 60_000_000_000L,
               io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
       assertThat(report.filesRewritten()).isPositive();
@@ -315,7 +315,8 @@ class IcebergFormatTest {
       }
       List<String> fresh = locations(t, write(format, 30, 40, budget)); // never committed, new
       MaintenanceSettings cleanOnly =
-          new MaintenanceSettings(true, 60_000, 60_000, 0, 1, false, 5, 1 << 20, 3_600_000L);
+          new MaintenanceSettings(
+              true, 60_000, 60_000, 0, 1, false, 5, 1 << 20, 16L << 20, 3_600_000L);
 
       MaintenanceReport report =
           format.maintain(

@@ -279,7 +279,8 @@ class PaimonFormatTest {
         Files.setLastModifiedTime(p, java.nio.file.attribute.FileTime.fromMillis(twoHoursAgo));
       }
       MaintenanceSettings cleanOnly =
-          new MaintenanceSettings(true, 60_000, 60_000, 0, 1, false, 5, 1 << 20, 3_600_000L);
+          new MaintenanceSettings(
+              true, 60_000, 60_000, 0, 1, false, 5, 1 << 20, 16L << 20, 3_600_000L);
 
       MaintenanceReport report =
           format.maintain(
