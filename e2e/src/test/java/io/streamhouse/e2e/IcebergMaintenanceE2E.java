@@ -27,7 +27,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(LocalStackExtension.class)
 class IcebergMaintenanceE2E {
-  private static final int SLICES = 150;
+  private static final int SLICES = 220;
   private static final int SLICE = 200;
 
   @Test
@@ -140,7 +140,7 @@ class IcebergMaintenanceE2E {
       assertThat(liveFiles)
           .as("live data files stay far below the %d files committed", committedFiles)
           .isLessThan(committedFiles / 3);
-      assertThat(rounds).as("commit rounds").isGreaterThanOrEqualTo(100);
+      assertThat(rounds).as("commit rounds").isGreaterThanOrEqualTo(180);
       assertThat(expired).as("snapshots expired by the coordinator").isGreaterThan(rounds / 2);
       assertThat(maxSnapshots)
           .as("snapshots stay bounded by max-age 5 s + a 2 s pass interval, far below %d", rounds)
