@@ -10,6 +10,7 @@ import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.MaintenanceCheckpoints;
 import io.streamhouse.connect.table.TableWriter;
 import io.streamhouse.connect.table.iceberg.IcebergFormat;
 import java.io.IOException;
@@ -243,7 +244,10 @@ public final class MaintenanceBenchmark {
           long m = System.nanoTime();
           MaintenanceReport report =
               coordinator.maintain(
-                  table, settings(true), System.nanoTime() + 300_000_000_000L, () -> {});
+                  table,
+                  settings(true),
+                  System.nanoTime() + 300_000_000_000L,
+                  MaintenanceCheckpoints.NONE);
           maintainNanos.add(System.nanoTime() - m);
           bytesRewritten += report.bytesRewritten();
         }
@@ -321,7 +325,10 @@ public final class MaintenanceBenchmark {
       long start = System.nanoTime();
       MaintenanceReport report =
           coordinator.maintain(
-              table, settings(false), System.nanoTime() + 600_000_000_000L, () -> {});
+              table,
+              settings(false),
+              System.nanoTime() + 600_000_000_000L,
+              MaintenanceCheckpoints.NONE);
       Map<String, String> after = scan("after one compaction pass");
       after.put(
           "pass",
