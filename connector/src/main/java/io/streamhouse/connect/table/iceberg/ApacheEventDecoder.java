@@ -57,6 +57,19 @@ final class ApacheEventDecoder {
     }
   }
 
+  static {
+    // Iceberg's Avro logical type "map" (maps with non-string keys, as in a data file's metrics) is
+    // registered by AvroEncoderUtil's initializer; without it those maps read as lists.
+    try {
+      Class.forName(
+          "org.apache.iceberg.avro.AvroEncoderUtil",
+          true,
+          ApacheEventDecoder.class.getClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   private ApacheEventDecoder() {}
 
   static Event decode(byte[] bytes) throws InvalidEventException {
