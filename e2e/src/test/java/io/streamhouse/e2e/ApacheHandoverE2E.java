@@ -51,20 +51,8 @@ class ApacheHandoverE2E {
   void switchingConnectorClassBetweenDataWrittenAndTheTableCommitKeepsEveryRecordOnce()
       throws Exception {
     Path runDir = E2eSettings.workDir().resolve("apache-handover-" + System.currentTimeMillis());
-    Path plugins = runDir.resolve("plugins");
-    BenchPlugins.streamhouse(plugins, E2eSettings.pluginPath().resolve("streamhouse-connect"));
-    BenchPlugins.apacheIcebergSink(
-        plugins, E2eSettings.workDir().resolve("kafka-dists"), E2eSettings.mavenCmd());
-    Path warehouse = Files.createDirectories(runDir.resolve("warehouse"));
-    String warehouseUri = warehouse.toUri().toString();
-    try (LocalStack stack =
-        LocalStack.settings()
-            .kafkaVersion("4.3.1")
-            .runDir(runDir.resolve("kafka"))
-            .pluginPath(plugins)
-            .distributionCache(E2eSettings.workDir().resolve("kafka-dists"))
-            .mavenCmd(E2eSettings.mavenCmd())
-            .start()) {
+    String warehouseUri = warehouse(runDir);
+    try (LocalStack stack = stack(runDir)) {
       stack.createTopic(TOPIC, 3, Map.of());
       stack.createTopic(APACHE_CONTROL, 1, Map.of());
       Set<Long> produced = new HashSet<>();
@@ -153,6 +141,101 @@ class ApacheHandoverE2E {
           .contains("hand-over from the Apache sink")
           .doesNotContain("refused event");
     }
+  }
+
+  /**
+   * The switch at a moment chosen at random (seed printed; {@code -Dstreamhouse.e2e.seed} repeats
+   * it) while records flow all the time and the Apache sink commits every 3 s: whatever state its
+   * round is in then, every record is in the table once.
+   */
+  @Test
+  void switchingAtARandomMomentKeepsEveryRecordOnce() throws Exception {
+    long seed = Long.getLong("streamhouse.e2e.seed", System.nanoTime());
+    java.util.Random random = new java.util.Random(seed);
+    long switchAfterMs = 4000 + random.nextInt(12_000);
+    log("seed %d: switch %d ms after the Apache sink's first commit", seed, switchAfterMs);
+    Path runDir = E2eSettings.workDir().resolve("apache-random-" + System.currentTimeMillis());
+    String warehouseUri = warehouse(runDir);
+    try (LocalStack stack = stack(runDir);
+        IcebergTables tables = IcebergTables.hadoop("apache", warehouseUri)) {
+      stack.createTopic(TOPIC, 3, Map.of());
+      stack.createTopic(APACHE_CONTROL, 1, Map.of());
+      Map<String, String> apache = apacheConfig(warehouseUri);
+      apache.put("iceberg.control.commit.interval-ms", "3000");
+      apache.put("iceberg.control.commit.timeout-ms", "30000");
+      stack.connect().putConfig(NAME, apache);
+      Set<Long> produced = java.util.concurrent.ConcurrentHashMap.newKeySet();
+      AtomicBoolean flowing = new AtomicBoolean(true);
+      Thread producer =
+          new Thread(
+              () -> {
+                long next = 0;
+                try (JsonRecordProducer p = stack.producer()) {
+                  while (flowing.get()) {
+                    for (SampleOrders.Order o : SampleOrders.generate(next, 100)) {
+                      p.sendWithSchema(TOPIC, null, o.key(), SampleOrders.SCHEMA, o.payload());
+                      produced.add((Long) o.payload().get("id"));
+                    }
+                    next += 100;
+                    p.flush();
+                    Thread.sleep(100);
+                  }
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "producer");
+      producer.start();
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> tables.exists(TABLE) && !tables.rows(TABLE).isEmpty());
+      Thread.sleep(switchAfterMs);
+      stack.connect().putConfig(NAME, ourConfig(stack, warehouseUri));
+      log("connector.class switched with %d records produced", produced.size());
+      Thread.sleep(5000);
+      flowing.set(false);
+      producer.join();
+      await()
+          .atMost(Duration.ofSeconds(120))
+          .pollInterval(Duration.ofSeconds(1))
+          .failFast("connector failed", () -> failed(stack))
+          .until(() -> tables.rows(TABLE).size() >= produced.size());
+      Thread.sleep(3000);
+      List<Long> ids = tables.rows(TABLE).stream().map(r -> (Long) r.get("id")).toList();
+      assertThat(new HashSet<>(ids)).isEqualTo(new HashSet<>(produced));
+      assertThat(ids).as("every record once").hasSize(produced.size());
+      Table table = tables.table(TABLE);
+      List<Snapshot> handOver =
+          snapshots(table).stream()
+              .filter(s -> s.summary().containsKey("streamhouse." + NAME + ".apache-handover"))
+              .toList();
+      assertThat(handOver).hasSizeLessThanOrEqualTo(1);
+      log(
+          "seed %d: %d records once; the hand-over committed %s records",
+          seed,
+          ids.size(),
+          handOver.isEmpty() ? "no" : handOver.get(0).summary().get("added-records"));
+    }
+  }
+
+  private static String warehouse(Path runDir) throws java.io.IOException {
+    return Files.createDirectories(runDir.resolve("warehouse")).toUri().toString();
+  }
+
+  /** A Kafka 4.3 broker and worker with our plugin and the Apache sink's. */
+  private static LocalStack stack(Path runDir) {
+    Path plugins = runDir.resolve("plugins");
+    BenchPlugins.streamhouse(plugins, E2eSettings.pluginPath().resolve("streamhouse-connect"));
+    BenchPlugins.apacheIcebergSink(
+        plugins, E2eSettings.workDir().resolve("kafka-dists"), E2eSettings.mavenCmd());
+    return LocalStack.settings()
+        .kafkaVersion("4.3.1")
+        .runDir(runDir.resolve("kafka"))
+        .pluginPath(plugins)
+        .distributionCache(E2eSettings.workDir().resolve("kafka-dists"))
+        .mavenCmd(E2eSettings.mavenCmd())
+        .start();
   }
 
   private static void log(String format, Object... args) {
