@@ -13,6 +13,7 @@ import io.streamhouse.connect.commit.FaultInjection;
 import io.streamhouse.connect.commit.KafkaControlChannel;
 import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.commit.TableMaintenance;
+import io.streamhouse.connect.config.SinkConfigDef;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.BadRecordHandler;
 import io.streamhouse.connect.monitor.LagMetrics;
@@ -24,6 +25,8 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.iceberg.ApacheHandover;
+import io.streamhouse.connect.table.iceberg.IcebergFormat;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -174,7 +177,15 @@ final class TaskRuntime implements AutoCloseable {
             maintenance == null ? tableMetrics : CommitObserver.both(tableMetrics, maintenance),
             // a router of its own: a router is not thread-safe
             tablesOf(consumedPartitions, new TableRouter(config.routes())));
-    coordinatorThread = daemon(coordinator, "streamhouse-coordinator-" + config.connectorName());
+    Runnable handOver = apacheHandOver();
+    Coordinator started = coordinator;
+    coordinatorThread =
+        daemon(
+            () -> {
+              handOver.run();
+              started.run();
+            },
+            "streamhouse-coordinator-" + config.connectorName());
     lagMonitor =
         new LagMonitor(
             config.connectorName(),
@@ -186,6 +197,78 @@ final class TaskRuntime implements AutoCloseable {
             Clock.systemUTC(),
             config.failOnDataLoss());
     lagMonitorThread = daemon(lagMonitor, "streamhouse-lag-monitor-" + config.connectorName());
+  }
+
+  /**
+   * The hand-over from the Apache Iceberg sink (issue 17), run on the coordinator's thread before
+   * its first round: the files that sink reported on its control topic but did not commit go into
+   * their tables exactly once ({@link ApacheHandover}). Retried until done; a task stopping ends
+   * it.
+   */
+  private Runnable apacheHandOver() {
+    String topic = config.apacheControlTopic();
+    if (topic.isEmpty()) {
+      return () -> {};
+    }
+    ApacheHandover handOver = new ApacheHandover(apacheCatalog(), topic, config.apacheGroupId());
+    return () -> {
+      while (running) {
+        try (ApacheControlTopic log =
+            new ApacheControlTopic(
+                config.kafkaClientProps(),
+                topic,
+                config.apacheGroupId(),
+                taskName + "-apache-handover")) {
+          ApacheHandover.ControlLog read = log.read(Duration.ofMinutes(2));
+          ApacheHandover.Result result = handOver.commitPending(read);
+          LOG.info(
+              "Connector {}: hand-over from the Apache sink ({} events read from {}): {}",
+              config.connectorName(),
+              read.records().size(),
+              topic,
+              result);
+          if (result.complete()) {
+            log.markRead(read.end());
+          }
+          return;
+        } catch (RuntimeException e) {
+          LOG.warn(
+              "Connector {}: the hand-over from the Apache sink failed; again in 5 s",
+              config.connectorName(),
+              e);
+          for (int i = 0; i < 50 && running; i++) {
+            try {
+              Thread.sleep(100);
+            } catch (InterruptedException interrupted) {
+              Thread.currentThread().interrupt();
+              return;
+            }
+          }
+        }
+      }
+    };
+  }
+
+  private IcebergFormat apacheCatalog() {
+    String name = config.apacheCatalog();
+    List<String> iceberg =
+        coordinatorFormats.entrySet().stream()
+            .filter(e -> e.getValue() instanceof IcebergFormat)
+            .map(Map.Entry::getKey)
+            .filter(n -> name.isEmpty() || n.equals(name))
+            .toList();
+    if (iceberg.size() != 1) {
+      throw new ConnectException(
+          "Connector "
+              + config.connectorName()
+              + ": "
+              + SinkConfigDef.APACHE_CONTROL_TOPIC_CONFIG
+              + " is set, so "
+              + SinkConfigDef.APACHE_CATALOG_CONFIG
+              + " must name one Iceberg catalog"
+              + (name.isEmpty() ? " (there is not exactly one)" : " (" + name + " is not one)"));
+    }
+    return (IcebergFormat) coordinatorFormats.get(iceberg.get(0));
   }
 
   private static Thread daemon(Runnable body, String name) {

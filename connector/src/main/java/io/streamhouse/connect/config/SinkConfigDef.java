@@ -122,6 +122,26 @@ public final class SinkConfigDef {
           + "rotate it on your schedule: changing it restarts the connector and its tasks. Formerly "
           + "control.signing.key.";
 
+  public static final String MIGRATION_GROUP = "Migration";
+
+  public static final String APACHE_CONTROL_TOPIC_CONFIG = "migration.apache-iceberg.control-topic";
+  static final String APACHE_CONTROL_TOPIC_DOC =
+      "Set when this connector takes over Iceberg tables from the Apache Iceberg Kafka Connect sink "
+          + "(the same connector name, connector.class changed): that sink's iceberg.control.topic. "
+          + "At its start the coordinator reads it and commits, exactly once, the files that sink "
+          + "had reported but not yet committed (their source offsets are already in the consumer "
+          + "group, so their records are not read again). Empty (the default): no hand-over.";
+
+  public static final String APACHE_GROUP_ID_CONFIG = "migration.apache-iceberg.group-id";
+  static final String APACHE_GROUP_ID_DOC =
+      "The Apache sink's iceberg.connect.group-id. Empty (the default): connect-<connector name>, "
+          + "that sink's default.";
+
+  public static final String APACHE_CATALOG_CONFIG = "migration.apache-iceberg.catalog";
+  static final String APACHE_CATALOG_DOC =
+      "The catalog (one of catalogs, an Iceberg one) of the tables taken over from the Apache sink. "
+          + "Empty (the default): the only Iceberg catalog.";
+
   /** Set by the connector in each task's configuration; not a user setting. */
   public static final String TASK_ID_CONFIG = "task.id";
 
@@ -373,6 +393,36 @@ public final class SinkConfigDef {
                 2,
                 Width.SHORT,
                 "On data loss")
+            .define(
+                APACHE_CONTROL_TOPIC_CONFIG,
+                Type.STRING,
+                "",
+                Importance.LOW,
+                APACHE_CONTROL_TOPIC_DOC,
+                MIGRATION_GROUP,
+                1,
+                Width.MEDIUM,
+                "Apache sink's control topic")
+            .define(
+                APACHE_GROUP_ID_CONFIG,
+                Type.STRING,
+                "",
+                Importance.LOW,
+                APACHE_GROUP_ID_DOC,
+                MIGRATION_GROUP,
+                2,
+                Width.MEDIUM,
+                "Apache sink's group id")
+            .define(
+                APACHE_CATALOG_CONFIG,
+                Type.STRING,
+                "",
+                Importance.LOW,
+                APACHE_CATALOG_DOC,
+                MIGRATION_GROUP,
+                3,
+                Width.SHORT,
+                "Catalog of the taken-over tables")
             .defineInternal(
                 TASK_ID_CONFIG,
                 Type.INT,

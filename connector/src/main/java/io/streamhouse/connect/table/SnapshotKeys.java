@@ -12,6 +12,7 @@ public final class SnapshotKeys {
   private final String commitId;
   private final String validThrough;
   private final String tag;
+  private final String apacheHandOver;
 
   public SnapshotKeys(String connector) {
     String base = PREFIX + connector + ".";
@@ -19,6 +20,7 @@ public final class SnapshotKeys {
     this.commitId = base + "commit-id";
     this.validThrough = base + "valid-through-ms";
     this.tag = "streamhouse-" + connector;
+    this.apacheHandOver = base + "apache-handover";
   }
 
   /**
@@ -46,5 +48,14 @@ public final class SnapshotKeys {
    */
   public String validThrough() {
     return validThrough;
+  }
+
+  /**
+   * {@code streamhouse.<connector>.apache-handover}: on the snapshot that committed the files the
+   * Apache Iceberg sink had reported but not committed when this connector took over, the Apache
+   * commit ids they came from (comma-separated).
+   */
+  public String apacheHandOver() {
+    return apacheHandOver;
   }
 }

@@ -15,7 +15,7 @@ import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 
 /** Builds the plugin folders the benchmark compares our sink with. */
-final class BenchPlugins {
+public final class BenchPlugins {
   static final String DISCARD_CONNECTOR = "io.streamhouse.e2e.bench.DiscardSinkConnector";
 
   private BenchPlugins() {}
@@ -49,7 +49,7 @@ final class BenchPlugins {
   }
 
   /** Our plugin, copied from the build's unpacked archive. */
-  static void streamhouse(Path pluginPath, Path builtPlugin) {
+  public static void streamhouse(Path pluginPath, Path builtPlugin) {
     copyTree(builtPlugin, pluginPath.resolve("streamhouse-connect"));
   }
 
@@ -58,7 +58,7 @@ final class BenchPlugins {
    * iceberg-kafka-connect} jar and its runtime dependencies, plus Parquet, the JDBC driver and the
    * Hadoop client; Kafka and slf4j jars are left to the worker.
    */
-  static void apacheIcebergSink(Path pluginPath, Path cacheRoot, String mavenCmd) {
+  public static void apacheIcebergSink(Path pluginPath, Path cacheRoot, String mavenCmd) {
     Path lib =
         MavenArtifacts.resolve(
             cacheRoot,

@@ -90,6 +90,18 @@ public final class IcebergFormat implements TableFormat {
     }
   }
 
+  Catalog catalog() {
+    return catalog;
+  }
+
+  String connector() {
+    return connector;
+  }
+
+  SnapshotKeys keys() {
+    return keys;
+  }
+
   Table table(TableId id) {
     Table table = tables.computeIfAbsent(id, t -> catalog.loadTable(identifier(t)));
     table.refresh();
