@@ -365,19 +365,16 @@ class ApacheHandoverE2E {
     return c;
   }
 
+  /**
+   * The Apache sink's config as it is, with our connector.class: the connector translates it (the
+   * catalog, the table, the Kafka cluster from the worker's properties, the Apache control topic
+   * for the hand-over). Only the commit timing is ours, so that the test does not wait minutes.
+   */
   private static Map<String, String> ourConfig(LocalStack stack, String warehouse) {
-    Map<String, String> c = base();
+    Map<String, String> c = apacheConfig(warehouse);
     c.put("connector.class", "io.streamhouse.connect.StreamhouseSinkConnector");
-    c.put("kafka.bootstrap.servers", stack.bootstrapServers());
-    c.put("catalogs", "wh");
-    c.put("catalog.wh.type", "hadoop");
-    c.put("catalog.wh.warehouse", warehouse);
-    c.put("routes", "orders");
-    c.put("route.orders.topics", TOPIC);
-    c.put("route.orders.table", TABLE);
     c.put("commit.interval.ms", "2000");
-    c.put("control.topic", "ctl-ours-" + NAME);
-    c.put("migration.apache-iceberg.control-topic", APACHE_CONTROL);
+    c.put("commit.timeout.ms", "10000");
     return c;
   }
 }

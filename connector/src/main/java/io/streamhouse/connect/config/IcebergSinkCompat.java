@@ -70,6 +70,9 @@ public final class IcebergSinkCompat {
   /** The Apache sink's catalog name when {@code iceberg.catalog} is not set. */
   static final String DEFAULT_CATALOG = "iceberg";
 
+  /** The Apache sink's control topic when {@code iceberg.control.topic} is not set. */
+  static final String APACHE_CONTROL_TOPIC_DEFAULT = "control-iceberg";
+
   /** The Apache sink commits every 5 minutes by default; a switch keeps that cadence. */
   static final String APACHE_COMMIT_INTERVAL_MS_DEFAULT = "300000";
 
@@ -169,6 +172,7 @@ public final class IcebergSinkCompat {
 
     Translation run() {
       String catalog = catalog();
+      set(SinkConfigDef.APACHE_CATALOG_CONFIG, catalog, CATALOG_NAME);
       kafka();
       commit();
       tables(catalog);
@@ -369,18 +373,22 @@ public final class IcebergSinkCompat {
         }
         set(SinkConfigDef.COMMIT_PARALLELISM_CONFIG, threads, COMMIT_THREADS);
       }
+      // The Apache sink's control topic holds the files of its last, maybe interrupted, commit:
+      // the connector reads it once to finish that commit (the hand-over), then never again.
+      handled.add(CONTROL_TOPIC);
+      String apacheTopic = value(CONTROL_TOPIC, APACHE_CONTROL_TOPIC_DEFAULT);
+      set(SinkConfigDef.APACHE_CONTROL_TOPIC_CONFIG, apacheTopic, CONTROL_TOPIC);
       if (given.containsKey(CONTROL_TOPIC)) {
-        handled.add(CONTROL_TOPIC);
-        String apacheTopic = given.get(CONTROL_TOPIC).trim();
         warnings.add(
             CONTROL_TOPIC
                 + " ("
                 + apacheTopic
-                + ") is the Apache sink's control topic; this connector's events differ and go to "
-                + "control.topic ("
+                + ") is the Apache sink's control topic; this connector reads it once to commit "
+                + "the files of the Apache sink's last unfinished commit, and sends its own events "
+                + "to control.topic ("
                 + given.getOrDefault(
                     SinkConfigDef.CONTROL_TOPIC_CONFIG, SinkConfigDef.CONTROL_TOPIC_DEFAULT)
-                + "), so the Apache topic is left alone");
+                + ")");
         if (apacheTopic.equals(given.get(SinkConfigDef.CONTROL_TOPIC_CONFIG))) {
           error(
               CONTROL_TOPIC,

@@ -13,6 +13,7 @@ public final class SnapshotKeys {
   private final String validThrough;
   private final String tag;
   private final String apacheHandOver;
+  private final String apacheOffsetsSuffix;
 
   public SnapshotKeys(String connector) {
     String base = PREFIX + connector + ".";
@@ -21,6 +22,26 @@ public final class SnapshotKeys {
     this.validThrough = base + "valid-through-ms";
     this.tag = "streamhouse-" + connector;
     this.apacheHandOver = base + "apache-handover";
+    this.apacheOffsetsSuffix = ".connect-" + connector;
+  }
+
+  /**
+   * Whether {@code summary} is that of a commit by the Apache Iceberg sink running under this
+   * connector's name (its {@code kafka.connect.offsets.<control-topic>.connect-<name>} key, which a
+   * hand-over snapshot also carries, together with {@code kafka.connect.commit-id}, which it does
+   * not): it consumed from the same consumer group, so the connector's older watermarks no longer
+   * say where the table continues.
+   */
+  public boolean isApacheSinkCommitOfThisName(java.util.Map<String, String> summary) {
+    if (summary == null || !summary.containsKey("kafka.connect.commit-id")) {
+      return false;
+    }
+    for (String key : summary.keySet()) {
+      if (key.startsWith("kafka.connect.offsets.") && key.endsWith(apacheOffsetsSuffix)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

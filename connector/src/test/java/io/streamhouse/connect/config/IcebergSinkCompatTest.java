@@ -167,6 +167,19 @@ class IcebergSinkCompatTest {
   }
 
   @Test
+  void theHandOverReadsTheApacheSinksControlTopicOfItsCatalog() {
+    Map<String, String> translated = IcebergSinkCompat.apply(staticRest());
+    assertThat(translated)
+        .as("Apache's default control topic, when the config names none")
+        .containsEntry("migration.apache-iceberg.control-topic", "control-iceberg")
+        .containsEntry("migration.apache-iceberg.catalog", "iceberg");
+    Map<String, String> named = staticRest();
+    named.put("iceberg.control.topic", "ctl-orders");
+    assertThat(IcebergSinkCompat.apply(named))
+        .containsEntry("migration.apache-iceberg.control-topic", "ctl-orders");
+  }
+
+  @Test
   void theApacheDefaultsHoldWhereTheyDifferFromOurs() {
     StreamhouseSinkConfig config = new StreamhouseSinkConfig(dynamicRest());
     assertThat(config.commitIntervalMs()).as("Apache commits every 5 minutes").isEqualTo(300_000L);

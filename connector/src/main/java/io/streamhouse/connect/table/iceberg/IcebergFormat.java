@@ -314,7 +314,11 @@ public final class IcebergFormat implements TableFormat {
             // The own-snapshot check runs in Iceberg's commit, against the metadata it swaps
             // atomically.
             append.validateWith(
-                new OwnSnapshotValidator(keys.watermarks(), expectedOwn, expectedOffAncestry));
+                new OwnSnapshotValidator(
+                    keys.watermarks(),
+                    expectedOwn,
+                    expectedOffAncestry,
+                    keys::isApacheSinkCommitOfThisName));
             long snapshotId;
             try {
               append.commit();

@@ -10,7 +10,11 @@ import org.apache.iceberg.Table;
  * The latest snapshot of the main branch's ancestry that carries the connector's watermarks. When
  * an expiry cut that ancestry (a snapshot between the current one and the connector's latest was
  * expired, so its parent link leads nowhere), the connector's tag, moved with each of its commits,
- * names the snapshot instead: {@code offAncestry} is then true.
+ * names the snapshot instead: {@code offAncestry} is then true. A commit of the Apache Iceberg sink
+ * under the same connector name (it consumed from the same consumer group; see {@link
+ * SnapshotKeys#isApacheSinkCommitOfThisName}) above the connector's latest snapshot ends the walk
+ * with none: the table continues where Connect's offsets say, as on a table the connector never
+ * wrote.
  */
 record OwnSnapshot(Snapshot snapshot, boolean offAncestry) {
   static Optional<OwnSnapshot> find(Table table, SnapshotKeys keys) {
@@ -18,6 +22,9 @@ record OwnSnapshot(Snapshot snapshot, boolean offAncestry) {
     while (s != null) {
       if (s.summary() != null && s.summary().containsKey(keys.watermarks())) {
         return Optional.of(new OwnSnapshot(s, false));
+      }
+      if (keys.isApacheSinkCommitOfThisName(s.summary())) {
+        return Optional.empty(); // the Apache sink wrote after the connector: its offsets count
       }
       if (s.parentId() == null) {
         return Optional.empty(); // the branch's first snapshot: none of its ancestry is ours

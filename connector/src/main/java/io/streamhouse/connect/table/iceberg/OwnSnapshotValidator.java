@@ -16,12 +16,26 @@ final class OwnSnapshotValidator implements SnapshotAncestryValidator {
   private final String watermarkKey;
   private final Long expectedSnapshotId;
   private final boolean expectedOffAncestry;
+  private final java.util.function.Predicate<java.util.Map<String, String>> endsWalk;
   private Long found;
 
   OwnSnapshotValidator(String watermarkKey, Long expectedSnapshotId, boolean expectedOffAncestry) {
+    this(watermarkKey, expectedSnapshotId, expectedOffAncestry, summary -> false);
+  }
+
+  /**
+   * {@code endsWalk}: a snapshot (below the newest, above any with {@code watermarkKey}) whose
+   * summary it accepts ends the walk with none found, as {@link OwnSnapshot#find} does.
+   */
+  OwnSnapshotValidator(
+      String watermarkKey,
+      Long expectedSnapshotId,
+      boolean expectedOffAncestry,
+      java.util.function.Predicate<java.util.Map<String, String>> endsWalk) {
     this.watermarkKey = watermarkKey;
     this.expectedSnapshotId = expectedSnapshotId;
     this.expectedOffAncestry = expectedOffAncestry;
+    this.endsWalk = endsWalk;
   }
 
   @Override
@@ -30,6 +44,9 @@ final class OwnSnapshotValidator implements SnapshotAncestryValidator {
     for (Snapshot s : ancestry) {
       if (s.summary() != null && s.summary().containsKey(watermarkKey)) {
         found = s.snapshotId();
+        break;
+      }
+      if (endsWalk.test(s.summary())) {
         break;
       }
     }

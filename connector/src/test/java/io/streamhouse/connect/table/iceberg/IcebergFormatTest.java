@@ -353,6 +353,34 @@ class IcebergFormatTest {
   }
 
   @Test
+  void afterTheApacheSinkOfTheSameNameCommittedTheTableContinuesWhereConnectsOffsetsSay()
+      throws Exception {
+    try (IcebergFormat format = format()) {
+      commitRounds(format, 2); // ours: offsets 0-19
+      Table t = format.table(table);
+      // Another connector's Apache sink: it says nothing about ours.
+      t.newFastAppend()
+          .set("kafka.connect.commit-id", "c1")
+          .set("kafka.connect.offsets.control-iceberg.connect-other", "{\"0\":5}")
+          .commit();
+      PreparedFiles ahead = write(format, 50, 60, new FileBudget(64, 64L << 20));
+      assertThat(format.commit(table, 3L, List.of(batch("ahead", 50, 60, ahead)), true).decisions())
+          .as("a gap after the connector's own watermark")
+          .containsEntry("ahead", BatchPlan.Decision.REJECT);
+      // The Apache sink under this connector's name consumed offsets 20-49 in between.
+      t.newFastAppend()
+          .set("kafka.connect.commit-id", "c2")
+          .set("kafka.connect.offsets.control-iceberg.connect-test-sink", "{\"0\":7}")
+          .commit();
+      assertThat(format.watermarks(table).asMap()).isEmpty();
+      PreparedFiles again = write(format, 50, 60, new FileBudget(64, 64L << 20));
+      assertThat(format.commit(table, 4L, List.of(batch("again", 50, 60, again)), true).decisions())
+          .containsEntry("again", BatchPlan.Decision.APPLY);
+      assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 60L));
+    }
+  }
+
+  @Test
   void theTablesOwnExpirySettingsWinAndATableWithoutGcKeepsEverything() throws Exception {
     try (IcebergFormat format = format()) {
       commitRounds(format, 3);
