@@ -8,13 +8,13 @@ import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableWriter;
+import io.streamhouse.connect.testing.LocalCatalogConfigs;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -52,17 +52,7 @@ class ApacheHandoverTest {
 
   @BeforeEach
   void setUp() {
-    Map<String, String> props = new HashMap<>();
-    props.put("name", "test-sink");
-    props.put("kafka.bootstrap.servers", "localhost:9092");
-    props.put("catalogs", "local");
-    props.put("catalog.local.type", "jdbc");
-    props.put("catalog.local.uri", "jdbc:sqlite:" + dir.resolve("catalog.db"));
-    props.put("catalog.local.warehouse", dir.resolve("warehouse").toString());
-    props.put("routes", "orders");
-    props.put("route.orders.topics", "orders");
-    props.put("route.orders.auto-create", "true");
-    props.put("route.orders.partition-by", "day(created_at),bucket(4,id)");
+    Map<String, String> props = LocalCatalogConfigs.icebergOrders(dir);
     config = new StreamhouseSinkConfig(props);
     table = new TableId("local", List.of("default"), "orders");
     format = new IcebergFormat(config.catalog("local"), config.connectorName(), 0);

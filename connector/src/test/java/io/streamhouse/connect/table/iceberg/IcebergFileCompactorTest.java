@@ -12,6 +12,7 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableWriter;
+import io.streamhouse.connect.testing.LocalCatalogConfigs;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -20,7 +21,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -83,17 +83,7 @@ class IcebergFileCompactorTest {
 
   @BeforeEach
   void setUp() {
-    Map<String, String> props = new HashMap<>();
-    props.put("name", "test-sink");
-    props.put("kafka.bootstrap.servers", "localhost:9092");
-    props.put("catalogs", "local");
-    props.put("catalog.local.type", "jdbc");
-    props.put("catalog.local.uri", "jdbc:sqlite:" + dir.resolve("catalog.db"));
-    props.put("catalog.local.warehouse", dir.resolve("warehouse").toString());
-    props.put("routes", "orders");
-    props.put("route.orders.topics", "orders");
-    props.put("route.orders.auto-create", "true");
-    props.put("route.orders.partition-by", "day(created_at),bucket(4,id)");
+    Map<String, String> props = LocalCatalogConfigs.icebergOrders(dir);
     config = new StreamhouseSinkConfig(props);
     catalog = IcebergCatalogLoader.load(config.catalog("local"));
   }

@@ -16,6 +16,7 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
+import io.streamhouse.connect.testing.LocalCatalogConfigs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -56,17 +57,7 @@ class IcebergFormatTest {
 
   @BeforeEach
   void setUp() {
-    Map<String, String> props = new HashMap<>();
-    props.put("name", "test-sink");
-    props.put("kafka.bootstrap.servers", "localhost:9092");
-    props.put("catalogs", "local");
-    props.put("catalog.local.type", "jdbc");
-    props.put("catalog.local.uri", "jdbc:sqlite:" + dir.resolve("catalog.db"));
-    props.put("catalog.local.warehouse", dir.resolve("warehouse").toString());
-    props.put("routes", "orders");
-    props.put("route.orders.topics", "orders");
-    props.put("route.orders.auto-create", "true");
-    props.put("route.orders.partition-by", "day(created_at),bucket(4,id)");
+    Map<String, String> props = LocalCatalogConfigs.icebergOrders(dir);
     config = new StreamhouseSinkConfig(props);
     table = new TableId("local", List.of("default"), "orders");
   }

@@ -18,6 +18,7 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.MaintenanceCheckpoints;
 import io.streamhouse.connect.table.TableWriter;
+import io.streamhouse.connect.testing.LocalCatalogConfigs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -82,19 +83,7 @@ class PaimonFormatTest {
   private final TableId table = new TableId("lake", List.of("db"), "items");
 
   private StreamhouseSinkConfig config(Map<String, String> extra) {
-    Map<String, String> props = new HashMap<>();
-    props.put("name", "test-sink");
-    props.put("kafka.bootstrap.servers", "localhost:9092");
-    props.put("catalogs", "lake");
-    props.put("catalog.lake.format", "paimon");
-    props.put("catalog.lake.type", "filesystem");
-    props.put("catalog.lake.warehouse", dir.resolve("warehouse").toString());
-    props.put("routes", "items");
-    props.put("route.items.topics", "items");
-    props.put("route.items.table", "db.items");
-    props.put("route.items.auto-create", "true");
-    props.put("route.items.buckets", "2");
-    props.putAll(extra);
+    Map<String, String> props = LocalCatalogConfigs.paimonItems(dir, extra);
     return new StreamhouseSinkConfig(props);
   }
 

@@ -14,10 +14,10 @@ import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.testing.LocalCatalogConfigs;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -51,19 +51,7 @@ class PaimonIcebergCompatibilityTest {
   private long offset = 20; // of the next record of changes(): the inserts take 0 to 19
 
   private StreamhouseSinkConfig config(Map<String, String> extra) {
-    Map<String, String> props = new HashMap<>();
-    props.put("name", "test-sink");
-    props.put("kafka.bootstrap.servers", "localhost:9092");
-    props.put("catalogs", "lake");
-    props.put("catalog.lake.format", "paimon");
-    props.put("catalog.lake.type", "filesystem");
-    props.put("catalog.lake.warehouse", dir.resolve("warehouse").toString());
-    props.put("routes", "items");
-    props.put("route.items.topics", "items");
-    props.put("route.items.table", "db.items");
-    props.put("route.items.auto-create", "true");
-    props.put("route.items.buckets", "2");
-    props.putAll(extra);
+    Map<String, String> props = LocalCatalogConfigs.paimonItems(dir, extra);
     return new StreamhouseSinkConfig(props);
   }
 
