@@ -16,6 +16,7 @@ import io.streamhouse.connect.commit.TableMaintenance;
 import io.streamhouse.connect.config.SinkConfigDef;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.BadRecordHandler;
+import io.streamhouse.connect.monitor.HandOverMetrics;
 import io.streamhouse.connect.monitor.LagMetrics;
 import io.streamhouse.connect.monitor.LagMonitor;
 import io.streamhouse.connect.monitor.PluginGauges;
@@ -211,6 +212,7 @@ final class TaskRuntime implements AutoCloseable {
       return () -> {};
     }
     ApacheHandover handOver = new ApacheHandover(apacheCatalog(), topic, config.apacheGroupId());
+    HandOverMetrics metrics = new HandOverMetrics(gauges, handOver::rejectedEvents);
     return () -> {
       while (running) {
         try (ApacheControlTopic log =
@@ -230,6 +232,7 @@ final class TaskRuntime implements AutoCloseable {
           if (result.complete()) {
             log.markRead(read.end());
           }
+          metrics.done();
           return;
         } catch (RuntimeException e) {
           LOG.warn(

@@ -29,6 +29,7 @@ class MetricReferenceTest {
     published.addAll(LagMetrics.TOPIC_METRICS);
     published.addAll(TableMetrics.NAMES);
     published.addAll(TaskMetrics.NAMES);
+    published.addAll(HandOverMetrics.NAMES);
     assertThat(documented).containsExactlyInAnyOrderElementsOf(published);
   }
 }
