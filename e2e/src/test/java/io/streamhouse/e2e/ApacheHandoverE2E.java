@@ -96,7 +96,7 @@ class ApacheHandoverE2E {
 
         // 3. Records the Apache workers take in but never report.
         produce(stack, produced, 2);
-        Thread.sleep(1500);
+        pause(Duration.ofMillis(1500)); // the Apache workers take them in
 
         // 4. Same name, our class: the hand-over and then our own commits.
         holding.set(false);
@@ -109,7 +109,20 @@ class ApacheHandoverE2E {
             .pollInterval(Duration.ofSeconds(1))
             .failFast("connector failed", () -> failed(stack))
             .until(() -> tables.rows(TABLE).size() >= produced.size());
-        Thread.sleep(3000); // a late duplicate would show now
+        // No late duplicate: the count holds for 3 s.
+        await()
+            .during(Duration.ofSeconds(3))
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> tables.rows(TABLE).size() == produced.size());
+        try (WorkerJmx jmx = new WorkerJmx(stack.worker().process().pid())) {
+          String task0 = "kafka.connect:type=plugins,connector=" + NAME + ",task=0";
+          assertThat(jmx.values(task0, "task", "apache-handover-pending"))
+              .as("the hand-over finished")
+              .containsEntry("0", 0.0);
+          assertThat(jmx.values(task0, "task", "apache-handover-events-rejected-total"))
+              .as("the Apache sink's real events are all taken")
+              .containsEntry("0", 0.0);
+        }
         List<Long> ids = tables.rows(TABLE).stream().map(r -> (Long) r.get("id")).toList();
         assertThat(new HashSet<>(ids)).isEqualTo(produced);
         assertThat(ids).as("every record once").hasSize(produced.size());
@@ -178,7 +191,7 @@ class ApacheHandoverE2E {
                     }
                     next += 100;
                     p.flush();
-                    Thread.sleep(100);
+                    Thread.sleep(100); // pacing of the producer thread
                   }
                 } catch (InterruptedException e) {
                   Thread.currentThread().interrupt();
@@ -190,10 +203,10 @@ class ApacheHandoverE2E {
           .atMost(Duration.ofSeconds(90))
           .pollInterval(Duration.ofMillis(500))
           .until(() -> tables.exists(TABLE) && !tables.rows(TABLE).isEmpty());
-      Thread.sleep(switchAfterMs);
+      pause(Duration.ofMillis(switchAfterMs)); // the random moment
       stack.connect().putConfig(NAME, ourConfig(stack, warehouseUri));
       log("connector.class switched with %d records produced", produced.size());
-      Thread.sleep(5000);
+      pause(Duration.ofSeconds(5)); // records keep flowing after the switch
       flowing.set(false);
       producer.join();
       await()
@@ -201,7 +214,10 @@ class ApacheHandoverE2E {
           .pollInterval(Duration.ofSeconds(1))
           .failFast("connector failed", () -> failed(stack))
           .until(() -> tables.rows(TABLE).size() >= produced.size());
-      Thread.sleep(3000);
+      await()
+          .during(Duration.ofSeconds(3))
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> tables.rows(TABLE).size() == produced.size());
       List<Long> ids = tables.rows(TABLE).stream().map(r -> (Long) r.get("id")).toList();
       assertThat(new HashSet<>(ids)).isEqualTo(new HashSet<>(produced));
       assertThat(ids).as("every record once").hasSize(produced.size());
@@ -339,6 +355,11 @@ class ApacheHandoverE2E {
       }
     }
     return found;
+  }
+
+  /** Lets time pass (pacing of the scenario, not a wait for a condition). */
+  private static void pause(Duration duration) {
+    await().pollDelay(duration).atMost(duration.plusSeconds(5)).until(() -> true);
   }
 
   private static Map<String, String> base() {
