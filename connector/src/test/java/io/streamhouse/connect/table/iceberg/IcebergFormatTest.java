@@ -130,16 +130,7 @@ class IcebergFormatTest {
   @Test
   void anExpiryElsewhereKeepsTheSnapshotWithTheWatermarks() throws Exception {
     try (IcebergFormat format = format()) {
-      format.commit(
-          table,
-          1L,
-          List.of(batch("b1", 0, 10, write(format, 0, 10, new FileBudget(64, 64L << 20)))),
-          true);
-      format.commit(
-          table,
-          2L,
-          List.of(batch("b2", 10, 20, write(format, 10, 20, new FileBudget(64, 64L << 20)))),
-          true);
+      commitRounds(format, 2);
       Table t = format.table(table);
       long ours = t.currentSnapshot().snapshotId();
       assertThat(t.refs().get("streamhouse-test-sink").snapshotId()).isEqualTo(ours);
@@ -420,11 +411,7 @@ class IcebergFormatTest {
   @Test
   void anExpiryThatCutsTheAncestryKeepsTheWatermarks() throws Exception {
     try (IcebergFormat format = format()) {
-      format.commit(
-          table,
-          1L,
-          List.of(batch("b1", 0, 10, write(format, 0, 10, new FileBudget(64, 64L << 20)))),
-          true);
+      commitRounds(format, 1);
       Table t = format.table(table);
       t.newFastAppend().commit(); // another writer, twice
       t.newFastAppend().commit();
