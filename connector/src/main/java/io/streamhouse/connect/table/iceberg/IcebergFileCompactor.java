@@ -285,8 +285,11 @@ final class IcebergFileCompactor {
     }
   }
 
-  /** From the snapshot summary, which Iceberg keeps for every snapshot it writes. */
-  private static long liveDataFiles(Table table) {
+  /**
+   * Data files in the table's current snapshot, from the summary Iceberg keeps for every snapshot
+   * it writes: 0 without a snapshot, -1 when the summary does not say (or says nonsense).
+   */
+  static long liveDataFiles(Table table) {
     Snapshot current = table.currentSnapshot();
     if (current == null) {
       return 0;

@@ -201,12 +201,7 @@ public final class IcebergFormat implements TableFormat {
                       deadlineNanos)));
     }
     table.refresh();
-    Snapshot current = table.currentSnapshot();
-    return report.plus(
-        MaintenanceReport.liveDataFiles(
-            current == null
-                ? 0
-                : Long.parseLong(current.summary().getOrDefault("total-data-files", "-1"))));
+    return report.plus(MaintenanceReport.liveDataFiles(IcebergFileCompactor.liveDataFiles(table)));
   }
 
   @Override
