@@ -141,13 +141,7 @@ class IcebergFormatTest {
       assertThat(t.snapshots()).extracting(org.apache.iceberg.Snapshot::snapshotId).contains(ours);
       assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 20L));
 
-      CommitOutcome replayed =
-          format.commit(
-              table,
-              3L,
-              List.of(
-                  batch("b2-again", 10, 20, write(format, 10, 20, new FileBudget(64, 64L << 20)))),
-              true);
+      CommitOutcome replayed = commitBatch(format, "b2-again", 3L, 10, 20);
       assertThat(replayed.decisions())
           .containsEntry("b2-again", BatchPlan.Decision.ALREADY_PRESENT);
       assertThat(ids(format)).hasSize(20).doesNotHaveDuplicates();
@@ -157,10 +151,15 @@ class IcebergFormatTest {
   /** {@code rounds} commits of 10 records each: offsets and ids 0-9, 10-19, ... */
   private void commitRounds(IcebergFormat format, int rounds) throws Exception {
     for (int round = 0; round < rounds; round++) {
-      long from = round * 10L;
-      PreparedFiles files = write(format, from, from + 10, new FileBudget(64, 64L << 20));
-      format.commit(table, round + 1L, List.of(batch("b" + round, from, from + 10, files)), true);
+      commitBatch(format, "b" + round, round + 1L, round * 10L, round * 10L + 10);
     }
+  }
+
+  /** Writes records {@code from} to {@code to} and offers them as one batch in a full round. */
+  private CommitOutcome commitBatch(
+      IcebergFormat format, String batchId, long commitId, long from, long to) throws Exception {
+    PreparedFiles files = write(format, from, to, new FileBudget(64, 64L << 20));
+    return format.commit(table, commitId, List.of(batch(batchId, from, to, files)), true);
   }
 
   private static MaintenanceSettings expireEverythingOld() {
@@ -221,21 +220,10 @@ class IcebergFormatTest {
           .isPositive();
       assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 50L));
       assertThat(ids(format)).hasSize(50).doesNotHaveDuplicates();
-      CommitOutcome replayed =
-          format.commit(
-              table,
-              9L,
-              List.of(
-                  batch("b4-again", 40, 50, write(format, 40, 50, new FileBudget(64, 64L << 20)))),
-              true);
+      CommitOutcome replayed = commitBatch(format, "b4-again", 9L, 40, 50);
       assertThat(replayed.decisions())
           .containsEntry("b4-again", BatchPlan.Decision.ALREADY_PRESENT);
-      CommitOutcome next =
-          format.commit(
-              table,
-              10L,
-              List.of(batch("b5", 50, 60, write(format, 50, 60, new FileBudget(64, 64L << 20)))),
-              true);
+      CommitOutcome next = commitBatch(format, "b5", 10L, 50, 60);
       assertThat(next.decisions())
           .as("the commit's own-snapshot check accepts the tagged snapshot off the cut ancestry")
           .containsEntry("b5", BatchPlan.Decision.APPLY);
