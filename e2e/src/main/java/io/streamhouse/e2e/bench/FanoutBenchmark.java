@@ -1,11 +1,9 @@
 package io.streamhouse.e2e.bench;
 
-import io.streamhouse.e2e.ConnectJson;
 import io.streamhouse.e2e.ConnectWorker;
 import io.streamhouse.e2e.JsonRecordProducer;
 import io.streamhouse.e2e.LocalStack;
 import io.streamhouse.e2e.WorkerJmx;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,7 +13,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,38 +20,33 @@ import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
- * Fan-out benchmark: one topic whose records name their table in a field, values round-robin over N
- * tables (a whole database's change stream in one topic looks like this), drained by our sink into
- * N auto-created Iceberg or Paimon tables, 1 or 2 tasks, each run in a fresh worker JVM with a
- * fixed heap. Prints records/s, MB/s, peak heap and RSS, files per table per commit and commit
- * round durations. A run ends when Connect's committed offsets reach the end of the topic: our sink
- * lets Connect commit only offsets durable in every table.
+ * Fan-out benchmark: one topic whose records ({@link BenchRecords}) name their table in a field,
+ * values round-robin over N tables (a whole database's change stream in one topic looks like this),
+ * drained by our sink into N auto-created Iceberg or Paimon tables, 1 or 2 tasks, each run in a
+ * fresh worker JVM with a fixed heap. The connector gets the settings a user would write and no
+ * others but {@code commit.interval.ms} (printed as the one non-default). Prints records/s, MB/s,
+ * peak heap and RSS, files per table per commit, commit round durations, the rounds that passed the
+ * commit timeout and the longest wait of a round for the tasks. A run ends when Connect's committed
+ * offsets reach the end of the topic: our sink lets Connect commit only offsets durable in every
+ * table. It fails when nothing new was committed for 3 minutes.
  */
 public final class FanoutBenchmark {
-  private static final ConnectJson.StructSchema SCHEMA =
-      ConnectJson.struct("bench.Row")
-          .field("id", "int64", false)
-          .field("table", "string", false)
-          .field("customer", "string", false)
-          .field("amount", "double", false)
-          .field(
-              "created_at",
-              Map.of(
-                  "type",
-                  "int64",
-                  "optional",
-                  false,
-                  "name",
-                  "org.apache.kafka.connect.data.Timestamp",
-                  "version",
-                  1))
-          .field("note", "string", true);
   private static final Pattern TABLE_COMMIT =
       Pattern.compile(
           "Connector (\\S+) commit (\\d+) of (\\S+): \\d+ batches, \\d+ records in (\\d+) files, (\\d+) ms");
   private static final Pattern ROUND =
-      Pattern.compile("Connector (\\S+) commit \\d+ round: (\\d+) tables in (\\d+) ms");
+      Pattern.compile(
+          "Connector (\\S+) commit \\d+ round: (\\d+) tables in (\\d+) ms after (\\d+) ms waiting for the tasks");
+  private static final Pattern TIMED_OUT =
+      Pattern.compile(
+          "Connector (\\S+) commit \\d+: no report for .* after \\d+ ms; committing what arrived");
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(15);
+
+  /** A drain fails when nothing new became durable for this long. */
+  private static final Duration STALL_TIMEOUT = Duration.ofMinutes(3);
+
+  /** The connector's commit.interval.ms when not set. */
+  private static final String DEFAULT_COMMIT_INTERVAL_MS = "60000";
 
   private final Path root;
   private final Path runDir;
@@ -62,6 +54,10 @@ public final class FanoutBenchmark {
   private final String commitIntervalMs;
   private final String heap;
   private final List<Map<String, String>> results = new ArrayList<>();
+  private final List<String> failures = new ArrayList<>();
+  private final Map<Integer, Long> payloadBytes = new HashMap<>();
+  private final Map<Integer, String> recordSizes = new LinkedHashMap<>();
+  private final java.util.Set<String> configsShown = new java.util.HashSet<>();
 
   private FanoutBenchmark(
       Path root, Path runDir, int records, String commitIntervalMs, String heap) {
@@ -72,9 +68,20 @@ public final class FanoutBenchmark {
     this.heap = heap;
   }
 
+  private static final String USAGE =
+      """
+      e2e/benchmark-fanout.sh [--records 500000] [--tables 1,10,200,1000] [--tasks 1,2]
+          [--formats iceberg,paimon|none] [--commit-interval-ms 10000] [--heap 1g]
+          [--apache-tables 200 [--apache-tasks 1]] [--run-dir DIR]
+      A subset, for example: --tables 200 --tasks 1 --formats paimon""";
+
   public static void main(String[] args) throws Exception {
     Map<String, String> o = new HashMap<>();
     for (int i = 0; i < args.length; i += 2) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length || args[i].equals("--help")) {
+        System.err.println(USAGE);
+        System.exit(args[i].equals("--help") ? 0 : 2);
+      }
       o.put(args[i].substring(2), args[i + 1]);
     }
     Path root = Path.of(o.getOrDefault("repo-root", ".")).toAbsolutePath().normalize();
@@ -86,18 +93,55 @@ public final class FanoutBenchmark {
             Integer.parseInt(o.getOrDefault("records", "500000")),
             o.getOrDefault("commit-interval-ms", "10000"),
             o.getOrDefault("heap", "1g"));
-    bench.run(
-        ints(o.getOrDefault("tables", "1,10,200,1000")),
-        ints(o.getOrDefault("tasks", "1,2")),
-        Arrays.asList(o.getOrDefault("formats", "iceberg,paimon").split(",")));
+    List<String> formats =
+        Arrays.stream(o.getOrDefault("formats", "iceberg,paimon").split(","))
+            .map(String::trim)
+            .filter(f -> !f.isEmpty() && !f.equals("none"))
+            .toList();
+    for (String f : formats) {
+      if (!f.equals("iceberg") && !f.equals("paimon")) {
+        throw new IllegalArgumentException("--formats takes iceberg, paimon or none, not " + f);
+      }
+    }
+    System.out.println(bench.settingsLine());
+    if (!formats.isEmpty()) {
+      bench.run(
+          ints(o.getOrDefault("tables", "1,10,200,1000")),
+          ints(o.getOrDefault("tasks", "1,2")),
+          formats);
+    }
     if (o.containsKey("apache-tables")) {
       bench.runApache(ints(o.get("apache-tables")), ints(o.getOrDefault("apache-tasks", "1")));
     }
     System.out.println();
     System.out.printf(
-        "Fan-out: %,d records per run, round-robin over the tables, commit every %s ms, worker heap %s%n",
-        bench.records, bench.commitIntervalMs, bench.heap);
+        "Fan-out: %,d records per run, round-robin over the tables, worker heap %s%n",
+        bench.records, bench.heap);
+    bench.recordSizes.forEach(
+        (tables, size) -> System.out.printf("Records of the %d-table topic: %s%n", tables, size));
+    System.out.println(bench.settingsLine());
     SinkBenchmark.printTable(bench.results);
+    if (!bench.failures.isEmpty()) {
+      System.out.println();
+      System.out.println("Failed runs:");
+      bench.failures.forEach(f -> System.out.println("- " + f));
+      System.exit(1);
+    }
+  }
+
+  /** The settings a user would not have written: the benchmark's only non-default one. */
+  private String settingsLine() {
+    return commitIntervalMs.equals(DEFAULT_COMMIT_INTERVAL_MS)
+        ? "non-default: none (commit.interval.ms="
+            + commitIntervalMs
+            + " is the default; the Apache sink gets iceberg.control.commit.interval-ms="
+            + commitIntervalMs
+            + ")"
+        : "non-default: commit.interval.ms="
+            + commitIntervalMs
+            + " (the Apache sink: iceberg.control.commit.interval-ms="
+            + commitIntervalMs
+            + ")";
   }
 
   /**
@@ -119,21 +163,19 @@ public final class FanoutBenchmark {
             .mavenCmd(root.resolve("mvnw").toString())
             .workerJvmFlags(SinkBenchmark.workerFlags(heap))
             .start()) {
-      long payloadBytes = 0;
       for (int tables : tableCounts) {
-        payloadBytes = produce(stack, tables);
+        produce(stack, tables);
       }
       stack.worker().close();
       for (int tables : tableCounts) {
         for (int tasks : taskCounts) {
-          drainApache(stack, tables, tasks, payloadBytes);
+          drainApache(stack, tables, tasks);
         }
       }
     }
   }
 
-  private void drainApache(LocalStack stack, int tables, int tasks, long payloadBytes)
-      throws Exception {
+  private void drainApache(LocalStack stack, int tables, int tasks) throws Exception {
     ConnectWorker worker = stack.worker();
     worker.restart(Duration.ofMinutes(2));
     String name = "apache-" + tables + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
@@ -151,9 +193,9 @@ public final class FanoutBenchmark {
     c.put("iceberg.tables.route-field", "table");
     c.put("iceberg.tables.auto-create-enabled", "true");
     c.put("iceberg.control.commit.interval-ms", commitIntervalMs);
-    c.put("iceberg.control.commit.timeout-ms", "60000");
     c.put("iceberg.kafka.auto.offset.reset", "earliest");
     c.put("iceberg.control.topic", "ctl-" + name);
+    showConfig("Apache Iceberg sink", c);
     stack.createTopic("ctl-" + name, 1, Map.of());
     List<HadoopTableProbe> probes = new ArrayList<>();
     for (int t = 0; t < tables; t++) {
@@ -174,8 +216,7 @@ public final class FanoutBenchmark {
               1000,
               "Apache Iceberg sink 1.12.0 (4.3 worker)",
               tables,
-              tasks,
-              payloadBytes);
+              tasks);
       long files =
           probes.stream()
               .mapToLong(
@@ -184,10 +225,16 @@ public final class FanoutBenchmark {
       row.put("files/table/commit (mean/max)", "n/a");
       row.put("commit rounds", "n/a");
       row.put("round ms (mean/max)", "n/a");
+      row.put("rounds past timeout", "n/a");
+      row.put("max wait for tasks ms", "n/a");
       row.put("data files", Long.toString(files));
       stack.connect().delete(name);
       results.add(row);
       System.out.println(row);
+    } catch (DrainFailed e) {
+      failures.add(e.getMessage());
+      System.out.println("FAILED: " + e.getMessage());
+      stack.connect().delete(name);
     } finally {
       worker.close();
     }
@@ -211,15 +258,14 @@ public final class FanoutBenchmark {
             .mavenCmd(root.resolve("mvnw").toString())
             .workerJvmFlags(SinkBenchmark.workerFlags(heap))
             .start()) {
-      long payloadBytes = 0;
       for (int tables : tableCounts) {
-        payloadBytes = produce(stack, tables);
+        produce(stack, tables);
       }
       stack.worker().close();
       for (String format : formats) {
         for (int tables : tableCounts) {
           for (int tasks : taskCounts) {
-            drain(stack, format, tables, tasks, payloadBytes);
+            drain(stack, format, tables, tasks);
           }
         }
       }
@@ -230,42 +276,38 @@ public final class FanoutBenchmark {
     return "fanout-" + tables;
   }
 
-  private long produce(LocalStack stack, int tables) {
+  /**
+   * Produces the records for {@code tables} tables into their own topic: {@link BenchRecords} with
+   * the table {@code fanout.t<id % tables>}, the same seed for every topic.
+   */
+  private void produce(LocalStack stack, int tables) {
     stack.createTopic(topic(tables), 4, Map.of());
-    Random random = new Random(42);
-    long payloadBytes = 0;
+    BenchRecords source = new BenchRecords();
     long start = System.nanoTime();
     try (JsonRecordProducer producer = stack.producer()) {
       for (long id = 0; id < records; id++) {
-        Map<String, Object> payload = new LinkedHashMap<>();
-        payload.put("id", id);
-        payload.put("table", "fanout.t" + (id % tables));
-        payload.put("customer", "customer-" + random.nextInt(10_000));
-        payload.put("amount", Math.round(random.nextDouble() * 100_000) / 100.0);
-        payload.put("created_at", 1_767_225_600_000L + id * 100);
-        payload.put("note", Long.toString(random.nextLong(), 36).repeat(8));
-        payloadBytes +=
-            io.streamhouse.e2e.JsonText.of(payload).getBytes(StandardCharsets.UTF_8).length;
         producer.sendRaw(
-            topic(tables),
-            null,
-            "row-" + id,
-            io.streamhouse.e2e.JsonText.of(ConnectJson.envelope(SCHEMA, payload)));
+            topic(tables), null, "row-" + id, source.nextJson(id, "fanout.t" + (id % tables)));
       }
       producer.flush();
     }
+    payloadBytes.put(tables, source.payloadBytes());
+    String size =
+        String.format(
+            "%.0f bytes of payload each (%.0f with the schema), 11 leaf columns",
+            source.meanPayloadBytes(), source.meanRecordBytes());
+    recordSizes.put(tables, size);
     System.out.printf(
-        "Produced %,d records for %d tables (%.0f bytes of payload each) in %.1f s%n",
-        records, tables, (double) payloadBytes / records, (System.nanoTime() - start) / 1e9);
-    return payloadBytes;
+        "Produced %,d records for %d tables (%s) in %.1f s%n",
+        records, tables, size, (System.nanoTime() - start) / 1e9);
   }
 
-  private void drain(LocalStack stack, String format, int tables, int tasks, long payloadBytes)
-      throws Exception {
+  private void drain(LocalStack stack, String format, int tables, int tasks) throws Exception {
     ConnectWorker worker = stack.worker();
     worker.restart(Duration.ofMinutes(2));
     String name = format + "-" + tables + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
     Map<String, String> config = config(stack, format, name, tables, tasks);
+    showConfig("streamhouse " + format, config);
     try (Admin admin = stack.admin()) {
       Map<String, String> row =
           timedDrain(
@@ -276,24 +318,59 @@ public final class FanoutBenchmark {
               200,
               format,
               tables,
-              tasks,
-              payloadBytes);
+              tasks);
       stack.connect().delete(name);
       Thread.sleep(2000); // the last commit's log lines
-      row.putAll(commitFigures(worker.logFile(), name, tables));
+      row.putAll(commitFigures(worker.logFile(), name));
       row.put(
           "data files", Long.toString(dataFiles(Path.of(config.get("catalog.bench.warehouse")))));
       results.add(row);
       System.out.println(row);
+    } catch (DrainFailed e) {
+      stack.connect().delete(name);
+      Map<String, String> figures = commitFigures(worker.logFile(), name);
+      String failure =
+          e.getMessage()
+              + " (commit rounds: "
+              + figures.get("commit rounds")
+              + ", past the commit timeout: "
+              + figures.get("rounds past timeout")
+              + ", max wait for the tasks: "
+              + figures.get("max wait for tasks ms")
+              + " ms)";
+      failures.add(failure);
+      System.out.println("FAILED: " + failure);
     } finally {
       worker.close();
       SinkBenchmark.keepProfile(worker, name); // with STREAMHOUSE_BENCH_JFR set
     }
   }
 
+  /** Prints a sink's connector config once, so that the output shows what each run was given. */
+  private void showConfig(String sink, Map<String, String> config) {
+    if (configsShown.add(sink)) {
+      System.out.println(
+          "Config of "
+              + sink
+              + " (names vary per run): "
+              + new java.util.TreeMap<>(config).toString().replace(runDir.toString(), "<run-dir>"));
+    }
+  }
+
+  /** A drain that did not finish: a stall, the overall timeout or a failed connector or task. */
+  private static final class DrainFailed extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    DrainFailed(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
   /**
    * Puts {@code config} and polls every {@code pollMs} until {@code done} reaches the record count,
-   * watching the worker's heap over JMX; the columns every run has, up to its peak RSS.
+   * watching the worker's heap over JMX; the columns every run has, up to its peak RSS. Throws
+   * {@link DrainFailed} when the connector or a task failed, when nothing new was durable for
+   * {@link #STALL_TIMEOUT}, or after {@link #DRAIN_TIMEOUT}.
    */
   private Map<String, String> timedDrain(
       LocalStack stack,
@@ -303,8 +380,7 @@ public final class FanoutBenchmark {
       long pollMs,
       String format,
       int tables,
-      int tasks,
-      long payloadBytes)
+      int tasks)
       throws Exception {
     ConnectWorker worker = stack.worker();
     long peakHeap = 0;
@@ -313,24 +389,37 @@ public final class FanoutBenchmark {
       long start = System.nanoTime();
       stack.connect().putConfig(name, config);
       long drained = 0;
+      long progressAt = start;
       while (drained < records) {
-        stack.connect().requireNotFailed(name);
-        if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
-          throw new IllegalStateException(
-              name
-                  + " did not drain "
-                  + records
-                  + " records in "
-                  + DRAIN_TIMEOUT
-                  + " ("
-                  + drained
-                  + " so far); see "
-                  + worker.logFile());
+        try {
+          stack.connect().requireNotFailed(name);
+        } catch (IllegalStateException e) {
+          throw new DrainFailed(
+              name + ": " + e.getMessage() + "; " + drained + " of " + records + " drained", e);
+        }
+        long now = System.nanoTime();
+        if (now - start > DRAIN_TIMEOUT.toNanos()) {
+          throw new DrainFailed(
+              String.format(
+                  "%s did not drain %,d records in %s (%,d drained); see %s",
+                  name, records, DRAIN_TIMEOUT, drained, worker.logFile()),
+              null);
+        }
+        if (now - progressAt > STALL_TIMEOUT.toNanos()) {
+          throw new DrainFailed(
+              String.format(
+                  "%s committed no new records for %s: %,d of %,d drained after %.0f s; see %s",
+                  name, STALL_TIMEOUT, drained, records, (now - start) / 1e9, worker.logFile()),
+              null);
         }
         Thread.sleep(pollMs); // polling interval of a measurement loop, not synchronization
         peakHeap = Math.max(peakHeap, jmx.heapUsed());
         peakLive = Math.max(peakLive, jmx.heapAfterGc());
-        drained = done.getAsLong();
+        long durable = done.getAsLong();
+        if (durable > drained) {
+          drained = durable;
+          progressAt = System.nanoTime();
+        }
       }
       double seconds = (System.nanoTime() - start) / 1e9;
       Map<String, String> row = new LinkedHashMap<>();
@@ -340,7 +429,7 @@ public final class FanoutBenchmark {
       row.put("heap", heap);
       row.put("seconds", String.format("%.1f", seconds));
       row.put("records/s", String.format("%,.0f", records / seconds));
-      row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
+      row.put("MB/s", String.format("%.1f", payloadBytes.get(tables) / seconds / 1e6));
       row.put(
           "peak heap MB (used/after GC)",
           String.format("%.0f/%.0f", peakHeap / 1e6, peakLive / 1e6));
@@ -365,9 +454,7 @@ public final class FanoutBenchmark {
     if (format.equals("paimon")) {
       c.put("catalog.bench.format", "paimon");
       c.put("catalog.bench.type", "filesystem");
-      c.put("route.r.input", "upsert");
-      c.put("route.r.primary-key", "id");
-      c.put("route.r.buckets", "1");
+      c.put("route.r.primary-key", "id"); // a primary-key table, the default 4 buckets
     } else {
       c.put("catalog.bench.type", "jdbc");
       c.put("catalog.bench.uri", "jdbc:sqlite:" + warehouse.resolve("catalog.db"));
@@ -376,27 +463,34 @@ public final class FanoutBenchmark {
     c.put("route.r.topics", topic(tables));
     c.put("route.r.table.field", "table");
     c.put("route.r.table.allow-regex", "fanout_t[0-9]+");
-    c.put("route.r.namespace", "fanout");
     c.put("route.r.auto-create", "true");
-    c.put("commit.interval.ms", commitIntervalMs);
-    c.put("commit.timeout.ms", "60000");
+    if (!commitIntervalMs.equals(DEFAULT_COMMIT_INTERVAL_MS)) {
+      c.put("commit.interval.ms", commitIntervalMs);
+    }
+    // Not a tuning: one control topic per run keeps a run from reading the events of the last.
     c.put("control.topic", "ctl-" + name);
     return c;
   }
 
   /**
-   * Files per table per commit (mean and max) and commit round durations (mean and max), from the
-   * worker log.
+   * From the worker log: files per table per commit (mean and max), commit round durations (mean
+   * and max), the rounds that committed without every report after the commit timeout, and the
+   * longest wait of a round for the tasks' reports.
    */
-  static Map<String, String> commitFigures(Path log, String connector, int tables)
-      throws Exception {
+  static Map<String, String> commitFigures(Path log, String connector) throws Exception {
+    return commitFigures(Files.readAllLines(log), connector);
+  }
+
+  static Map<String, String> commitFigures(List<String> log, String connector) {
     long tableCommits = 0;
     long files = 0;
     long maxFiles = 0;
     long rounds = 0;
     long roundMs = 0;
     long maxRoundMs = 0;
-    for (String line : Files.readAllLines(log)) {
+    long maxWaitMs = 0;
+    long timedOut = 0;
+    for (String line : log) {
       Matcher t = TABLE_COMMIT.matcher(line);
       if (t.find() && t.group(1).equals(connector)) {
         long f = Long.parseLong(t.group(4));
@@ -410,6 +504,11 @@ public final class FanoutBenchmark {
         rounds++;
         roundMs += ms;
         maxRoundMs = Math.max(maxRoundMs, ms);
+        maxWaitMs = Math.max(maxWaitMs, Long.parseLong(r.group(4)));
+      }
+      Matcher w = TIMED_OUT.matcher(line);
+      if (w.find() && w.group(1).equals(connector)) {
+        timedOut++;
       }
     }
     Map<String, String> figures = new LinkedHashMap<>();
@@ -420,6 +519,8 @@ public final class FanoutBenchmark {
             : String.format("%.1f/%d", (double) files / tableCommits, maxFiles));
     figures.put("commit rounds", Long.toString(rounds));
     figures.put("round ms (mean/max)", rounds == 0 ? "n/a" : roundMs / rounds + "/" + maxRoundMs);
+    figures.put("rounds past timeout", Long.toString(timedOut));
+    figures.put("max wait for tasks ms", rounds == 0 ? "n/a" : Long.toString(maxWaitMs));
     return figures;
   }
 
