@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Sink benchmark: drains a backlog with our sink (1 and 2 tasks), a do-nothing sink and the Apache
-# Iceberg sink 1.12.0, each in a fresh Connect worker JVM, and prints records/s, MB/s, peak worker
-# memory and commit latency. Options: --records N (default 1000000), --partitions N (default 4),
-# --commit-interval-ms N (default 2000, for both table sinks), --repeat N (each configuration N times, the sinks
-# taking turns; compared by medians), --skip-apache, --skip-ceiling (no do-nothing runs). About 5 minutes per
-# repetition for 1M records on 2 cores.
+# Sink benchmark: drains a backlog of realistic records (BenchRecords: JSON with schemas, 11 leaf columns,
+# one table) with our sink (1 and 2 tasks), a do-nothing sink and the Apache Iceberg sink 1.12.0, each in a
+# fresh Connect worker JVM, and prints records/s, MB/s, peak worker memory and commit latency.
+# Options: --records N (default 1000000), --partitions N (default 4), --commit-interval-ms N (default 2000,
+# for both table sinks; the only non-default setting), --worker-version V (the Kafka worker of our sink;
+# default 4.3.1, the Apache sink's, so that both run on the same worker), --repeat N (each configuration
+# N times, the sinks taking turns; compared by medians), --skip-apache, --skip-ceiling (no do-nothing runs).
+# About 5 minutes per repetition for 1M records on 2 cores.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 (cd "$ROOT" && ./mvnw -q -B -DskipTests package)

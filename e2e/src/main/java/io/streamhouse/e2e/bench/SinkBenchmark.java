@@ -1,11 +1,9 @@
 package io.streamhouse.e2e.bench;
 
-import io.streamhouse.e2e.ConnectJson;
 import io.streamhouse.e2e.ConnectWorker;
 import io.streamhouse.e2e.IcebergTables;
 import io.streamhouse.e2e.JsonRecordProducer;
 import io.streamhouse.e2e.LocalStack;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -14,7 +12,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -22,44 +19,37 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 
 /**
- * Drains a backlog of JSON records (Connect JsonConverter with schemas, ~200-byte payloads) with
- * our sink (1 and 2 tasks), a do-nothing sink (the ceiling) and the Apache Iceberg sink 1.12.0 (on
- * a 4.3 worker: it does not start on 4.4), each in a fresh worker JVM, and prints records/s, MB/s,
- * peak worker memory and commit latency.
+ * Drains a backlog of JSON records ({@link BenchRecords}: Connect JsonConverter with schemas, 11
+ * leaf columns, one table) with our sink (1 and 2 tasks), a do-nothing sink (the ceiling) and the
+ * Apache Iceberg sink 1.12.0 (on a 4.3 worker: it does not start on 4.4), each in a fresh worker
+ * JVM, and prints records/s, MB/s, peak worker memory and commit latency.
  *
  * <pre>
- * e2e/benchmark.sh [--records 1000000] [--partitions 4] [--commit-interval-ms 2000] [--repeat 1] [--skip-apache] [--skip-ceiling]
+ * e2e/benchmark.sh [--records 1000000] [--partitions 4] [--commit-interval-ms 2000] [--repeat 1]
+ *     [--worker-version 4.3.1] [--skip-apache] [--skip-ceiling]
  * </pre>
+ *
+ * <p>Our sink runs on the Kafka worker {@code --worker-version}, by default the Apache sink's
+ * 4.3.1, so that both sinks and the do-nothing sink drain the same topic on the same worker; with
+ * another version each worker version gets its own broker, backlog and do-nothing runs.
  *
  * <p>With {@code --repeat N} every configuration drains N times, the sinks taking turns, and the
  * comparison is made between the medians.
  *
  * <p>A run ends when the last record is durable: in the table for the table sinks (the snapshot
  * watermarks or record count), in the committed consumer offsets for the do-nothing sink. Both
- * table sinks use the same commit interval.
+ * table sinks use the same commit interval, the only setting they get that a user would not write.
  */
 public final class SinkBenchmark {
-  private static final ConnectJson.StructSchema SCHEMA =
-      ConnectJson.struct("bench.Order")
-          .field("id", "int64", false)
-          .field("customer", "string", false)
-          .field("amount", "double", false)
-          .field("status", "string", true)
-          .field(
-              "created_at",
-              Map.of(
-                  "type",
-                  "int64",
-                  "optional",
-                  false,
-                  "name",
-                  "org.apache.kafka.connect.data.Timestamp",
-                  "version",
-                  1))
-          .field("note", "string", true);
   private static final Pattern COMMIT_MS =
       Pattern.compile("Connector (\\S+) commit \\d+ of .* in \\d+ files, (\\d+) ms");
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
+
+  /** The Kafka worker the Apache Iceberg sink 1.12.0 runs on: it does not start on 4.4. */
+  static final String APACHE_WORKER = "4.3.1";
+
+  /** The routing field's value of every record: one table. */
+  private static final String TABLE_FIELD_VALUE = "bench.orders";
 
   private final Path root;
   private final Path runDir;
@@ -67,8 +57,10 @@ public final class SinkBenchmark {
   private final int partitions;
   private final String mavenCmd;
   private final String commitIntervalMs;
+  private final String workerVersion;
   private final List<Map<String, String>> results = new ArrayList<>();
   private final List<CostOverCeiling.Run> runs = new ArrayList<>();
+  private final java.util.Set<String> configsShown = new java.util.HashSet<>();
   private long payloadBytes;
   private String lastConnector;
 
@@ -78,8 +70,10 @@ public final class SinkBenchmark {
       int records,
       int partitions,
       String mavenCmd,
-      String commitIntervalMs) {
+      String commitIntervalMs,
+      String workerVersion) {
     this.commitIntervalMs = commitIntervalMs;
+    this.workerVersion = workerVersion;
     this.root = root;
     this.runDir = runDir;
     this.records = records;
@@ -105,7 +99,8 @@ public final class SinkBenchmark {
             Integer.parseInt(o.getOrDefault("records", "1000000")),
             Integer.parseInt(o.getOrDefault("partitions", "4")),
             o.getOrDefault("maven-cmd", root.resolve("mvnw").toString()),
-            o.getOrDefault("commit-interval-ms", "2000"));
+            o.getOrDefault("commit-interval-ms", "2000"),
+            o.getOrDefault("worker-version", APACHE_WORKER));
     bench.run(
         !o.containsKey("skip-apache"),
         !o.containsKey("skip-ceiling"),
@@ -113,47 +108,55 @@ public final class SinkBenchmark {
   }
 
   private void run(boolean withApache, boolean withCeiling, int repeat) throws Exception {
-    Path plugins44 = runDir.resolve("plugins-4.4");
-    BenchPlugins.discardSink(plugins44);
-    BenchPlugins.streamhouse(
-        plugins44, root.resolve("connector/target/plugin-path/streamhouse-connect"));
-    List<LocalStack> stacks = new ArrayList<>();
+    // One stack (broker and worker) per worker version: with ours on the Apache sink's version (the
+    // default) both sinks and the do-nothing sink drain the same topic on the same worker.
+    Map<String, List<String>> sinksByWorker = new LinkedHashMap<>();
+    sinksByWorker.computeIfAbsent(workerVersion, v -> new ArrayList<>()).add("streamhouse");
+    if (withApache) {
+      sinksByWorker.computeIfAbsent(APACHE_WORKER, v -> new ArrayList<>()).add("apache");
+    }
+    printSettings(withApache);
+    Map<String, LocalStack> stacks = new LinkedHashMap<>();
     try {
-      LocalStack ours = stack("4.4.0", plugins44);
-      stacks.add(ours);
-      produce(ours);
-      LocalStack apache = null;
-      if (withApache) {
-        Path plugins43 = runDir.resolve("plugins-4.3");
-        BenchPlugins.discardSink(plugins43);
-        BenchPlugins.apacheIcebergSink(
-            plugins43, root.resolve("e2e/target/e2e-work/kafka-dists"), mavenCmd);
-        apache = stack("4.3.1", plugins43);
-        stacks.add(apache);
-        produce(apache);
+      for (Map.Entry<String, List<String>> worker : sinksByWorker.entrySet()) {
+        Path plugins = runDir.resolve("plugins-" + worker.getKey());
+        BenchPlugins.discardSink(plugins);
+        if (worker.getValue().contains("streamhouse")) {
+          BenchPlugins.streamhouse(
+              plugins, root.resolve("connector/target/plugin-path/streamhouse-connect"));
+        }
+        if (worker.getValue().contains("apache")) {
+          BenchPlugins.apacheIcebergSink(
+              plugins, root.resolve("e2e/target/e2e-work/kafka-dists"), mavenCmd);
+        }
+        LocalStack stack = stack(worker.getKey(), plugins);
+        stacks.put(worker.getKey(), stack);
+        produce(stack);
       }
-      for (LocalStack s : stacks) {
+      for (LocalStack s : stacks.values()) {
         stop(s.worker()); // each drain starts a fresh worker JVM and stops it after
       }
       // Sinks take turns, so that a slower stretch of the shared machine does not fall on one of
       // them.
       for (int round = 1; round <= repeat; round++) {
         for (int tasks = 1; tasks <= 2; tasks++) {
-          if (withCeiling) {
-            drain(ours, "do-nothing sink", "discard", tasks, discardConfig(tasks));
-          }
-          drain(ours, "streamhouse", "iceberg", tasks, streamhouseConfig(ours, tasks));
-          if (apache != null) {
+          for (Map.Entry<String, List<String>> worker : sinksByWorker.entrySet()) {
+            LocalStack stack = stacks.get(worker.getKey());
             if (withCeiling) {
-              drain(apache, "do-nothing sink (4.3 worker)", "discard", tasks, discardConfig(tasks));
+              drain(stack, "do-nothing sink", "discard", tasks, discardConfig(tasks));
             }
-            drain(
-                apache, "Apache Iceberg sink 1.12.0", "apache", tasks, apacheConfig(apache, tasks));
+            if (worker.getValue().contains("streamhouse")) {
+              drain(stack, "streamhouse", "iceberg", tasks, streamhouseConfig(stack, tasks));
+            }
+            if (worker.getValue().contains("apache")) {
+              drain(
+                  stack, "Apache Iceberg sink 1.12.0", "apache", tasks, apacheConfig(stack, tasks));
+            }
           }
         }
       }
     } finally {
-      stacks.forEach(LocalStack::close);
+      stacks.values().forEach(LocalStack::close);
     }
     List<CostOverCeiling.Run> medians = RepeatedRuns.medians(runs);
     for (int i = 0; i < results.size(); i++) {
@@ -199,36 +202,45 @@ public final class SinkBenchmark {
     return flags;
   }
 
+  /** What the runs are given beyond the defaults, and where each sink runs. */
+  private void printSettings(boolean withApache) {
+    System.out.printf(
+        "Workers: streamhouse on Kafka %s%s%n",
+        workerVersion,
+        withApache
+            ? ", Apache Iceberg sink 1.12.0 on Kafka "
+                + APACHE_WORKER
+                + (workerVersion.equals(APACHE_WORKER) ? " (the same worker version)" : "")
+            : "");
+    System.out.printf(
+        "non-default: commit.interval.ms=%s%s%n",
+        commitIntervalMs,
+        withApache
+            ? " (the Apache sink: iceberg.control.commit.interval-ms=" + commitIntervalMs + ")"
+            : "");
+  }
+
+  /** The backlog: {@link BenchRecords} of one table, {@code records} of them. */
   private void produce(LocalStack stack) {
     stack.createTopic("bench", partitions, Map.of());
-    Random random = new Random(42);
-    String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    BenchRecords source = new BenchRecords();
     long start = System.nanoTime();
-    payloadBytes = 0;
     try (JsonRecordProducer producer = stack.producer()) {
       for (long id = 0; id < records; id++) {
-        StringBuilder note = new StringBuilder(90);
-        for (int i = 0; i < 90; i++) {
-          note.append(alphabet.charAt(random.nextInt(alphabet.length())));
-        }
-        Map<String, Object> payload = new LinkedHashMap<>();
-        payload.put("id", id);
-        payload.put("customer", "customer-" + random.nextInt(10_000));
-        payload.put("amount", Math.round(random.nextDouble() * 100_000) / 100.0);
-        payload.put("status", "PAID");
-        payload.put("created_at", 1_767_225_600_000L + id * 100);
-        payload.put("note", note.toString());
-        String json = io.streamhouse.e2e.JsonText.of(ConnectJson.envelope(SCHEMA, payload));
-        payloadBytes +=
-            io.streamhouse.e2e.JsonText.of(payload).getBytes(StandardCharsets.UTF_8).length;
-        producer.sendRaw("bench", null, "order-" + id, json);
+        producer.sendRaw("bench", null, "order-" + id, source.nextJson(id, TABLE_FIELD_VALUE));
       }
       producer.flush();
     }
-    System.out.printf("Commit interval of both table sinks: %s ms%n", commitIntervalMs);
+    payloadBytes = source.payloadBytes();
     System.out.printf(
-        "Produced %,d records (%.0f bytes of payload each, %d partitions) in %.1f s%n",
-        records, (double) payloadBytes / records, partitions, (System.nanoTime() - start) / 1e9);
+        "Produced %,d records on the Kafka %s broker (%.0f bytes of payload each, %.0f with the schema;"
+            + " 11 leaf columns; %d partitions) in %.1f s%n",
+        records,
+        stack.kafkaVersion(),
+        source.meanPayloadBytes(),
+        source.meanRecordBytes(),
+        partitions,
+        (System.nanoTime() - start) / 1e9);
   }
 
   private void drain(
@@ -262,6 +274,15 @@ public final class SinkBenchmark {
         config.put("iceberg.tables", table);
         config.put("iceberg.control.topic", "ctl-" + name);
         stack.createTopic("ctl-" + name, 1, Map.of());
+      }
+      if (configsShown.add(sink)) {
+        System.out.println(
+            "Config of "
+                + sink
+                + " (names vary per run): "
+                + new java.util.TreeMap<>(config)
+                    .toString()
+                    .replace(runDir.toString(), "<run-dir>"));
       }
       long start = System.nanoTime();
       stack.connect().putConfig(name, config);
@@ -365,7 +386,6 @@ public final class SinkBenchmark {
     c.put("route.bench.topics", "bench");
     c.put("route.bench.auto-create", "true");
     c.put("commit.interval.ms", commitIntervalMs);
-    c.put("commit.timeout.ms", "30000");
     return c;
   }
 
@@ -377,7 +397,6 @@ public final class SinkBenchmark {
     c.put("iceberg.catalog.warehouse", warehouse.toUri().toString());
     c.put("iceberg.tables.auto-create-enabled", "true");
     c.put("iceberg.control.commit.interval-ms", commitIntervalMs);
-    c.put("iceberg.control.commit.timeout-ms", "30000");
     c.put("iceberg.kafka.auto.offset.reset", "earliest");
     return c;
   }
