@@ -20,7 +20,8 @@ import org.apache.kafka.clients.admin.Admin;
 
 /**
  * Paimon upsert benchmark: a keyed topic of upserts and tombstones (1M changes over 100k keys, 20 %
- * deletes, Connect JSON with schemas for key and value, 4 partitions) drained into a Paimon
+ * deletes, Connect JSON with schemas for key and value, 4 partitions; the key a struct of the id,
+ * the value the benchmarks' wide record, {@link BenchRecords}, with that id) drained into a Paimon
  * primary-key table by our sink with one and two tasks, each in a fresh worker JVM, next to a plain
  * Paimon writer loop over the same changes (the ceiling: no Kafka, no JSON, no Connect).
  *
@@ -32,7 +33,10 @@ public final class PaimonBenchmark {
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
   private static final List<String> JVM =
       List.of("-Xmx2g", "-XX:+UseG1GC", "-Xlog:gc:file=gc-%p.log");
-  private static final long SEED = 42;
+  private static final long SEED = BenchRecords.SEED;
+
+  /** The routing field's value of every upsert (the route names its table itself). */
+  static final String TABLE = "bench.upserts";
 
   private final Path root;
   private final Path runDir;
@@ -114,9 +118,15 @@ public final class PaimonBenchmark {
     SinkBenchmark.printTable(results);
   }
 
+  /**
+   * Which keys change and which changes are deletes comes from {@link SampleCustomers}; an upsert's
+   * value is the next {@link BenchRecords} record with the change's id. {@link PaimonWriterLoop}
+   * makes the same rows from the same seeds.
+   */
   private long produce(LocalStack stack) {
     stack.createTopic("upserts", 4, Map.of());
     SampleCustomers source = new SampleCustomers(SEED, keys, 0.2);
+    BenchRecords values = new BenchRecords(SEED);
     long start = System.nanoTime();
     try (JsonRecordProducer producer = stack.producer()) {
       for (int i = 0; i < changes; i++) {
@@ -125,11 +135,14 @@ public final class PaimonBenchmark {
         if (change.isDelete()) {
           producer.sendTombstone("upserts", null, key);
         } else {
-          producer.sendRaw("upserts", null, key, SampleCustomers.upsertValue(change));
+          producer.sendRaw("upserts", null, key, values.nextJson(change.id(), TABLE));
         }
       }
       producer.flush();
     }
+    System.out.printf(
+        "Upsert values: %.0f bytes of payload each (%.0f with the schema), 11 leaf columns%n",
+        values.meanPayloadBytes(), values.meanRecordBytes());
     try (Admin admin = stack.admin()) {
       long records =
           SinkProgress.endOffsets(admin, "upserts").values().stream()
