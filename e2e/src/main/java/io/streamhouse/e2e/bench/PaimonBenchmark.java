@@ -177,7 +177,6 @@ public final class PaimonBenchmark {
     c.put("route.upserts.auto-create", "true");
     c.put("control.topic", "ctl-" + name);
     c.put("commit.interval.ms", commitIntervalMs);
-    c.put("commit.timeout.ms", "30000");
     long start = System.nanoTime();
     stack.connect().putConfig(name, c);
     try (PaimonTables tables = PaimonTables.filesystem(warehouse)) {

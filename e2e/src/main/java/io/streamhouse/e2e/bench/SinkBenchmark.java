@@ -216,7 +216,9 @@ public final class SinkBenchmark {
         "non-default: commit.interval.ms=%s%s%n",
         commitIntervalMs,
         withApache
-            ? " (the Apache sink: iceberg.control.commit.interval-ms=" + commitIntervalMs + ")"
+            ? " (the Apache sink: iceberg.control.commit.interval-ms="
+                + commitIntervalMs
+                + ", iceberg.kafka.auto.offset.reset=earliest)"
             : "");
   }
 
