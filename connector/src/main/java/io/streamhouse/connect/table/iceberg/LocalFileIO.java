@@ -14,14 +14,16 @@ import org.apache.iceberg.io.SupportsPrefixOperations;
  * The FileIO of a warehouse on local disk: Iceberg's own local files ({@link Files#localInput},
  * {@link Files#localOutput}) instead of Hadoop's, whose local file system forks a {@code chmod}
  * process for every file it creates when Hadoop's native library is missing (as in a Connect
- * worker): with many tables that is a process per small file, and it once failed a task. Used by
- * default for JDBC and Hadoop catalogs whose warehouse is a local path and that name no {@code
- * io-impl}.
+ * worker): with many tables that is a process per small file, and it once failed a task. Data files
+ * are opened as {@link LocalHadoopOutputFiles}, so that Parquet writers do not parse Hadoop's
+ * default configuration for each of them. Used by default for JDBC and Hadoop catalogs whose
+ * warehouse is a local path and that name no {@code io-impl}.
  */
 public final class LocalFileIO implements SupportsPrefixOperations {
   private static final long serialVersionUID = 1L;
 
   private Map<String, String> properties = Map.of();
+  private transient volatile LocalHadoopOutputFiles hadoopFiles;
 
   @Override
   public void initialize(Map<String, String> props) {
@@ -53,7 +55,21 @@ public final class LocalFileIO implements SupportsPrefixOperations {
         throw new UncheckedIOException("Cannot create the folder of " + location, e);
       }
     }
-    return Files.localOutput(file);
+    return hadoopFiles().output(file.getPath()).orElseGet(() -> Files.localOutput(file));
+  }
+
+  private LocalHadoopOutputFiles hadoopFiles() {
+    LocalHadoopOutputFiles files = hadoopFiles;
+    if (files == null) {
+      synchronized (this) {
+        files = hadoopFiles;
+        if (files == null) {
+          files = new LocalHadoopOutputFiles();
+          hadoopFiles = files;
+        }
+      }
+    }
+    return files;
   }
 
   @Override

@@ -11,11 +11,23 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.data.GenericRecord;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
+import org.apache.iceberg.data.parquet.GenericParquetWriter;
+import org.apache.iceberg.hadoop.HadoopOutputFile;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileAppender;
+import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.parquet.Parquet;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Local files without Hadoop: every spelling of a location, and tasks racing into one new folder.
+ * Local files: every spelling of a location, tasks racing into one new folder, and Parquet data
+ * files written through Hadoop's raw local file system (no checksum files, locations unchanged).
  */
 class LocalFileIOTest {
   @TempDir Path dir;
@@ -70,5 +82,37 @@ class LocalFileIOTest {
     assertThat(LocalFileIO.isLocal("/var/lib/lake")).isTrue();
     assertThat(LocalFileIO.isLocal("file:/var/lib/lake")).isTrue();
     assertThat(LocalFileIO.isLocal("s3://bucket/lake")).isFalse();
+  }
+
+  @Test
+  void parquetFilesAreWrittenRawWithTheirLocationUnchanged() throws Exception {
+    LocalFileIO io = new LocalFileIO();
+    Schema schema = new Schema(Types.NestedField.required(1, "id", Types.LongType.get()));
+    String location = dir.resolve("data/new-folder/f.parquet").toString();
+    OutputFile out = io.newOutputFile(location);
+    assertThat(out).isInstanceOf(HadoopOutputFile.class);
+    assertThat(out.location()).isEqualTo(location);
+    try (FileAppender<Record> writer =
+        Parquet.write(out).schema(schema).createWriterFunc(GenericParquetWriter::create).build()) {
+      for (long id = 0; id < 100; id++) {
+        Record r = GenericRecord.create(schema);
+        r.setField("id", id);
+        writer.add(r);
+      }
+    }
+    try (var files = Files.list(dir.resolve("data/new-folder"))) {
+      assertThat(files.map(p -> p.getFileName().toString())).containsExactly("f.parquet");
+    }
+    try (CloseableIterable<Record> rows =
+        Parquet.read(io.newInputFile(location))
+            .project(schema)
+            .createReaderFunc(t -> GenericParquetReaders.buildReader(schema, t))
+            .build()) {
+      assertThat(rows).hasSize(100);
+    }
+    // Every spelling is written at the plain path, as before.
+    Path g = dir.resolve("data/g.parquet");
+    assertThat(io.newOutputFile("file://" + g).location()).isEqualTo(g.toString());
+    assertThat(io.newOutputFile("file:" + g).location()).isEqualTo(g.toString());
   }
 }
