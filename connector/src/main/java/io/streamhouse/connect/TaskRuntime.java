@@ -89,7 +89,7 @@ final class TaskRuntime implements AutoCloseable {
   }
 
   private void start(SinkTaskContext context, PluginMetrics pluginMetrics) {
-    FaultInjection faults = FaultInjection.parse(config.haltAt());
+    FaultInjection faults = FaultInjection.parse(config.haltAt(), config.taskId());
     formats = TableFormats.open(config, config.taskId());
     gauges = new PluginGauges(pluginMetrics, taskName);
     ControlEventRejections rejections = new ControlEventRejections(taskName);
@@ -114,8 +114,15 @@ final class TaskRuntime implements AutoCloseable {
             formats,
             channel,
             new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()),
-            faults);
-    taskMetrics = new TaskMetrics(gauges, rejections::total, participant::rewoundOffsets);
+            faults,
+            config.commitTimeoutMs());
+    taskMetrics =
+        new TaskMetrics(
+            gauges,
+            rejections::total,
+            participant::rewoundOffsets,
+            participant::lastAnswerMs,
+            participant::lateAnswers);
     compactions =
         new CompactionRunner(config.connectorName(), config.taskId(), formats, participant);
     controlThread = daemon(this::controlLoop, "streamhouse-control-" + taskName);
@@ -301,14 +308,27 @@ final class TaskRuntime implements AutoCloseable {
     };
   }
 
-  /** Answers the coordinator on its own thread, so that an idle task never delays a commit. */
+  /**
+   * Answers the coordinator on its own thread, so that an idle task never delays a commit. Of the
+   * commit requests that arrived together only the last is answered: the coordinator repeats its
+   * request every second while a round waits, and a task that was busy longer finds many.
+   */
   private void controlLoop() {
     try {
       while (running) {
-        for (ControlEvent event : channel.poll(Duration.ofMillis(200))) {
+        List<ControlEvent> events = channel.poll(Duration.ofMillis(200));
+        ControlEvent lastStart = null;
+        for (ControlEvent event : events) {
+          if (event instanceof ControlEvent.StartCommit) {
+            lastStart = event;
+          }
+        }
+        for (ControlEvent event : events) {
           if (event instanceof ControlEvent.StartCommit start) {
-            // takes the lock itself, not while closing files
-            participant.onStartCommit(start.commitId());
+            if (event == lastStart) {
+              // takes the lock itself, not while closing files
+              participant.onStartCommit(start.commitId());
+            }
           } else if (event instanceof ControlEvent.CompactRequest request) {
             compactions.submit(request);
           } else if (event instanceof ControlEvent.TableCommitted committed) {

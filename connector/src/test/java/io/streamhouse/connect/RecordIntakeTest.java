@@ -47,7 +47,8 @@ class RecordIntakeTest {
           Map.of("c", format),
           channel,
           new FileBudget(10, 64L << 20),
-          FaultInjection.parse(""));
+          FaultInjection.parse(""),
+          30_000);
   private final List<Map<TopicPartition, Long>> seeks = new ArrayList<>();
 
   private RecordIntake intake(boolean tablesKnownByTopic) {
@@ -57,7 +58,8 @@ class RecordIntakeTest {
         participant,
         new TableRouter(List.of(ROUTE)),
         new BadRecordHandler("conn", 0, false, null),
-        new TaskMetrics(PluginGauges.none(), () -> 0, participant::rewoundOffsets),
+        new TaskMetrics(
+            PluginGauges.none(), () -> 0, participant::rewoundOffsets, () -> 0, () -> 0),
         seeks::add,
         200,
         tablesKnownByTopic);

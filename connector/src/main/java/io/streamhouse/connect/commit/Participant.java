@@ -44,6 +44,7 @@ public final class Participant {
   private final ControlChannel channel;
   private final FaultInjection faults;
   private final ReentrantLock lock = new ReentrantLock();
+  private final CommitAnswers answers;
 
   /**
    * Signalled when batches move from preparing to pending or get decided (see {@link #handOver}).
@@ -82,8 +83,10 @@ public final class Participant {
       Map<String, TableFormat> formats,
       ControlChannel channel,
       FileBudget budget,
-      FaultInjection faults) {
+      FaultInjection faults,
+      long commitTimeoutMs) {
     this.connector = connector;
+    this.answers = new CommitAnswers(connector + "-" + taskId, commitTimeoutMs);
     this.taskId = taskId;
     this.formats = formats;
     this.channel = channel;
@@ -150,9 +153,12 @@ public final class Participant {
   }
 
   /**
-   * StartCommit: prepare every open table, offer new and unacknowledged batches, then report done
-   * with the current assignment. A repeated request for the same commit is answered again (the
-   * coordinator repeats it while partitions are missing, for example after a rebalance).
+   * StartCommit: offers at once every batch that is closed and undecided (one closed after an
+   * earlier round ended goes into this one), then takes the files out of every open table, closes
+   * them and offers them, and reports done with the current assignment. A repeated request for the
+   * commit answered last (the coordinator repeats it while partitions are missing, for example
+   * after a rebalance) offers the undecided batches and reports again, without preparing anything
+   * new.
    *
    * <p>Unlike the other methods, called without {@link #lock()}: it takes the files out of the
    * writers under the lock, closes them without it (the task goes on writing new files meanwhile),
@@ -160,20 +166,35 @@ public final class Participant {
    * between (rebalance, rejection, schema change) makes them void, and they are deleted unoffered.
    */
   public void onStartCommit(long commitId) {
+    long requestedAt = System.nanoTime();
     List<Preparing> batches;
     long startedIn;
+    int offeredAgain;
     lock.lock();
     try {
       if (commitId < lastAnsweredCommit) {
         return;
       }
+      boolean repeated = commitId == lastAnsweredCommit;
       lastAnsweredCommit = commitId;
+      offeredAgain = pending.size();
+      List<ControlEvent> ready = offerPending(commitId);
+      if (repeated) {
+        ready.add(taskDone(commitId));
+        channel.send(ready);
+        return;
+      }
+      if (!ready.isEmpty()) {
+        channel.send(ready);
+      }
       faults.at(FaultInjection.Point.BEFORE_PREPARE);
       batches = detachAll();
       startedIn = generation;
     } finally {
       lock.unlock();
     }
+    long detachedAt = System.nanoTime();
+    faults.at(FaultInjection.Point.FLUSH);
     Map<Preparing, PreparedFiles> closed = new LinkedHashMap<>();
     RuntimeException failure = null;
     for (Preparing p : batches) {
@@ -183,8 +204,10 @@ public final class Participant {
         failure = failure == null ? e : failure;
       }
     }
+    long closedAt = System.nanoTime();
     lock.lock();
     try {
+      List<ControlEvent> events = new ArrayList<>();
       if (startedIn != generation) {
         // A reset voided the batches (and rewound to their first offsets): nothing of them is
         // offered.
@@ -208,28 +231,54 @@ public final class Participant {
                 + failure,
             failure);
       } else {
-        batches.forEach(p -> preparing.remove(p.batchId()));
         closed.forEach(
-            (p, files) ->
-                pending.put(
-                    p.batchId(),
-                    new Pending(
-                        p.table(),
-                        new OfferedBatch(
-                            p.batchId(), taskId, p.ranges(), files, p.maxTimestamp()))));
+            (p, files) -> {
+              Pending offered = toPending(p, files);
+              events.addAll(
+                  BatchAssembler.split(
+                      connector, commitId, taskId, offered.table(), offered.batch()));
+            });
       }
-      List<ControlEvent> events = new ArrayList<>();
-      for (Pending p : pending.values()) {
-        events.addAll(BatchAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
-      }
-      events.add(
-          new ControlEvent.TaskDone(
-              connector, commitId, taskId, List.copyOf(ledger.assignedPartitions())));
+      events.add(taskDone(commitId));
       channel.send(events);
+      answers.answered(
+          commitId,
+          requestedAt,
+          detachedAt,
+          closedAt,
+          closed.size(),
+          closed.values().stream().mapToLong(PreparedFiles::files).sum(),
+          closed.values().stream().mapToLong(PreparedFiles::bytes).sum(),
+          offeredAgain);
     } finally {
       settled.signalAll();
       lock.unlock();
     }
+  }
+
+  /** The chunks of every closed, undecided batch, for commit {@code commitId}. */
+  private List<ControlEvent> offerPending(long commitId) {
+    List<ControlEvent> events = new ArrayList<>();
+    for (Pending p : pending.values()) {
+      events.addAll(BatchAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
+    }
+    return events;
+  }
+
+  private ControlEvent.TaskDone taskDone(long commitId) {
+    return new ControlEvent.TaskDone(
+        connector, commitId, taskId, List.copyOf(ledger.assignedPartitions()));
+  }
+
+  /** A batch whose files are closed becomes pending: offered in every round until decided. */
+  private Pending toPending(Preparing batch, PreparedFiles files) {
+    preparing.remove(batch.batchId());
+    Pending p =
+        new Pending(
+            batch.table(),
+            new OfferedBatch(batch.batchId(), taskId, batch.ranges(), files, batch.maxTimestamp()));
+    pending.put(batch.batchId(), p);
+    return p;
   }
 
   /**
@@ -334,15 +383,7 @@ public final class Participant {
           return false;
         }
       }
-      closed.forEach(
-          (p, files) -> {
-            preparing.remove(p.batchId());
-            pending.put(
-                p.batchId(),
-                new Pending(
-                    p.table(),
-                    new OfferedBatch(p.batchId(), taskId, p.ranges(), files, p.maxTimestamp())));
-          });
+      closed.forEach(this::toPending);
       if (settledAll()) {
         return true;
       }
@@ -480,6 +521,16 @@ public final class Participant {
             taskId,
             table,
             new OfferedBatch(jobId, taskId, Map.of(), files, -1)));
+  }
+
+  /** Milliseconds from the last commit request to this task's answer. */
+  public long lastAnswerMs() {
+    return answers.lastAnswerMs();
+  }
+
+  /** Answers slower than {@code commit.timeout.ms}: their rounds were committed without them. */
+  public long lateAnswers() {
+    return answers.lateAnswers();
   }
 
   /** True when a rejection asked for {@link #reset}. */

@@ -16,17 +16,24 @@ public final class TaskMetrics {
           "task-records-written-total",
           "task-records-dead-lettered-total",
           "control-events-rejected-total",
-          "task-offsets-rewound-total");
+          "task-offsets-rewound-total",
+          "task-commit-answer-ms",
+          "task-late-commit-answers-total");
 
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
 
   /**
    * {@code controlEventsRejected}: the task's count of refused control events; {@code
-   * offsetsRewound}: offsets it read again after a rewind.
+   * offsetsRewound}: offsets it read again after a rewind; {@code lastAnswerMs}, {@code
+   * lateAnswers}: its answers to commit requests.
    */
   public TaskMetrics(
-      PluginGauges gauges, LongSupplier controlEventsRejected, LongSupplier offsetsRewound) {
+      PluginGauges gauges,
+      LongSupplier controlEventsRejected,
+      LongSupplier offsetsRewound,
+      LongSupplier lastAnswerMs,
+      LongSupplier lateAnswers) {
     LinkedHashMap<String, String> tags = new LinkedHashMap<>();
     gauges.register(
         "task-records-written-total",
@@ -52,6 +59,18 @@ public final class TaskMetrics {
             + "for them; the records among them are written twice (a counter)",
         tags,
         (Gauge<Long>) (config, now) -> offsetsRewound.getAsLong());
+    gauges.register(
+        "task-commit-answer-ms",
+        "Milliseconds from the last commit request to this task's answer: taking the files out of its "
+            + "writers, closing them and offering them (a gauge)",
+        tags,
+        (Gauge<Long>) (config, now) -> lastAnswerMs.getAsLong());
+    gauges.register(
+        "task-late-commit-answers-total",
+        "Answers to commit requests that took longer than commit.timeout.ms: the coordinator committed "
+            + "those rounds without this task's batches, which went into the next round (a counter)",
+        tags,
+        (Gauge<Long>) (config, now) -> lateAnswers.getAsLong());
   }
 
   public void written() {

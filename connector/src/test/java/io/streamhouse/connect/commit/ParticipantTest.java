@@ -2,6 +2,7 @@ package io.streamhouse.connect.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 import io.streamhouse.connect.protocol.BatchPlan;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -41,7 +43,8 @@ class ParticipantTest {
           Map.of("c", format),
           channel,
           new FileBudget(10, 64L << 20),
-          FaultInjection.parse(""));
+          FaultInjection.parse(""),
+          30_000);
 
   @AfterEach
   void openTheGate() {
@@ -79,6 +82,52 @@ class ParticipantTest {
             Map.of(P0, new OffsetRange(0, 10)),
             Map.of(P0, new OffsetRange(0, 10)),
             Map.of(P0, new OffsetRange(10, 15)));
+  }
+
+  @Test
+  void aRepeatedRequestOffersTheUndecidedBatchesAgainWithoutPreparingNewOnes() throws Exception {
+    format.closing.countDown();
+    write(0, 10);
+    participant.onStartCommit(1);
+    write(10, 15);
+    participant.onStartCommit(1); // the coordinator asks again: a partition moved meanwhile
+    participant.onStartCommit(0); // an older round is not answered at all
+
+    assertThat(format.detached).hasSize(1);
+    assertThat(channel.batches())
+        .extracting(ControlEvent.BatchChunk::commitId, ControlEvent.BatchChunk::ranges)
+        .containsExactly(
+            tuple(1L, Map.of(P0, new OffsetRange(0, 10))),
+            tuple(1L, Map.of(P0, new OffsetRange(0, 10))));
+    assertThat(channel.done()).isEqualTo(2);
+  }
+
+  @Test
+  void aBatchClosedAfterItsRoundEndedGoesIntoTheNextRoundBeforeTheNewFilesClose() throws Exception {
+    format.closing.countDown();
+    write(0, 10);
+    participant.onStartCommit(1); // too late: the coordinator committed round 1 without it
+    write(10, 15);
+    format.closing = new CountDownLatch(1);
+    CompletableFuture<Void> round = CompletableFuture.runAsync(() -> participant.onStartCommit(2));
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(channel.batches())
+                    .extracting(ControlEvent.BatchChunk::commitId, ControlEvent.BatchChunk::ranges)
+                    .containsExactly(
+                        tuple(1L, Map.of(P0, new OffsetRange(0, 10))),
+                        tuple(2L, Map.of(P0, new OffsetRange(0, 10)))));
+    assertThat(channel.done()).isEqualTo(1); // round 2's own files are still closing
+
+    format.closing.countDown();
+    round.get(10, TimeUnit.SECONDS);
+    assertThat(channel.batches())
+        .extracting(ControlEvent.BatchChunk::commitId, ControlEvent.BatchChunk::ranges)
+        .endsWith(tuple(2L, Map.of(P0, new OffsetRange(10, 15))));
+    assertThat(channel.done()).isEqualTo(2);
   }
 
   @Test

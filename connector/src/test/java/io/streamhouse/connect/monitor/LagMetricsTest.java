@@ -81,13 +81,14 @@ class LagMetricsTest {
       throws Exception {
     WorkerRegistry registry = new WorkerRegistry();
     PluginMetricsImpl staleInstance = registry.taskInstance();
-    TaskMetrics stale = new TaskMetrics(new PluginGauges(staleInstance, "c-0"), () -> 0, () -> 0);
+    TaskMetrics stale =
+        new TaskMetrics(new PluginGauges(staleInstance, "c-0"), () -> 0, () -> 0, () -> 0, () -> 0);
     new TableMetrics(new PluginGauges(staleInstance, "c-0"), java.time.Clock.systemUTC(), 60_000)
         .failed(new io.streamhouse.connect.protocol.TableId("c", List.of("db"), "t"));
     stale.written();
 
     PluginGauges liveGauges = new PluginGauges(registry.taskInstance(), "c-0");
-    TaskMetrics live = new TaskMetrics(liveGauges, () -> 0, () -> 0);
+    TaskMetrics live = new TaskMetrics(liveGauges, () -> 0, () -> 0, () -> 0, () -> 0);
     TableMetrics liveTables = new TableMetrics(liveGauges, java.time.Clock.systemUTC(), 60_000);
     io.streamhouse.connect.protocol.TableId table =
         new io.streamhouse.connect.protocol.TableId("c", List.of("db"), "t");

@@ -27,7 +27,9 @@ import org.apache.kafka.connect.sink.SinkRecord;
  */
 /** Writers whose detached files close only once the test opens the gate. */
 public final class SlowClosingFormat implements TableFormat {
-  public final CountDownLatch closing = new CountDownLatch(1);
+  /** The gate files wait for when they close; a test may put a new, closed one. */
+  public volatile CountDownLatch closing = new CountDownLatch(1);
+
   public volatile boolean failClosing;
   public final List<DetachedFiles> detached = Collections.synchronizedList(new ArrayList<>());
   public final List<PreparedFiles> discarded = Collections.synchronizedList(new ArrayList<>());
@@ -59,10 +61,11 @@ public final class SlowClosingFormat implements TableFormat {
           public DetachedFiles detach() {
             long count = records;
             records = 0;
+            CountDownLatch gate = closing;
             DetachedFiles files =
                 () -> {
                   try {
-                    closing.await();
+                    gate.await();
                   } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                   }

@@ -159,7 +159,8 @@ public final class InProcessFanout {
             formats,
             taskChannel,
             new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()),
-            FaultInjection.none());
+            FaultInjection.none(),
+            config.commitTimeoutMs());
     Set<TopicPartition> tps = Set.of(new TopicPartition("fan", 0));
     participant.assigned(tps);
     CompactionRunner compactions = new CompactionRunner("probe", 0, formats, participant);
