@@ -6,6 +6,7 @@ import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.TableId;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,6 +27,15 @@ public final class TableRouter {
 
   /** Per topic, its destinations when every route taking it names its table statically. */
   private final Map<String, Optional<List<Destination>>> staticDestinations = new HashMap<>();
+
+  /**
+   * Per route taking its table from a field, the tables of the field values seen last: a record's
+   * table is then a map lookup, not a sanitizing and an allow-list match per record.
+   */
+  private final Map<String, Map<String, TableId>> tablesByFieldValue = new HashMap<>();
+
+  /** Field values remembered per route; a route fanning out wider resolves the others anew. */
+  static final int REMEMBERED_FIELD_VALUES = 10_000;
 
   public TableRouter(List<RouteSettings> routes) {
     this.routes = List.copyOf(routes);
@@ -109,10 +119,35 @@ public final class TableRouter {
               + field
               + "' that names the table is missing or null");
     }
+    String value = raw.toString();
+    Map<String, TableId> known =
+        tablesByFieldValue.computeIfAbsent(route.name(), r -> lruMap(REMEMBERED_FIELD_VALUES));
+    TableId table = known.get(value);
+    if (table == null) {
+      table = tableNamed(route, field, value);
+      known.put(value, table);
+    }
+    return table;
+  }
+
+  private static <K, V> Map<K, V> lruMap(int capacity) {
+    return new LinkedHashMap<>(16, 0.75f, true) {
+      private static final long serialVersionUID = 1L;
+
+      @Override
+      protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+        return size() > capacity;
+      }
+    };
+  }
+
+  /** The table a field's value names, if the route allows it. */
+  private static TableId tableNamed(RouteSettings route, String field, String value)
+      throws RecordConversionException {
     String name =
         route.tableFieldQualified()
-            ? TableNames.sanitizeQualified(raw.toString())
-            : TableNames.sanitize(raw.toString());
+            ? TableNames.sanitizeQualified(value)
+            : TableNames.sanitize(value);
     if (route.tableAllowRegex().isEmpty()
         || !route.tableAllowRegex().get().matcher(name).matches()) {
       throw new RecordConversionException(
