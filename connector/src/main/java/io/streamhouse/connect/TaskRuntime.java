@@ -115,7 +115,8 @@ final class TaskRuntime implements AutoCloseable {
             channel,
             new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()),
             faults,
-            config.commitTimeoutMs());
+            config.commitTimeoutMs(),
+            config.commitParallelism());
     taskMetrics =
         new TaskMetrics(
             gauges,

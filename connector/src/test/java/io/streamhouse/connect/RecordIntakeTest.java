@@ -48,7 +48,8 @@ class RecordIntakeTest {
           channel,
           new FileBudget(10, 64L << 20),
           FaultInjection.parse(""),
-          30_000);
+          30_000,
+          2);
   private final List<Map<TopicPartition, Long>> seeks = new ArrayList<>();
 
   private RecordIntake intake(boolean tablesKnownByTopic) {

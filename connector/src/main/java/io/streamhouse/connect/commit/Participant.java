@@ -45,6 +45,7 @@ public final class Participant {
   private final FaultInjection faults;
   private final ReentrantLock lock = new ReentrantLock();
   private final CommitAnswers answers;
+  private final BatchCloser closer;
 
   /**
    * Signalled when batches move from preparing to pending or get decided (see {@link #handOver}).
@@ -84,9 +85,11 @@ public final class Participant {
       ControlChannel channel,
       FileBudget budget,
       FaultInjection faults,
-      long commitTimeoutMs) {
+      long commitTimeoutMs,
+      int closeParallelism) {
     this.connector = connector;
     this.answers = new CommitAnswers(connector + "-" + taskId, commitTimeoutMs);
+    this.closer = new BatchCloser(connector + "-" + taskId, closeParallelism);
     this.taskId = taskId;
     this.formats = formats;
     this.channel = channel;
@@ -195,15 +198,9 @@ public final class Participant {
     }
     long detachedAt = System.nanoTime();
     faults.at(FaultInjection.Point.FLUSH);
-    Map<Preparing, PreparedFiles> closed = new LinkedHashMap<>();
-    RuntimeException failure = null;
-    for (Preparing p : batches) {
-      try {
-        closed.put(p, p.files().close());
-      } catch (RuntimeException e) {
-        failure = failure == null ? e : failure;
-      }
-    }
+    BatchCloser.Closed<Preparing> result = closer.close(batches, Preparing::files);
+    Map<Preparing, PreparedFiles> closed = result.files();
+    RuntimeException failure = result.failure();
     long closedAt = System.nanoTime();
     lock.lock();
     try {
@@ -367,21 +364,18 @@ public final class Participant {
       }
       long started = System.nanoTime();
       List<Preparing> batches = detachAll();
-      Map<Preparing, PreparedFiles> closed = new LinkedHashMap<>();
-      for (Preparing p : batches) {
-        try {
-          closed.put(p, p.files().close());
-        } catch (RuntimeException e) {
-          LOG.warn(
-              "Connector {} task {}: could not close the data files of table {} to hand them over; the "
-                  + "task drops its uncommitted work: {}",
-              connector,
-              taskId,
-              p.table(),
-              e.toString());
-          closed.forEach(this::discard);
-          return false;
-        }
+      BatchCloser.Closed<Preparing> result = closer.close(batches, Preparing::files);
+      Map<Preparing, PreparedFiles> closed = result.files();
+      if (result.failure() != null) {
+        LOG.warn(
+            "Connector {} task {}: could not close the data files of tables {} to hand them over; the"
+                + " task drops its uncommitted work: {}",
+            connector,
+            taskId,
+            batches.stream().map(p -> p.table().toString()).distinct().toList(),
+            result.failure().toString());
+        closed.forEach(this::discard);
+        return false;
       }
       closed.forEach(this::toPending);
       if (settledAll()) {
@@ -628,6 +622,7 @@ public final class Participant {
       writers.closeAll();
     } finally {
       lock.unlock();
+      closer.close();
     }
   }
 }

@@ -88,7 +88,9 @@ public final class SinkConfigDef {
 
   public static final String COMMIT_PARALLELISM_CONFIG = "commit.parallelism";
   static final String COMMIT_PARALLELISM_DOC =
-      "How many tables the coordinator commits at the same time in a round.";
+      "How many tables the coordinator commits at the same time in a round, and how many tables' files"
+          + " each task closes at the same time when it answers a commit request (closing writes the"
+          + " rows a table held and the files' footers, or waits for their uploads).";
   static final int COMMIT_PARALLELISM_DEFAULT = 4;
 
   public static final String LAG_CHECK_INTERVAL_MS_CONFIG = "lag.check-interval.ms";

@@ -44,7 +44,8 @@ class ParticipantTest {
           channel,
           new FileBudget(10, 64L << 20),
           FaultInjection.parse(""),
-          30_000);
+          30_000,
+          2);
 
   @AfterEach
   void openTheGate() {

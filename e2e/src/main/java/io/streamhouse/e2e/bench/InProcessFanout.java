@@ -160,7 +160,8 @@ public final class InProcessFanout {
             taskChannel,
             new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()),
             FaultInjection.none(),
-            config.commitTimeoutMs());
+            config.commitTimeoutMs(),
+            config.commitParallelism());
     Set<TopicPartition> tps = Set.of(new TopicPartition("fan", 0));
     participant.assigned(tps);
     CompactionRunner compactions = new CompactionRunner("probe", 0, formats, participant);
