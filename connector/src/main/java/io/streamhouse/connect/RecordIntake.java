@@ -1,6 +1,7 @@
 package io.streamhouse.connect;
 
 import io.streamhouse.connect.commit.Participant;
+import io.streamhouse.connect.commit.Rewind;
 import io.streamhouse.connect.errors.BadRecordHandler;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.monitor.TaskMetrics;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * task's consumed offsets, seeks past what the tables hold already (invariant
  * <em>skip-what-the-table-has</em>, docs/architecture.md), rewinds when a batch was rejected or a
  * schema changed, hands in its work when partitions are revoked, and reports only durable offsets.
- * Every method takes the participant's lock for its whole run; nothing else here is shared.
+ * Only Connect's task thread calls it; the participant guards what it shares with the control
+ * thread.
  */
 final class RecordIntake {
   private static final Logger LOG = LoggerFactory.getLogger(RecordIntake.class);
@@ -74,63 +76,53 @@ final class RecordIntake {
 
   /** {@code SinkTask.open}: partitions assigned to the task. */
   void assigned(Collection<TopicPartition> partitions) {
-    participant.lock().lock();
-    try {
-      participant.assigned(partitions);
-      watchFirstRecords(partitions);
-      if (participant.hasWriters()) {
-        // Cooperative rebalancing adds partitions to a running task. A Paimon writer must not be
-        // older than the watermarks of a partition it writes (its sequence numbers would rank a
-        // newer row below rows committed since): start the writers over, after handing in what
-        // they wrote, so that the rewind has nothing to read again.
-        participant.handOver(handOverTimeoutMs);
-        rewind();
-      }
-    } finally {
-      participant.lock().unlock();
+    boolean hasWriters = participant.assigned(partitions);
+    watchFirstRecords(partitions);
+    if (hasWriters) {
+      // Cooperative rebalancing adds partitions to a running task. A Paimon writer must not be
+      // older than the watermarks of a partition it writes (its sequence numbers would rank a
+      // newer row below rows committed since): start the writers over, after handing in what
+      // they wrote, so that the rewind has nothing to read again.
+      participant.handOver(handOverTimeoutMs);
+      rewind();
     }
   }
 
   /** {@code SinkTask.put}: writes every record to the tables it routes to. */
   void put(Collection<SinkRecord> records) {
-    participant.lock().lock();
-    try {
-      // Connect counts every record of this batch as delivered: a rewind in the middle of it must
-      // also take the partitions this task sees for the first time back to their first record.
-      TopicPartition tp = null;
-      Map<TopicPartition, SinkRecord> firstSeen = null;
-      Map<TopicPartition, Long> lastSeen = null;
-      for (SinkRecord record : records) {
-        tp = partitionOf(record, tp);
-        consumed.putIfAbsent(tp, record.originalKafkaOffset());
-        if (!unseen.isEmpty() && unseen.contains(tp)) {
-          if (firstSeen == null) {
-            firstSeen = new HashMap<>();
-            lastSeen = new HashMap<>();
-          }
-          firstSeen.putIfAbsent(tp, record);
-          lastSeen.put(tp, record.originalKafkaOffset());
+    // Connect counts every record of this batch as delivered: a rewind in the middle of it must
+    // also take the partitions this task sees for the first time back to their first record.
+    TopicPartition tp = null;
+    Map<TopicPartition, SinkRecord> firstSeen = null;
+    Map<TopicPartition, Long> lastSeen = null;
+    for (SinkRecord record : records) {
+      tp = partitionOf(record, tp);
+      consumed.putIfAbsent(tp, record.originalKafkaOffset());
+      if (!unseen.isEmpty() && unseen.contains(tp)) {
+        if (firstSeen == null) {
+          firstSeen = new HashMap<>();
+          lastSeen = new HashMap<>();
         }
+        firstSeen.putIfAbsent(tp, record);
+        lastSeen.put(tp, record.originalKafkaOffset());
       }
+    }
+    if (participant.resetRequested()) {
+      rewind();
+      return;
+    }
+    if (firstSeen != null) {
+      skipWhatTheTablesHold(firstSeen, lastSeen);
+    }
+    tp = null;
+    for (SinkRecord record : records) {
+      tp = partitionOf(record, tp);
+      write(record, tp);
       if (participant.resetRequested()) {
-        rewind();
+        rewind(); // a table's schema changed: start over, this record included
         return;
       }
-      if (firstSeen != null) {
-        skipWhatTheTablesHold(firstSeen, lastSeen);
-      }
-      tp = null;
-      for (SinkRecord record : records) {
-        tp = partitionOf(record, tp);
-        write(record, tp);
-        if (participant.resetRequested()) {
-          rewind(); // a table's schema changed: start over, this record included
-          return;
-        }
-        consumed.put(tp, record.originalKafkaOffset() + 1);
-      }
-    } finally {
-      participant.lock().unlock();
+      consumed.put(tp, record.originalKafkaOffset() + 1);
     }
   }
 
@@ -158,43 +150,31 @@ final class RecordIntake {
    * <em>durable-offsets</em>).
    */
   Map<TopicPartition, Long> durableOffsets(Map<TopicPartition, Long> current) {
-    participant.lock().lock();
-    try {
-      if (participant.resetRequested()) {
-        rewind();
-      }
-      return participant.safeOffsets(current);
-    } finally {
-      participant.lock().unlock();
+    if (participant.resetRequested()) {
+      rewind();
     }
+    return participant.safeOffsets(current);
   }
 
   /** {@code SinkTask.close}: partitions revoked from the task (a rebalance, or its stop). */
   void revoked(Collection<TopicPartition> partitions) {
-    participant.lock().lock();
-    try {
-      // Hand in what was written while the task still reports these partitions as its own, so that
-      // the round commits as soon as this task answered; the next owners then skip those records.
-      participant.handOver(handOverTimeoutMs);
-      participant.revoked(partitions);
-      long before = participant.rewoundOffsets();
-      Map<TopicPartition, Long> rewindTo = participant.reset(consumed);
-      long rewound = participant.rewoundOffsets() - before;
-      if (rewound > 0) {
-        LOG.warn(
-            "Task {}: {} offsets of uncommitted work are read again after the revocation",
-            taskName,
-            rewound);
-      }
-      partitions.forEach(consumed::remove);
-      unseen.removeAll(partitions);
-      if (!rewindTo.isEmpty()) {
-        seeker.seek(rewindTo);
-      }
-      watchFirstRecords(participant.assignedPartitions());
-    } finally {
-      participant.lock().unlock();
+    // Hand in what was written while the task still reports these partitions as its own, so that
+    // the round commits as soon as this task answered; the next owners then skip those records.
+    participant.handOver(handOverTimeoutMs);
+    participant.revoked(partitions);
+    Rewind rewind = participant.reset(consumed);
+    if (rewind.offsetsReadAgain() > 0) {
+      LOG.warn(
+          "Task {}: {} offsets of uncommitted work are read again after the revocation",
+          taskName,
+          rewind.offsetsReadAgain());
     }
+    partitions.forEach(consumed::remove);
+    unseen.removeAll(partitions);
+    if (!rewind.positions().isEmpty()) {
+      seeker.seek(rewind.positions());
+    }
+    watchFirstRecords(participant.assignedPartitions());
   }
 
   /**
@@ -211,15 +191,14 @@ final class RecordIntake {
   }
 
   private void rewind() {
-    long before = participant.rewoundOffsets();
-    Map<TopicPartition, Long> to = participant.reset(consumed);
+    Rewind rewind = participant.reset(consumed);
     LOG.warn(
         "Task {} rewinds {} ({} offsets to read again)",
         taskName,
-        to,
-        participant.rewoundOffsets() - before);
-    consumed.putAll(to);
-    seeker.seek(to);
+        rewind.positions(),
+        rewind.offsetsReadAgain());
+    consumed.putAll(rewind.positions());
+    seeker.seek(rewind.positions());
     watchFirstRecords(participant.assignedPartitions());
   }
 

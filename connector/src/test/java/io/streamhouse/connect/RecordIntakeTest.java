@@ -76,12 +76,7 @@ class RecordIntakeTest {
     participant.onStartCommit(1);
     Map<String, BatchPlan.Decision> decisions = new java.util.HashMap<>();
     channel.batches().forEach(b -> decisions.put(b.batchId(), decision));
-    participant.lock().lock();
-    try {
-      participant.onTableCommitted(new ControlEvent.TableCommitted("conn", 1, TABLE, decisions));
-    } finally {
-      participant.lock().unlock();
-    }
+    participant.onTableCommitted(new ControlEvent.TableCommitted("conn", 1, TABLE, decisions));
   }
 
   @Test

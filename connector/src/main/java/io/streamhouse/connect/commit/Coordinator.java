@@ -368,16 +368,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
         outcome.files(),
         durationMs,
         outcome.watermarks());
-    List<PreparedFiles> rejected =
-        batches.stream()
-            .filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.REJECT)
-            .filter(
-                b ->
-                    !outcome
-                        .refused()
-                        .contains(b.batchId())) // files that failed the checks are not touched
-            .map(OfferedBatch::files)
-            .toList();
+    List<PreparedFiles> rejected = outcome.rejectedFiles(batches);
     long bytes =
         batches.stream()
             .filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.APPLY)

@@ -1,25 +1,20 @@
 package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.errors.RecordConversionException;
-import io.streamhouse.connect.protocol.BatchPlan;
-import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
-import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
-import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.slf4j.Logger;
@@ -28,55 +23,26 @@ import org.slf4j.LoggerFactory;
 /**
  * The task side of the commit protocol: writes records into per-table writers (skipping what a
  * table already has, invariant <em>skip-what-the-table-has</em> of docs/architecture.md), offers
- * prepared batches when the coordinator asks, keeps them until the coordinator says what became of
- * them, and knows, per topic-partition, the oldest offset not yet durable in every table (invariant
- * <em>durable-offsets</em>). Its state (with its {@link TableWriters} and {@link RewindLedger}) is
- * guarded by one reentrant lock that every method takes itself; {@link #onStartCommit} holds it
- * only to detach and to offer, not while files close. A caller takes {@link #lock()} only to make
- * several calls one step (a whole {@code put}).
+ * batches when the coordinator asks, keeps them until the coordinator says what became of them,
+ * hands them in when partitions leave, and knows, per topic-partition, the oldest offset not yet
+ * durable in every table (invariant <em>durable-offsets</em>).
+ *
+ * <p>What the task's thread and its control thread share is in {@link TaskState}, under one lock
+ * that each of its steps takes itself, so that both threads may call in any order. Files close
+ * without it ({@link BatchCloser}): taking them out of the writers is quick, closing them is not,
+ * and the task writes on meanwhile.
  */
 public final class Participant {
   private static final Logger LOG = LoggerFactory.getLogger(Participant.class);
 
   private final String connector;
   private final int taskId;
-  private final Map<String, TableFormat> formats;
   private final ControlChannel channel;
   private final FaultInjection faults;
-  private final ReentrantLock lock = new ReentrantLock();
+  private final TaskState state;
   private final CommitAnswers answers;
   private final BatchCloser closer;
-
-  /**
-   * Signalled when batches move from preparing to pending or get decided (see {@link #handOver}).
-   */
-  private final java.util.concurrent.locks.Condition settled = lock.newCondition();
-
-  /** Writers and their schema plans. */
-  private final TableWriters writers;
-
-  /** Partitions, rewinds in effect, offsets read again. */
-  private final RewindLedger ledger = new RewindLedger();
-
-  private final Map<String, Pending> pending = new LinkedHashMap<>();
-  private final Map<String, Preparing> preparing = new LinkedHashMap<>();
-
-  /** Counts resets: batches prepared across one are void. */
-  private long generation;
-
-  private volatile boolean resetRequested;
-  private long lastAnsweredCommit;
-
-  /** A batch sent to the coordinator and not yet acknowledged. */
-  private record Pending(TableId table, OfferedBatch batch) {}
-
-  /** A batch whose files are being closed, to be offered next. */
-  private record Preparing(
-      TableId table,
-      String batchId,
-      Map<TopicPartition, OffsetRange> ranges,
-      long maxTimestamp,
-      DetachedFiles files) {}
+  private final OwnBatchCommitter ownCommitter;
 
   public Participant(
       String connector,
@@ -88,17 +54,13 @@ public final class Participant {
       long commitTimeoutMs,
       int closeParallelism) {
     this.connector = connector;
-    this.answers = new CommitAnswers(connector + "-" + taskId, commitTimeoutMs);
-    this.closer = new BatchCloser(connector + "-" + taskId, closeParallelism);
     this.taskId = taskId;
-    this.formats = formats;
     this.channel = channel;
     this.faults = faults;
-    this.writers = new TableWriters(connector, taskId, formats, budget);
-  }
-
-  public ReentrantLock lock() {
-    return lock;
+    this.state = new TaskState(connector, taskId, formats, budget);
+    this.answers = new CommitAnswers(connector + "-" + taskId, commitTimeoutMs);
+    this.closer = new BatchCloser(connector + "-" + taskId, closeParallelism);
+    this.ownCommitter = new OwnBatchCommitter(connector, taskId, formats);
   }
 
   /**
@@ -109,19 +71,7 @@ public final class Participant {
    */
   public boolean write(SinkRecord record, TopicPartition tp, Destination to)
       throws RecordConversionException {
-    lock.lock();
-    try {
-      // Connect applies a requested seek before its next poll: a record delivered after a reset
-      // comes from the new position, and Connect's own offsets now reflect it.
-      ledger.arrived(tp);
-      TableWriters.Written written = writers.write(record, tp, to);
-      if (written == TableWriters.Written.TABLE_CHANGED) {
-        resetRequested = true; // the task rewinds and writes with the new schema
-      }
-      return written == TableWriters.Written.WRITTEN;
-    } finally {
-      lock.unlock();
-    }
+    return state.write(record, tp, to);
   }
 
   /**
@@ -131,12 +81,7 @@ public final class Participant {
    * at-least-once.)
    */
   public void skipped(SinkRecord record, TopicPartition tp, Destination to) {
-    lock.lock();
-    try {
-      writers.skipped(record, tp, to);
-    } finally {
-      lock.unlock();
-    }
+    state.skipped(record, tp, to);
   }
 
   /**
@@ -147,12 +92,7 @@ public final class Participant {
    * in every one of these tables.
    */
   public OptionalLong commonPosition(TopicPartition tp, List<Destination> destinations) {
-    lock.lock();
-    try {
-      return writers.commonPosition(tp, destinations);
-    } finally {
-      lock.unlock();
-    }
+    return state.commonPosition(tp, destinations);
   }
 
   /**
@@ -161,102 +101,71 @@ public final class Participant {
    * them and offers them, and reports done with the current assignment. A repeated request for the
    * commit answered last (the coordinator repeats it while partitions are missing, for example
    * after a rebalance) offers the undecided batches and reports again, without preparing anything
-   * new.
-   *
-   * <p>Unlike the other methods, called without {@link #lock()}: it takes the files out of the
-   * writers under the lock, closes them without it (the task goes on writing new files meanwhile),
-   * and offers them under the lock again. Until then their offsets count as in flight; a reset in
-   * between (rebalance, rejection, schema change) makes them void, and they are deleted unoffered.
+   * new. Until the files are offered their offsets count as in flight; a reset in between
+   * (rebalance, rejection, schema change) makes them void, and they are deleted unoffered.
    */
   public void onStartCommit(long commitId) {
     long requestedAt = System.nanoTime();
-    List<Preparing> batches;
-    long startedIn;
-    int offeredAgain;
-    lock.lock();
-    try {
-      if (commitId < lastAnsweredCommit) {
-        return;
-      }
-      boolean repeated = commitId == lastAnsweredCommit;
-      lastAnsweredCommit = commitId;
-      offeredAgain = pending.size();
-      List<ControlEvent> ready = offerPending(commitId);
-      if (repeated) {
-        ready.add(taskDone(commitId));
-        channel.send(ready);
-        return;
-      }
-      if (!ready.isEmpty()) {
-        channel.send(ready);
-      }
-      faults.at(FaultInjection.Point.BEFORE_PREPARE);
-      batches = detachAll();
-      startedIn = generation;
-    } finally {
-      lock.unlock();
+    Optional<TaskState.Round> answering =
+        state.round(commitId, () -> faults.at(FaultInjection.Point.BEFORE_PREPARE));
+    if (answering.isEmpty()) {
+      return;
+    }
+    TaskState.Round round = answering.get();
+    List<ControlEvent> ready = chunks(commitId, round.offeredAgain());
+    if (round.repeated()) {
+      ready.add(taskDone(commitId));
+      channel.send(ready);
+      return;
+    }
+    if (!ready.isEmpty()) {
+      channel.send(ready);
     }
     long detachedAt = System.nanoTime();
     faults.at(FaultInjection.Point.FLUSH);
-    BatchCloser.Closed<Preparing> result = closer.close(batches, Preparing::files);
-    Map<Preparing, PreparedFiles> closed = result.files();
-    RuntimeException failure = result.failure();
+    TaskState.Offered offered = closeAndOffer(round.detached());
     long closedAt = System.nanoTime();
-    lock.lock();
-    try {
-      List<ControlEvent> events = new ArrayList<>();
-      if (startedIn != generation) {
-        // A reset voided the batches (and rewound to their first offsets): nothing of them is
-        // offered.
-        closed.forEach(this::discard);
-      } else if (failure != null) {
-        // The batches stay in preparing, holding their offsets back until the reset rewinds to
-        // them.
-        closed.forEach(this::discard);
-        resetRequested = true;
-        throw new IllegalStateException(
-            "Connector "
-                + connector
-                + " task "
-                + taskId
-                + ": could not close the "
-                + "data files of tables "
-                + batches.stream().map(p -> p.table().toString()).distinct().toList()
-                + " for commit "
-                + commitId
-                + ": "
-                + failure,
-            failure);
-      } else {
-        closed.forEach(
-            (p, files) -> {
-              Pending offered = toPending(p, files);
-              events.addAll(
-                  BatchAssembler.split(
-                      connector, commitId, taskId, offered.table(), offered.batch()));
-            });
-      }
-      events.add(taskDone(commitId));
-      channel.send(events);
-      answers.answered(
-          commitId,
-          requestedAt,
-          detachedAt,
-          closedAt,
-          closed.size(),
-          closed.values().stream().mapToLong(PreparedFiles::files).sum(),
-          closed.values().stream().mapToLong(PreparedFiles::bytes).sum(),
-          offeredAgain);
-    } finally {
-      settled.signalAll();
-      lock.unlock();
+    if (offered.failure() != null) {
+      throw new IllegalStateException(
+          "Connector "
+              + connector
+              + " task "
+              + taskId
+              + ": could not close the data files of tables "
+              + tables(round.detached())
+              + " for commit "
+              + commitId
+              + ": "
+              + offered.failure(),
+          offered.failure());
     }
+    List<ControlEvent> events = chunks(commitId, offered.batches());
+    events.add(taskDone(commitId));
+    channel.send(events);
+    answers.answered(
+        commitId,
+        requestedAt,
+        detachedAt,
+        closedAt,
+        offered.batches().size(),
+        offered.files().values().stream().mapToLong(PreparedFiles::files).sum(),
+        offered.files().values().stream().mapToLong(PreparedFiles::bytes).sum(),
+        round.offeredAgain().size());
   }
 
-  /** The chunks of every closed, undecided batch, for commit {@code commitId}. */
-  private List<ControlEvent> offerPending(long commitId) {
+  /** The one path from taken-out files to offered batches, for a round and for a hand-over. */
+  private TaskState.Offered closeAndOffer(TaskState.Detached detached) {
+    return state.offer(
+        detached, closer.close(detached.batches(), InFlightBatches.Preparing::files));
+  }
+
+  private static List<String> tables(TaskState.Detached detached) {
+    return detached.batches().stream().map(p -> p.table().toString()).distinct().toList();
+  }
+
+  private List<ControlEvent> chunks(long commitId, Collection<InFlightBatches.Pending> batches) {
     List<ControlEvent> events = new ArrayList<>();
-    for (Pending p : pending.values()) {
+    for (InFlightBatches.Pending p : batches) {
       events.addAll(BatchAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
     }
     return events;
@@ -264,231 +173,89 @@ public final class Participant {
 
   private ControlEvent.TaskDone taskDone(long commitId) {
     return new ControlEvent.TaskDone(
-        connector, commitId, taskId, List.copyOf(ledger.assignedPartitions()));
-  }
-
-  /** A batch whose files are closed becomes pending: offered in every round until decided. */
-  private Pending toPending(Preparing batch, PreparedFiles files) {
-    preparing.remove(batch.batchId());
-    Pending p =
-        new Pending(
-            batch.table(),
-            new OfferedBatch(batch.batchId(), taskId, batch.ranges(), files, batch.maxTimestamp()));
-    pending.put(batch.batchId(), p);
-    return p;
-  }
-
-  /**
-   * Deletes the files of a batch that is never offered (best effort: they are not in any snapshot).
-   */
-  private void discard(Preparing batch, PreparedFiles files) {
-    try {
-      formats.get(batch.table().catalog()).discard(batch.table(), List.of(files));
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "Connector {} task {}: could not delete the uncommitted files of batch {} of table {}: {}",
-          connector,
-          taskId,
-          batch.batchId(),
-          batch.table(),
-          e.toString());
-    }
-  }
-
-  /**
-   * Takes the written files and offset ranges out of every open table; the writers go on after
-   * them.
-   */
-  private List<Preparing> detachAll() {
-    List<Preparing> batches = new ArrayList<>();
-    for (TableWriters.Detached d : writers.detachAll()) {
-      Preparing p =
-          new Preparing(
-              d.table(),
-              connector + "-" + taskId + "-" + UUID.randomUUID(),
-              d.ranges(),
-              d.maxTimestamp(),
-              d.files());
-      preparing.put(p.batchId(), p);
-      batches.add(p);
-    }
-    return batches;
+        connector, commitId, taskId, List.copyOf(state.assignedPartitions()));
   }
 
   /** TableCommitted: forget acknowledged batches; a rejected one makes the task start over. */
   public void onTableCommitted(ControlEvent.TableCommitted committed) {
-    lock.lock();
-    try {
-      for (Map.Entry<String, BatchPlan.Decision> d : committed.decisions().entrySet()) {
-        Pending p = pending.get(d.getKey());
-        if (p == null) {
-          continue;
-        }
-        if (d.getValue() == BatchPlan.Decision.REJECT) {
-          LOG.warn(
-              "Connector {} task {}: table {} rejected batch {} {}: its offsets do not follow the "
-                  + "table's watermarks; rewinding to the last durable offsets",
-              connector,
-              taskId,
-              committed.table(),
-              d.getKey(),
-              p.batch().ranges());
-          resetRequested = true;
-        } else {
-          pending.remove(d.getKey());
-        }
-      }
-      settled.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    state.decide(committed.decisions());
   }
 
   /**
    * Before partitions leave this task (a rebalance, or the task's stop; Connect has already
    * committed their offsets): hands in everything written so far as batches, asks the coordinator
-   * for a round, and waits up to {@code timeoutMs} until every batch of the task is decided. True
-   * when nothing is left in flight: the next owner of a partition finds its records in the tables
-   * and skips them, and {@link #reset} rewinds nothing. False if the wait ran out, a batch was
-   * rejected or its files could not be closed: the caller resets, and the records are written again
-   * (counted in {@link #rewoundOffsets}).
-   *
-   * <p>Called under {@link #lock()}; the wait releases it, so that the control thread can answer
-   * the round meanwhile.
+   * for a round, and waits up to {@code timeoutMs} until every batch of the task is decided. If no
+   * coordinator answers within half of it (task 0 often moves in the same rebalance), the task
+   * commits its own batches where the format allows ({@link OwnBatchCommitter}). True when nothing
+   * is left in flight: the next owner of a partition finds its records in the tables and skips
+   * them, and {@link #reset} rewinds nothing. False if the wait ran out, a batch was rejected or
+   * its files could not be closed: the caller resets, and the records are written again.
    */
   public boolean handOver(long timeoutMs) {
-    lock.lock();
-    try {
-      if (timeoutMs <= 0 || resetRequested) {
-        return false;
-      }
-      long started = System.nanoTime();
-      List<Preparing> batches = detachAll();
-      BatchCloser.Closed<Preparing> result = closer.close(batches, Preparing::files);
-      Map<Preparing, PreparedFiles> closed = result.files();
-      if (result.failure() != null) {
-        LOG.warn(
-            "Connector {} task {}: could not close the data files of tables {} to hand them over; the"
-                + " task drops its uncommitted work: {}",
-            connector,
-            taskId,
-            batches.stream().map(p -> p.table().toString()).distinct().toList(),
-            result.failure().toString());
-        closed.forEach(this::discard);
-        return false;
-      }
-      closed.forEach(this::toPending);
-      if (settledAll()) {
-        return true;
-      }
-      int handedIn = pending.size() + preparing.size();
-      try {
-        channel.send(List.of(new ControlEvent.RoundRequest(connector, lastAnsweredCommit, taskId)));
-        // Half the time for the coordinator (a hand-over round takes a few hundred ms), the rest
-        // for
-        // committing alone if it does not answer: it may be moving with task 0 in this very
-        // rebalance.
-        long deadline = started + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(timeoutMs / 2);
-        while (!settledAll() && !resetRequested) {
-          long left = deadline - System.nanoTime();
-          if (left <= 0) {
-            break;
-          }
-          settled.awaitNanos(left);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "Connector {} task {}: could not ask the coordinator for a round: {}",
-            connector,
-            taskId,
-            e.toString());
-      }
-      if (!settledAll() && !resetRequested && !Thread.currentThread().isInterrupted()) {
-        commitOwnBatches();
-      }
-      long tookMs = (System.nanoTime() - started) / 1_000_000;
-      boolean done = settledAll() && !resetRequested;
-      if (done) {
-        LOG.info(
-            "Connector {} task {}: handed over {} batches in {} ms; the next owners skip what they hold",
-            connector,
-            taskId,
-            handedIn,
-            tookMs);
-      } else {
-        LOG.warn(
-            "Connector {} task {}: {} of {} handed-over batches were not committed within {} ms{}; the task "
-                + "drops its uncommitted work and its records are written again",
-            connector,
-            taskId,
-            pending.size() + preparing.size(),
-            handedIn,
-            tookMs,
-            resetRequested ? " (a batch was rejected)" : "");
-      }
-      return done;
-    } finally {
-      lock.unlock();
+    long started = System.nanoTime();
+    if (timeoutMs <= 0 || state.resetRequested()) {
+      return false;
     }
+    TaskState.Detached detached = state.detach();
+    TaskState.Offered offered = closeAndOffer(detached);
+    if (offered.failure() != null) {
+      LOG.warn(
+          "Connector {} task {}: could not close the data files of tables {} to hand them over; the"
+              + " task drops its uncommitted work: {}",
+          connector,
+          taskId,
+          tables(detached),
+          offered.failure().toString());
+      return false;
+    }
+    int handedIn = state.inFlight();
+    if (handedIn == 0) {
+      return !state.resetRequested();
+    }
+    awaitCoordinator(started + TimeUnit.MILLISECONDS.toNanos(timeoutMs / 2));
+    if (!state.settled() && !state.resetRequested() && !Thread.currentThread().isInterrupted()) {
+      long commitId = Math.max(System.currentTimeMillis(), state.lastAnsweredCommit() + 1);
+      state.decide(ownCommitter.commit(state.pending(), commitId));
+    }
+    long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    boolean done = state.settled();
+    if (done) {
+      LOG.info(
+          "Connector {} task {}: handed over {} batches in {} ms; the next owners skip what they"
+              + " hold",
+          connector,
+          taskId,
+          handedIn,
+          tookMs);
+    } else {
+      LOG.warn(
+          "Connector {} task {}: {} of {} handed-over batches were not committed within {} ms{};"
+              + " the task drops its uncommitted work and its records are written again",
+          connector,
+          taskId,
+          state.inFlight(),
+          handedIn,
+          tookMs,
+          state.resetRequested() ? " (a batch was rejected)" : "");
+    }
+    return done;
   }
 
-  /**
-   * No coordinator answered the hand-over: the task commits its own pending batches to the tables
-   * whose format tolerates a second committer (the contiguity check is atomic with the snapshot, so
-   * a batch the coordinator commits too is acknowledged as already present, never added twice).
-   */
-  private void commitOwnBatches() {
-    Map<TableId, List<OfferedBatch>> byTable = new LinkedHashMap<>();
-    pending
-        .values()
-        .forEach(p -> byTable.computeIfAbsent(p.table(), t -> new ArrayList<>()).add(p.batch()));
-    long commitId = Math.max(System.currentTimeMillis(), lastAnsweredCommit + 1);
-    byTable.forEach(
-        (table, batches) -> {
-          TableFormat format = formats.get(table.catalog());
-          if (!format.toleratesConcurrentCommitters()) {
-            return;
-          }
-          try {
-            CommitOutcome outcome = format.commit(table, commitId, batches, false);
-            List<PreparedFiles> rejected = new ArrayList<>();
-            for (OfferedBatch batch : batches) {
-              BatchPlan.Decision decision = outcome.decisions().get(batch.batchId());
-              if (decision == BatchPlan.Decision.REJECT) {
-                resetRequested = true;
-                if (!outcome.refused().contains(batch.batchId())) {
-                  rejected.add(batch.files());
-                }
-              } else if (decision != null) {
-                pending.remove(batch.batchId());
-              }
-            }
-            if (!rejected.isEmpty()) {
-              format.discard(table, rejected);
-            }
-            LOG.info(
-                "Connector {} task {}: no coordinator answered; committed its own {} batches to {} (commit {}): {}",
-                connector,
-                taskId,
-                batches.size(),
-                table,
-                commitId,
-                outcome.decisions());
-          } catch (RuntimeException e) {
-            LOG.warn(
-                "Connector {} task {}: could not commit its own batches to {} while handing over: {}",
-                connector,
-                taskId,
-                table,
-                e.toString());
-          }
-        });
-  }
-
-  private boolean settledAll() {
-    return pending.isEmpty() && preparing.isEmpty();
+  /** Asks the coordinator for a round and waits, until {@code deadline}, for its decisions. */
+  private void awaitCoordinator(long deadline) {
+    try {
+      channel.send(
+          List.of(new ControlEvent.RoundRequest(connector, state.lastAnsweredCommit(), taskId)));
+      state.awaitSettled(deadline);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Connector {} task {}: could not ask the coordinator for a round: {}",
+          connector,
+          taskId,
+          e.toString());
+    }
   }
 
   /**
@@ -496,7 +263,7 @@ public final class Participant {
    * or partitions that left without their batches committed. Records among them are written twice.
    */
   public long rewoundOffsets() {
-    return ledger.rewoundOffsets();
+    return state.rewoundOffsets();
   }
 
   /**
@@ -506,8 +273,7 @@ public final class Participant {
    */
   public void sendCompactionResult(
       TableId table, long commitId, String jobId, PreparedFiles files) {
-    // Not under the lock: the channel is safe for concurrent senders, and the task writes on
-    // meanwhile.
+    // The channel is safe for concurrent senders, and the task writes on meanwhile.
     channel.send(
         BatchAssembler.split(
             connector,
@@ -527,9 +293,9 @@ public final class Participant {
     return answers.lateAnswers();
   }
 
-  /** True when a rejection asked for {@link #reset}. */
+  /** True when a rejection, a schema change or a failed close asked for {@link #reset}. */
   public boolean resetRequested() {
-    return resetRequested;
+    return state.resetRequested();
   }
 
   /**
@@ -538,91 +304,38 @@ public final class Participant {
    * own position.
    */
   public Map<TopicPartition, Long> safeOffsets(Map<TopicPartition, Long> consumed) {
-    lock.lock();
-    try {
-      Map<TopicPartition, Long> safe = new HashMap<>(consumed);
-      writers.holdBack(safe);
-      for (Pending p : pending.values()) {
-        p.batch().ranges().forEach((tp, r) -> safe.merge(tp, r.from(), Math::min));
-      }
-      for (Preparing p : preparing.values()) {
-        p.ranges().forEach((tp, r) -> safe.merge(tp, r.from(), Math::min));
-      }
-      ledger.holdBack(safe);
-      safe.keySet().retainAll(consumed.keySet());
-      return safe;
-    } finally {
-      lock.unlock();
-    }
+    return state.safeOffsets(consumed);
   }
 
   /**
-   * Drops every writer and pending batch, forgets loaded watermarks and returns where each assigned
-   * partition must be re-read from (the caller seeks there). Until a record of the new position
-   * arrives, {@link #safeOffsets} reports no more than that position.
+   * Drops every writer and batch in flight, forgets loaded watermarks, and says where each assigned
+   * partition must be read again from (the caller seeks there) and how much is read again. Until a
+   * record of the new position arrives, {@link #safeOffsets} reports no more than that position.
    */
-  public Map<TopicPartition, Long> reset(Map<TopicPartition, Long> consumed) {
-    lock.lock();
-    try {
-      Map<TopicPartition, Long> durable = safeOffsets(consumed);
-      writers.abortAll();
-      pending.clear();
-      preparing.clear();
-      generation++;
-      resetRequested = false;
-      return ledger.rewind(durable, consumed);
-    } finally {
-      lock.unlock();
-    }
+  public Rewind reset(Map<TopicPartition, Long> consumed) {
+    return state.reset(consumed);
   }
 
   /**
    * Newly assigned partitions start at Connect's committed offsets, which are safe by construction.
+   * True when the task has writers: a Paimon writer must not be older than the watermarks of a
+   * partition it writes (its sequence numbers would rank a newer row below rows committed since),
+   * so the caller hands in what they wrote and starts them over.
    */
-  public void assigned(java.util.Collection<TopicPartition> partitions) {
-    lock.lock();
-    try {
-      ledger.assigned(partitions);
-    } finally {
-      lock.unlock();
-    }
+  public boolean assigned(Collection<TopicPartition> partitions) {
+    return state.assigned(partitions);
   }
 
-  public void revoked(java.util.Collection<TopicPartition> partitions) {
-    lock.lock();
-    try {
-      ledger.revoked(partitions);
-    } finally {
-      lock.unlock();
-    }
-  }
-
-  /** True while some table has a writer (records written since the last reset). */
-  public boolean hasWriters() {
-    lock.lock();
-    try {
-      return writers.any();
-    } finally {
-      lock.unlock();
-    }
+  public void revoked(Collection<TopicPartition> partitions) {
+    state.revoked(partitions);
   }
 
   public Set<TopicPartition> assignedPartitions() {
-    lock.lock();
-    try {
-      return ledger.assignedPartitions();
-    } finally {
-      lock.unlock();
-    }
+    return state.assignedPartitions();
   }
 
   public void close() {
-    lock.lock();
-    try {
-      writers.closeAll();
-    } finally {
-      lock.unlock();
-      closer.close();
-    }
+    state.close();
+    closer.close();
   }
 }

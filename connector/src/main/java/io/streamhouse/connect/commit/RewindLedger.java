@@ -33,10 +33,9 @@ final class RewindLedger {
 
   /**
    * Rewinds to {@code rewindTo} (the durable offsets) from {@code consumed}, counts what is read
-   * again, and returns the rewinds of assigned partitions.
+   * again, and returns the rewinds of assigned partitions with that count.
    */
-  Map<TopicPartition, Long> rewind(
-      Map<TopicPartition, Long> rewindTo, Map<TopicPartition, Long> consumed) {
+  Rewind rewind(Map<TopicPartition, Long> rewindTo, Map<TopicPartition, Long> consumed) {
     long count = 0;
     for (Map.Entry<TopicPartition, Long> e : rewindTo.entrySet()) {
       count += Math.max(0, consumed.get(e.getKey()) - e.getValue());
@@ -46,7 +45,7 @@ final class RewindLedger {
     effective.keySet().retainAll(assigned);
     rewinds.clear();
     rewinds.putAll(effective);
-    return effective;
+    return new Rewind(effective, count);
   }
 
   /** Newly assigned partitions start at Connect's committed offsets, safe by construction. */

@@ -43,4 +43,16 @@ public record CommitOutcome(
       int files) {
     this(decisions, watermarks, snapshotId, records, files, Set.of());
   }
+
+  /**
+   * The files of the batches among {@code batches} that this commit rejected and the connector
+   * wrote: to delete. Files of refused batches are left alone.
+   */
+  public List<PreparedFiles> rejectedFiles(List<OfferedBatch> batches) {
+    return batches.stream()
+        .filter(b -> decisions.get(b.batchId()) == BatchPlan.Decision.REJECT)
+        .filter(b -> !refused.contains(b.batchId()))
+        .map(OfferedBatch::files)
+        .toList();
+  }
 }

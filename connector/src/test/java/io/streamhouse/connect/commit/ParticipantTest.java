@@ -58,15 +58,14 @@ class ParticipantTest {
     CompletableFuture<Void> round = CompletableFuture.runAsync(() -> participant.onStartCommit(1));
     await().atMost(Duration.ofSeconds(10)).until(() -> format.detached.size() == 1);
 
-    // The files of [0, 10) are being closed: the task's lock is free, and the offsets stay in
-    // flight.
-    assertThat(participant.lock().tryLock(5, TimeUnit.SECONDS)).isTrue();
-    try {
-      assertThat(participant.safeOffsets(Map.of(P0, 10L))).containsEntry(P0, 0L);
-      write(10, 15);
-    } finally {
-      participant.lock().unlock();
-    }
+    // The files of [0, 10) are being closed: the task writes on (the lock is free; a held lock
+    // would block these calls until the gate opens), and the offsets stay in flight.
+    CompletableFuture.runAsync(
+            () -> {
+              assertThat(participant.safeOffsets(Map.of(P0, 10L))).containsEntry(P0, 0L);
+              writeUnchecked(10, 15);
+            })
+        .get(30, TimeUnit.SECONDS);
     assertThat(channel.batches()).isEmpty();
 
     format.closing.countDown();
@@ -137,12 +136,7 @@ class ParticipantTest {
     CompletableFuture<Void> round = CompletableFuture.runAsync(() -> participant.onStartCommit(1));
     await().atMost(Duration.ofSeconds(10)).until(() -> format.detached.size() == 1);
 
-    participant.lock().lock();
-    try {
-      assertThat(participant.reset(Map.of(P0, 10L))).containsEntry(P0, 0L);
-    } finally {
-      participant.lock().unlock();
-    }
+    assertThat(participant.reset(Map.of(P0, 10L)).positions()).containsEntry(P0, 0L);
     format.closing.countDown();
     round.get(10, TimeUnit.SECONDS);
 
@@ -163,14 +157,9 @@ class ParticipantTest {
         .hasRootCauseMessage("disk full");
     write(10, 15); // the task goes on until its next put or preCommit sees the reset request
 
-    participant.lock().lock();
-    try {
-      assertThat(participant.resetRequested()).isTrue();
-      assertThat(participant.safeOffsets(Map.of(P0, 15L))).containsEntry(P0, 0L);
-      assertThat(participant.reset(Map.of(P0, 15L))).containsEntry(P0, 0L);
-    } finally {
-      participant.lock().unlock();
-    }
+    assertThat(participant.resetRequested()).isTrue();
+    assertThat(participant.safeOffsets(Map.of(P0, 15L))).containsEntry(P0, 0L);
+    assertThat(participant.reset(Map.of(P0, 15L)).positions()).containsEntry(P0, 0L);
     assertThat(channel.batches()).isEmpty();
   }
 
@@ -180,29 +169,19 @@ class ParticipantTest {
     Destination toOther = new Destination(other, TO.route());
     format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 100L)));
     format.watermarks.put(other, Watermarks.of(Map.of(P0, 80L)));
-    participant.lock().lock();
-    try {
-      assertThat(participant.commonPosition(P0, List.of(TO, toOther))).hasValue(80L);
-      assertThat(participant.commonPosition(new TopicPartition("t", 1), List.of(TO, toOther)))
-          .as("a partition the tables never had")
-          .isEmpty();
-    } finally {
-      participant.lock().unlock();
-    }
+    assertThat(participant.commonPosition(P0, List.of(TO, toOther))).hasValue(80L);
+    assertThat(participant.commonPosition(new TopicPartition("t", 1), List.of(TO, toOther)))
+        .as("a partition the tables never had")
+        .isEmpty();
     write(100, 120); // this task's records count before they are committed
-    participant.lock().lock();
-    try {
-      assertThat(participant.commonPosition(P0, List.of(TO))).hasValue(120L);
-      assertThat(participant.commonPosition(P0, List.of(TO, toOther))).hasValue(80L);
-      assertThat(
-              participant.commonPosition(
-                  P0,
-                  List.of(TO, new Destination(new TableId("c", List.of("ns"), "new"), TO.route()))))
-          .as("a table without a watermark")
-          .isEmpty();
-    } finally {
-      participant.lock().unlock();
-    }
+    assertThat(participant.commonPosition(P0, List.of(TO))).hasValue(120L);
+    assertThat(participant.commonPosition(P0, List.of(TO, toOther))).hasValue(80L);
+    assertThat(
+            participant.commonPosition(
+                P0,
+                List.of(TO, new Destination(new TableId("c", List.of("ns"), "new"), TO.route()))))
+        .as("a table without a watermark")
+        .isEmpty();
   }
 
   @Test
@@ -212,15 +191,10 @@ class ParticipantTest {
     write(0, 10);
     CompletableFuture<Void> coordinator =
         CompletableFuture.runAsync(() -> actAsCoordinator(BatchPlan.Decision.APPLY));
-    participant.lock().lock();
-    try {
-      assertThat(participant.handOver(10_000)).isTrue();
-      assertThat(participant.safeOffsets(Map.of(P0, 10L))).containsEntry(P0, 10L);
-      participant.revoked(List.of(P0));
-      participant.reset(Map.of(P0, 10L));
-    } finally {
-      participant.lock().unlock();
-    }
+    assertThat(participant.handOver(10_000)).isTrue();
+    assertThat(participant.safeOffsets(Map.of(P0, 10L))).containsEntry(P0, 10L);
+    participant.revoked(List.of(P0));
+    participant.reset(Map.of(P0, 10L));
     coordinator.get(10, TimeUnit.SECONDS);
     assertThat(channel.sent)
         .filteredOn(e -> e instanceof ControlEvent.RoundRequest)
@@ -242,13 +216,8 @@ class ParticipantTest {
       throws Exception {
     format.closing.countDown();
     write(0, 10);
-    participant.lock().lock();
-    try {
-      assertThat(participant.handOver(200)).isFalse(); // no coordinator answers
-      assertThat(participant.reset(Map.of(P0, 10L))).containsEntry(P0, 0L);
-    } finally {
-      participant.lock().unlock();
-    }
+    assertThat(participant.handOver(200)).isFalse(); // no coordinator answers
+    assertThat(participant.reset(Map.of(P0, 10L)).positions()).containsEntry(P0, 0L);
     assertThat(participant.rewoundOffsets()).isEqualTo(10);
   }
 
@@ -258,13 +227,8 @@ class ParticipantTest {
     format.closing.countDown();
     format.toleratesConcurrentCommitters = true;
     write(0, 10);
-    participant.lock().lock();
-    try {
-      assertThat(participant.handOver(200)).isTrue(); // no coordinator answers
-      assertThat(participant.reset(Map.of(P0, 10L))).containsEntry(P0, 10L);
-    } finally {
-      participant.lock().unlock();
-    }
+    assertThat(participant.handOver(200)).isTrue(); // no coordinator answers
+    assertThat(participant.reset(Map.of(P0, 10L)).positions()).containsEntry(P0, 10L);
     assertThat(format.committed).hasSize(1);
     assertThat(format.watermarks(TABLE).asMap()).containsEntry(P0, 10L);
     assertThat(participant.rewoundOffsets()).isZero();
@@ -276,27 +240,17 @@ class ParticipantTest {
     write(0, 10);
     CompletableFuture<Void> coordinator =
         CompletableFuture.runAsync(() -> actAsCoordinator(BatchPlan.Decision.REJECT));
-    participant.lock().lock();
-    try {
-      long started = System.nanoTime();
-      assertThat(participant.handOver(60_000)).isFalse();
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
-      assertThat(participant.reset(Map.of(P0, 10L))).containsEntry(P0, 0L);
-    } finally {
-      participant.lock().unlock();
-    }
+    long started = System.nanoTime();
+    assertThat(participant.handOver(60_000)).isFalse();
+    assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(30));
+    assertThat(participant.reset(Map.of(P0, 10L)).positions()).containsEntry(P0, 0L);
     coordinator.get(10, TimeUnit.SECONDS);
   }
 
   @Test
   void aTaskWithNothingInFlightHandsOverWithoutAskingForARound() throws Exception {
-    participant.lock().lock();
-    try {
-      participant.assigned(List.of(P0));
-      assertThat(participant.handOver(10_000)).isTrue();
-    } finally {
-      participant.lock().unlock();
-    }
+    participant.assigned(List.of(P0));
+    assertThat(participant.handOver(10_000)).isTrue();
     assertThat(channel.sent).isEmpty();
   }
 
@@ -311,26 +265,24 @@ class ParticipantTest {
     Map<String, BatchPlan.Decision> decisions = new java.util.HashMap<>();
     channel.batches().forEach(b -> decisions.put(b.batchId(), decision));
     assertThat(decisions).hasSize(1);
-    participant.lock().lock();
+    participant.onTableCommitted(new ControlEvent.TableCommitted("conn", 7, TABLE, decisions));
+  }
+
+  private void writeUnchecked(long from, long to) {
     try {
-      participant.onTableCommitted(new ControlEvent.TableCommitted("conn", 7, TABLE, decisions));
-    } finally {
-      participant.lock().unlock();
+      write(from, to);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
     }
   }
 
   private void write(long from, long to) throws Exception {
-    participant.lock().lock();
-    try {
-      participant.assigned(List.of(P0));
-      for (long offset = from; offset < to; offset++) {
-        assertThat(
-                participant.write(
-                    new SinkRecord("t", 0, null, null, null, "v" + offset, offset), P0, TO))
-            .isTrue();
-      }
-    } finally {
-      participant.lock().unlock();
+    participant.assigned(List.of(P0));
+    for (long offset = from; offset < to; offset++) {
+      assertThat(
+              participant.write(
+                  new SinkRecord("t", 0, null, null, null, "v" + offset, offset), P0, TO))
+          .isTrue();
     }
   }
 }

@@ -16,8 +16,9 @@ class RewindLedgerTest {
   void aRewindCountsWhatIsReadAgainAndHoldsOffsetsBackUntilARecordOfThePartitionArrives() {
     RewindLedger ledger = new RewindLedger();
     ledger.assigned(List.of(P0, P1));
-    Map<TopicPartition, Long> to = ledger.rewind(Map.of(P0, 5L, P1, 7L), Map.of(P0, 10L, P1, 7L));
-    assertThat(to).containsExactlyInAnyOrderEntriesOf(Map.of(P0, 5L, P1, 7L));
+    Rewind rewind = ledger.rewind(Map.of(P0, 5L, P1, 7L), Map.of(P0, 10L, P1, 7L));
+    assertThat(rewind.positions()).containsExactlyInAnyOrderEntriesOf(Map.of(P0, 5L, P1, 7L));
+    assertThat(rewind.offsetsReadAgain()).isEqualTo(5);
     assertThat(ledger.rewoundOffsets()).isEqualTo(5);
 
     Map<TopicPartition, Long> offsets = new HashMap<>(Map.of(P0, 10L, P1, 9L));
@@ -35,8 +36,9 @@ class RewindLedgerTest {
     RewindLedger ledger = new RewindLedger();
     ledger.assigned(List.of(P0, P1));
     ledger.revoked(List.of(P1));
-    Map<TopicPartition, Long> to = ledger.rewind(Map.of(P0, 5L, P1, 3L), Map.of(P0, 5L, P1, 9L));
-    assertThat(to).containsOnlyKeys(P0);
+    Rewind rewind = ledger.rewind(Map.of(P0, 5L, P1, 3L), Map.of(P0, 5L, P1, 9L));
+    assertThat(rewind.positions()).containsOnlyKeys(P0);
+    assertThat(rewind.offsetsReadAgain()).isEqualTo(6);
     assertThat(ledger.rewoundOffsets()).as("the next owner reads them again").isEqualTo(6);
     assertThat(ledger.assignedPartitions()).containsExactly(P0);
   }

@@ -302,15 +302,10 @@ public final class InProcessFanout {
   private static void put(
       Participant participant, TableRouter router, List<SinkRecord> batch, Set<TopicPartition> tps)
       throws Exception {
-    participant.lock().lock();
-    try {
-      for (SinkRecord r : batch) {
-        for (TableRouter.Destination to : router.route(r)) {
-          participant.write(r, new TopicPartition("fan", 0), to);
-        }
+    for (SinkRecord r : batch) {
+      for (TableRouter.Destination to : router.route(r)) {
+        participant.write(r, new TopicPartition("fan", 0), to);
       }
-    } finally {
-      participant.lock().unlock();
     }
   }
 }

@@ -1,0 +1,158 @@
+package io.streamhouse.connect.commit;
+
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.table.DetachedFiles;
+import io.streamhouse.connect.table.TableFormat;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A task's batches between its writers and the coordinator's decision: <em>preparing</em> (files
+ * taken out of the writers, being closed) and <em>pending</em> (closed and offered, offered again
+ * in every round until decided). Both hold their offsets back (invariant <em>durable-offsets</em>).
+ * A reset clears them and starts a new generation: batches taken out before it are void. Not
+ * thread-safe: {@link Participant} calls it under its lock.
+ */
+final class InFlightBatches {
+  private static final Logger LOG = LoggerFactory.getLogger(InFlightBatches.class);
+
+  /** A batch offered to the coordinator and not yet decided. */
+  record Pending(TableId table, OfferedBatch batch) {}
+
+  /** A batch whose files are being closed, to be offered next. */
+  record Preparing(
+      TableId table,
+      String batchId,
+      Map<TopicPartition, OffsetRange> ranges,
+      long maxTimestamp,
+      DetachedFiles files) {}
+
+  private final String connector;
+  private final int taskId;
+  private final Map<String, TableFormat> formats;
+  private final Map<String, Pending> pending = new LinkedHashMap<>();
+  private final Map<String, Preparing> preparing = new LinkedHashMap<>();
+  private long generation;
+
+  InFlightBatches(String connector, int taskId, Map<String, TableFormat> formats) {
+    this.connector = connector;
+    this.taskId = taskId;
+    this.formats = formats;
+  }
+
+  /** Takes the files and offset ranges out of {@code detached} writers: they are preparing. */
+  List<Preparing> preparing(List<TableWriters.Detached> detached) {
+    List<Preparing> batches = new ArrayList<>(detached.size());
+    for (TableWriters.Detached d : detached) {
+      Preparing p =
+          new Preparing(
+              d.table(),
+              connector + "-" + taskId + "-" + UUID.randomUUID(),
+              d.ranges(),
+              d.maxTimestamp(),
+              d.files());
+      preparing.put(p.batchId(), p);
+      batches.add(p);
+    }
+    return batches;
+  }
+
+  /** {@code batch}'s files are closed: it is pending, offered in every round until decided. */
+  Pending closed(Preparing batch, PreparedFiles files) {
+    preparing.remove(batch.batchId());
+    Pending p =
+        new Pending(
+            batch.table(),
+            new OfferedBatch(batch.batchId(), taskId, batch.ranges(), files, batch.maxTimestamp()));
+    pending.put(batch.batchId(), p);
+    return p;
+  }
+
+  Collection<Pending> pending() {
+    return pending.values();
+  }
+
+  /**
+   * The coordinator decided batch {@code batchId}: an applied or already present batch is done (its
+   * offsets are durable). True when the batch was this task's and was rejected: the task must start
+   * over from its durable offsets.
+   */
+  boolean decided(String batchId, BatchPlan.Decision decision) {
+    Pending p = pending.get(batchId);
+    if (p == null) {
+      return false;
+    }
+    if (decision == BatchPlan.Decision.REJECT) {
+      LOG.warn(
+          "Connector {} task {}: table {} rejected batch {} {}: its offsets do not follow the "
+              + "table's watermarks; rewinding to the last durable offsets",
+          connector,
+          taskId,
+          p.table(),
+          batchId,
+          p.batch().ranges());
+      return true;
+    }
+    pending.remove(batchId);
+    return false;
+  }
+
+  /** True when nothing is preparing or pending. */
+  boolean isEmpty() {
+    return pending.isEmpty() && preparing.isEmpty();
+  }
+
+  int size() {
+    return pending.size() + preparing.size();
+  }
+
+  /** The batches taken out since a reset; a batch taken out earlier is void. */
+  long generation() {
+    return generation;
+  }
+
+  /** Lowers {@code offsets} to the first offset each batch in flight holds. */
+  void holdBack(Map<TopicPartition, Long> offsets) {
+    for (Pending p : pending.values()) {
+      p.batch().ranges().forEach((tp, r) -> offsets.merge(tp, r.from(), Math::min));
+    }
+    for (Preparing p : preparing.values()) {
+      p.ranges().forEach((tp, r) -> offsets.merge(tp, r.from(), Math::min));
+    }
+  }
+
+  /** Forgets every batch: the task starts over from its durable offsets. */
+  void clear() {
+    pending.clear();
+    preparing.clear();
+    generation++;
+  }
+
+  /**
+   * Deletes the files of a batch that is never offered (best effort: they are not in any snapshot).
+   */
+  void discard(Preparing batch, PreparedFiles files) {
+    try {
+      formats.get(batch.table().catalog()).discard(batch.table(), List.of(files));
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Connector {} task {}: could not delete the uncommitted files of batch {} of table {}: {}",
+          connector,
+          taskId,
+          batch.batchId(),
+          batch.table(),
+          e.toString());
+    }
+  }
+}

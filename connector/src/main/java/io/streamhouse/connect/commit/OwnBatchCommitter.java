@@ -1,0 +1,76 @@
+package io.streamhouse.connect.commit;
+
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.table.TableFormat;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The hand-over's fallback when no coordinator answers (task 0 may move in the same rebalance): a
+ * task commits its own pending batches to the tables whose format tolerates a second committer. The
+ * contiguity check is atomic with the snapshot there, so a batch the coordinator commits too is
+ * acknowledged as already present, never added twice. Files of batches the commit rejected are
+ * deleted, as the coordinator does.
+ */
+final class OwnBatchCommitter {
+  private static final Logger LOG = LoggerFactory.getLogger(OwnBatchCommitter.class);
+
+  private final String connector;
+  private final int taskId;
+  private final Map<String, TableFormat> formats;
+
+  OwnBatchCommitter(String connector, int taskId, Map<String, TableFormat> formats) {
+    this.connector = connector;
+    this.taskId = taskId;
+    this.formats = formats;
+  }
+
+  /** Commits {@code pending} as commit {@code commitId}; the decisions of the tables it could. */
+  Map<String, BatchPlan.Decision> commit(
+      Collection<InFlightBatches.Pending> pending, long commitId) {
+    Map<TableId, List<OfferedBatch>> byTable = new LinkedHashMap<>();
+    pending.forEach(p -> byTable.computeIfAbsent(p.table(), t -> new ArrayList<>()).add(p.batch()));
+    Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
+    byTable.forEach(
+        (table, batches) -> {
+          TableFormat format = formats.get(table.catalog());
+          if (!format.toleratesConcurrentCommitters()) {
+            return;
+          }
+          try {
+            CommitOutcome outcome = format.commit(table, commitId, batches, false);
+            decisions.putAll(outcome.decisions());
+            List<io.streamhouse.connect.protocol.PreparedFiles> rejected =
+                outcome.rejectedFiles(batches);
+            if (!rejected.isEmpty()) {
+              format.discard(table, rejected);
+            }
+            LOG.info(
+                "Connector {} task {}: no coordinator answered; committed its own {} batches to {}"
+                    + " (commit {}): {}",
+                connector,
+                taskId,
+                batches.size(),
+                table,
+                commitId,
+                outcome.decisions());
+          } catch (RuntimeException e) {
+            LOG.warn(
+                "Connector {} task {}: could not commit its own batches to {} while handing over: {}",
+                connector,
+                taskId,
+                table,
+                e.toString());
+          }
+        });
+    return decisions;
+  }
+}

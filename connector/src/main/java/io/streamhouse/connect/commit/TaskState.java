@@ -1,0 +1,302 @@
+package io.streamhouse.connect.commit;
+
+import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.routing.TableRouter.Destination;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.TableFormat;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * What a task's thread and its control thread share, and the one lock that guards it: the table
+ * writers, the batches in flight, the rewinds, and whether the task must start over. Every method
+ * takes the lock itself and holds it only for its own step, never while files close.
+ */
+final class TaskState {
+  private final ReentrantLock lock = new ReentrantLock();
+
+  /** Signalled when batches become pending or get decided, or a reset is asked for. */
+  private final Condition settled = lock.newCondition();
+
+  private final TableWriters writers;
+  private final InFlightBatches inFlight;
+  private final RewindLedger ledger = new RewindLedger();
+  private volatile boolean resetRequested;
+  private long lastAnsweredCommit;
+
+  /** Batches taken out of the writers in generation {@code generation}, to be closed. */
+  record Detached(List<InFlightBatches.Preparing> batches, long generation) {}
+
+  /** The batches of a round to answer: those offered again, and the new ones taken out. */
+  record Round(List<InFlightBatches.Pending> offeredAgain, Detached detached, boolean repeated) {}
+
+  /** Batches whose files closed, offered unless a reset voided them or a file failed to close. */
+  record Offered(
+      List<InFlightBatches.Pending> batches,
+      Map<InFlightBatches.Preparing, PreparedFiles> files,
+      RuntimeException failure) {}
+
+  TaskState(String connector, int taskId, Map<String, TableFormat> formats, FileBudget budget) {
+    this.writers = new TableWriters(connector, taskId, formats, budget);
+    this.inFlight = new InFlightBatches(connector, taskId, formats);
+  }
+
+  /** See {@link Participant#write}. */
+  boolean write(SinkRecord record, TopicPartition tp, Destination to)
+      throws RecordConversionException {
+    lock.lock();
+    try {
+      // Connect applies a requested seek before its next poll: a record delivered after a reset
+      // comes from the new position, and Connect's own offsets now reflect it.
+      ledger.arrived(tp);
+      TableWriters.Written written = writers.write(record, tp, to);
+      if (written == TableWriters.Written.TABLE_CHANGED) {
+        resetRequested = true; // the task rewinds and writes with the new schema
+      }
+      return written == TableWriters.Written.WRITTEN;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void skipped(SinkRecord record, TopicPartition tp, Destination to) {
+    lock.lock();
+    try {
+      writers.skipped(record, tp, to);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  OptionalLong commonPosition(TopicPartition tp, List<Destination> destinations) {
+    lock.lock();
+    try {
+      return writers.commonPosition(tp, destinations);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * A commit request: empty for one older than the last answered; otherwise the pending batches to
+   * offer again and, unless it repeats the last request, the batches taken out of the writers now
+   * ({@code beforeDetach} runs first, under the lock).
+   */
+  Optional<Round> round(long commitId, Runnable beforeDetach) {
+    lock.lock();
+    try {
+      if (commitId < lastAnsweredCommit) {
+        return Optional.empty();
+      }
+      boolean repeated = commitId == lastAnsweredCommit;
+      lastAnsweredCommit = commitId;
+      List<InFlightBatches.Pending> again = new ArrayList<>(inFlight.pending());
+      if (repeated) {
+        return Optional.of(new Round(again, new Detached(List.of(), -1), true));
+      }
+      beforeDetach.run();
+      return Optional.of(new Round(again, detachLocked(), false));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Takes the files and offset ranges out of every open table. */
+  Detached detach() {
+    lock.lock();
+    try {
+      return detachLocked();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private Detached detachLocked() {
+    return new Detached(inFlight.preparing(writers.detachAll()), inFlight.generation());
+  }
+
+  /**
+   * The files of {@code detached} closed: the batches become pending, unless a reset since voided
+   * them (their files are deleted, nothing is offered) or some failed to close (the closed ones are
+   * deleted, the rest stay preparing and hold their offsets back until the reset this asks for).
+   */
+  Offered offer(Detached detached, BatchCloser.Closed<InFlightBatches.Preparing> closed) {
+    lock.lock();
+    try {
+      if (detached.generation() != inFlight.generation()) {
+        closed.files().forEach(inFlight::discard); // the reset rewound to their first offsets
+        return new Offered(List.of(), Map.of(), null);
+      }
+      if (closed.failure() != null) {
+        closed.files().forEach(inFlight::discard);
+        resetRequested = true;
+        return new Offered(List.of(), Map.of(), closed.failure());
+      }
+      List<InFlightBatches.Pending> offered = new ArrayList<>(closed.files().size());
+      closed.files().forEach((batch, files) -> offered.add(inFlight.closed(batch, files)));
+      return new Offered(offered, closed.files(), null);
+    } finally {
+      settled.signalAll();
+      lock.unlock();
+    }
+  }
+
+  /** The coordinator's (or the task's own) decisions; a rejected batch asks for a reset. */
+  void decide(Map<String, BatchPlan.Decision> decisions) {
+    lock.lock();
+    try {
+      decisions.forEach(
+          (batchId, decision) -> {
+            if (inFlight.decided(batchId, decision)) {
+              resetRequested = true;
+            }
+          });
+      settled.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The pending batches, for a commit of the task's own. */
+  List<InFlightBatches.Pending> pending() {
+    lock.lock();
+    try {
+      return new ArrayList<>(inFlight.pending());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** True when nothing is in flight and no reset is asked for. */
+  boolean settled() {
+    lock.lock();
+    try {
+      return inFlight.isEmpty() && !resetRequested;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Batches in flight. */
+  int inFlight() {
+    lock.lock();
+    try {
+      return inFlight.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Waits until nothing is in flight, a reset is asked for, or {@code deadline} (nanoTime). */
+  void awaitSettled(long deadline) throws InterruptedException {
+    lock.lock();
+    try {
+      while (!inFlight.isEmpty() && !resetRequested) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        settled.awaitNanos(left);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  long lastAnsweredCommit() {
+    lock.lock();
+    try {
+      return lastAnsweredCommit;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  boolean resetRequested() {
+    return resetRequested;
+  }
+
+  /** See {@link Participant#safeOffsets}. */
+  Map<TopicPartition, Long> safeOffsets(Map<TopicPartition, Long> consumed) {
+    lock.lock();
+    try {
+      Map<TopicPartition, Long> safe = new HashMap<>(consumed);
+      writers.holdBack(safe);
+      inFlight.holdBack(safe);
+      ledger.holdBack(safe);
+      safe.keySet().retainAll(consumed.keySet());
+      return safe;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** See {@link Participant#reset}. */
+  Rewind reset(Map<TopicPartition, Long> consumed) {
+    lock.lock();
+    try {
+      Map<TopicPartition, Long> durable = safeOffsets(consumed);
+      writers.abortAll();
+      inFlight.clear();
+      resetRequested = false;
+      return ledger.rewind(durable, consumed);
+    } finally {
+      settled.signalAll();
+      lock.unlock();
+    }
+  }
+
+  /** The partitions are assigned; true when the task has writers. */
+  boolean assigned(Collection<TopicPartition> partitions) {
+    lock.lock();
+    try {
+      ledger.assigned(partitions);
+      return writers.any();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  void revoked(Collection<TopicPartition> partitions) {
+    lock.lock();
+    try {
+      ledger.revoked(partitions);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  Set<TopicPartition> assignedPartitions() {
+    lock.lock();
+    try {
+      return ledger.assignedPartitions();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  long rewoundOffsets() {
+    return ledger.rewoundOffsets();
+  }
+
+  void close() {
+    lock.lock();
+    try {
+      writers.closeAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+}
