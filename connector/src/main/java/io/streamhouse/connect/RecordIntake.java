@@ -22,10 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * What a task does with Connect's calls: routes each record to its tables and writes it, keeps the
  * task's consumed offsets, seeks past what the tables hold already (invariant
- * <em>skip-what-the-table-has</em>, docs/architecture.md), rewinds when a batch was rejected or a
- * schema changed, hands in its work when partitions are revoked, and reports only durable offsets.
- * Only Connect's task thread calls it; the participant guards what it shares with the control
- * thread.
+ * <em>skip-what-the-table-has</em>, docs/architecture.md), rewinds when a batch was rejected, hands
+ * in its work when partitions are revoked, and reports only durable offsets. Only Connect's task
+ * thread calls it; the participant guards what it shares with the control thread.
  */
 final class RecordIntake {
   private static final Logger LOG = LoggerFactory.getLogger(RecordIntake.class);
@@ -119,7 +118,7 @@ final class RecordIntake {
       tp = partitionOf(record, tp);
       write(record, tp);
       if (participant.resetRequested()) {
-        rewind(); // a table's schema changed: start over, this record included
+        rewind(); // a batch was rejected or failed to close: start over, this record included
         return;
       }
       consumed.put(tp, record.originalKafkaOffset() + 1);

@@ -147,6 +147,17 @@ class SchemaEvolutionE2E {
                   + "`address` ROW<`city` STRING, `zip` STRING>, `email` STRING>");
     }
 
+    // A schema change rolls over only its table's writer: no task read anything again for it.
+    try (WorkerJmx jmx = new WorkerJmx(stack.worker().process().pid())) {
+      Map<String, Double> rewound =
+          jmx.values(
+              "kafka.connect:type=plugins,connector=" + name + ",task=*",
+              "task",
+              "task-offsets-rewound-total");
+      System.out.printf("SchemaEvolutionE2E %s: offsets read again per task %s%n", format, rewound);
+      assertThat(rewound).hasSize(2).allSatisfy((task, offsets) -> assertThat(offsets).isZero());
+    }
+
     // The DLQ is at-least-once: a task that re-reads a partition before its next commit (the first
     // rebalance, a rewind) reports its bad records again. One message per offset:
     Map<Long, String> byOffset = new TreeMap<>();

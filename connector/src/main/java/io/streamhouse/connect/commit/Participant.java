@@ -9,6 +9,7 @@ import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -71,7 +72,7 @@ public final class Participant {
    */
   public boolean write(SinkRecord record, TopicPartition tp, Destination to)
       throws RecordConversionException {
-    return state.write(record, tp, to);
+    return state.write(record, tp, to, closer);
   }
 
   /**
@@ -139,7 +140,11 @@ public final class Participant {
               + offered.failure(),
           offered.failure());
     }
-    List<ControlEvent> events = chunks(commitId, offered.batches());
+    // The new batches, and any that became pending meanwhile (a hand-over, a schema change): a
+    // round offers every batch that precedes one it offers.
+    Set<String> offeredFirst = new HashSet<>();
+    round.offeredAgain().forEach(p -> offeredFirst.add(p.batch().batchId()));
+    List<ControlEvent> events = chunks(commitId, state.pendingBesides(offeredFirst));
     events.add(taskDone(commitId));
     channel.send(events);
     answers.answered(
@@ -153,7 +158,7 @@ public final class Participant {
         round.offeredAgain().size());
   }
 
-  /** The one path from taken-out files to offered batches, for a round and for a hand-over. */
+  /** From taken-out files to offered batches: closed without the lock, offered under it. */
   private TaskState.Offered closeAndOffer(TaskState.Detached detached) {
     return state.offer(
         detached, closer.close(detached.batches(), InFlightBatches.Preparing::files));
@@ -196,15 +201,13 @@ public final class Participant {
     if (timeoutMs <= 0 || state.resetRequested()) {
       return false;
     }
-    TaskState.Detached detached = state.detach();
-    TaskState.Offered offered = closeAndOffer(detached);
+    TaskState.Offered offered = state.detachAndOffer(closer);
     if (offered.failure() != null) {
       LOG.warn(
-          "Connector {} task {}: could not close the data files of tables {} to hand them over; the"
-              + " task drops its uncommitted work: {}",
+          "Connector {} task {}: could not close the data files to hand them over; the task drops"
+              + " its uncommitted work: {}",
           connector,
           taskId,
-          tables(detached),
           offered.failure().toString());
       return false;
     }

@@ -41,9 +41,7 @@ final class TableWriters {
     /** In the table's writer. */
     WRITTEN,
     /** The table has it already, or it changes nothing in a table that does not exist yet. */
-    SKIPPED,
-    /** Its schema changed the table: the task must start over with writers of the new schema. */
-    TABLE_CHANGED
+    SKIPPED
   }
 
   /** Files and offset ranges taken out of one table's writer for a batch. */
@@ -59,6 +57,9 @@ final class TableWriters {
   private final FileBudget budget;
   private final Map<TableId, OpenTable> open = new LinkedHashMap<>();
   private final Map<TableId, Map<TopicPartition, Long>> positions = new HashMap<>();
+
+  /** Files of writers rolled over by a schema change, for the caller to close and offer. */
+  private final List<Detached> rolled = new ArrayList<>();
 
   /** A table with a writer and the offset ranges it holds. */
   private static final class OpenTable {
@@ -101,16 +102,17 @@ final class TableWriters {
     // routing), to the dead-letter queue, or were compacted away. Lost data is the lag monitor's
     // business (log start offset against the committed offset), not a guess from gaps.
     if (table == null) {
-      Optional<TableWriter> writer =
-          formats.get(to.table().catalog()).openWriter(to.table(), to.route(), record, budget);
-      if (writer.isEmpty()) {
+      table = open(record, to);
+      if (table == null) {
         return Written.SKIPPED; // a tombstone for a table that does not exist yet
       }
-      table = new OpenTable(writer.get());
-      open.put(to.table(), table);
     }
     if (!followsSchema(record, to, table)) {
-      return Written.TABLE_CHANGED;
+      // The table changed: the writer's files so far go as a batch of the old schema (Iceberg
+      // reads old files by field id, Paimon by schema id), a writer of the new schema goes on.
+      table = rollOver(record, to, table);
+      range = null;
+      position = position(to.table(), tp);
     }
     table.writer.write(record);
     if (range == null) {
@@ -126,10 +128,50 @@ final class TableWriters {
   }
 
   /**
+   * Detaches {@code table}'s files (for the caller to close and offer, see {@link #takeRolled}),
+   * closes its writer and opens one of the table's new schema, which {@code record} must follow.
+   */
+  private OpenTable rollOver(SinkRecord record, Destination to, OpenTable table)
+      throws RecordConversionException {
+    rolled.add(detach(to.table(), table));
+    open.remove(to.table());
+    closeQuietly(table.writer);
+    OpenTable next = open(record, to);
+    if (next == null || !followsSchema(record, to, next)) {
+      throw new IllegalStateException(
+          "Connector "
+              + connector
+              + " task "
+              + taskId
+              + ": the new writer of table "
+              + to.table()
+              + " does not follow the schema of the record at "
+              + record.topic()
+              + "-"
+              + record.kafkaPartition()
+              + " offset "
+              + record.kafkaOffset()
+              + " either");
+    }
+    return next;
+  }
+
+  /** A new writer of {@code to.table()}; null when {@code record} changes nothing in it. */
+  private OpenTable open(SinkRecord record, Destination to) throws RecordConversionException {
+    Optional<TableWriter> writer =
+        formats.get(to.table().catalog()).openWriter(to.table(), to.route(), record, budget);
+    if (writer.isEmpty()) {
+      return null;
+    }
+    OpenTable table = new OpenTable(writer.get());
+    open.put(to.table(), table);
+    return table;
+  }
+
+  /**
    * Schema evolution: false when {@code record} needed the table's schema to change and the change
-   * was made (by this task or another). The writer still has the old schema, so the task starts
-   * over from its durable offsets and re-reads the record with a new writer; files prepared under
-   * the old schema still commit.
+   * was made (by this task or another). The writer still has the old schema: the caller rolls it
+   * over to a writer of the new one; files written under the old schema still commit.
    *
    * @throws RecordConversionException if the planner rejects the record's schema
    */
@@ -165,7 +207,7 @@ final class TableWriters {
     formats.get(to.table().catalog()).evolve(to.table(), row.orElseThrow(), mode);
     LOG.info(
         "Connector {} task {}: table {} follows the schema of the record at {}-{} offset {} ({}); "
-            + "the task starts over from its durable offsets with writers of the new schema",
+            + "its writer's files so far go as a batch, a writer of the new schema goes on",
         connector,
         taskId,
         to.table(),
@@ -235,24 +277,36 @@ final class TableWriters {
    * time; the writers go on after them.
    */
   List<Detached> detachAll() {
-    List<Detached> detached = new ArrayList<>();
+    List<Detached> detached = new ArrayList<>(rolled);
+    rolled.clear();
     for (Map.Entry<TableId, OpenTable> e : open.entrySet()) {
-      OpenTable table = e.getValue();
-      if (table.ranges.isEmpty()) {
-        continue; // nothing written or skipped since the last commit
+      if (!e.getValue().ranges.isEmpty()) { // else nothing written or skipped since the last time
+        detached.add(detach(e.getKey(), e.getValue()));
       }
-      DetachedFiles files = table.writer.detach();
-      Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
-      Map<TopicPartition, Long> known = positions.computeIfAbsent(e.getKey(), t -> new HashMap<>());
-      table.ranges.forEach(
-          (tp, r) -> {
-            ranges.put(tp, new OffsetRange(r[0], r[1]));
-            known.put(tp, r[1]);
-          });
-      table.ranges.clear();
-      detached.add(new Detached(e.getKey(), ranges, table.maxTimestamp, files));
-      table.maxTimestamp = -1;
     }
+    return detached;
+  }
+
+  /** The writers rolled over by schema changes since the last call. */
+  List<Detached> takeRolled() {
+    List<Detached> taken = List.copyOf(rolled);
+    rolled.clear();
+    return taken;
+  }
+
+  /** Takes the written files and offset ranges out of {@code table}'s writer. */
+  private Detached detach(TableId id, OpenTable table) {
+    DetachedFiles files = table.writer.detach();
+    Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
+    Map<TopicPartition, Long> known = positions.computeIfAbsent(id, t -> new HashMap<>());
+    table.ranges.forEach(
+        (tp, r) -> {
+          ranges.put(tp, new OffsetRange(r[0], r[1]));
+          known.put(tp, r[1]);
+        });
+    table.ranges.clear();
+    Detached detached = new Detached(id, ranges, table.maxTimestamp, files);
+    table.maxTimestamp = -1;
     return detached;
   }
 
@@ -265,6 +319,7 @@ final class TableWriters {
 
   /** Aborts every writer and forgets the known positions: the task starts over. */
   void abortAll() {
+    rolled.clear(); // empty: the caller takes the rolled-over files after each write
     for (OpenTable table : open.values()) {
       try {
         table.writer.abort();
@@ -283,14 +338,16 @@ final class TableWriters {
   }
 
   void closeAll() {
-    for (OpenTable table : open.values()) {
-      try {
-        table.writer.close();
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "Connector {} task {}: could not close a writer: {}", connector, taskId, e.toString());
-      }
-    }
+    open.values().forEach(table -> closeQuietly(table.writer));
     open.clear();
+  }
+
+  private void closeQuietly(TableWriter writer) {
+    try {
+      writer.close();
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Connector {} task {}: could not close a writer: {}", connector, taskId, e.toString());
+    }
   }
 }

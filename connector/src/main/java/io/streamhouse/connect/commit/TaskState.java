@@ -53,19 +53,27 @@ final class TaskState {
     this.inFlight = new InFlightBatches(connector, taskId, formats);
   }
 
-  /** See {@link Participant#write}. */
-  boolean write(SinkRecord record, TopicPartition tp, Destination to)
+  /**
+   * See {@link Participant#write}. A writer that a schema change rolls over has its files closed
+   * here, under the lock, and offered: a round must never offer a later batch of a partition while
+   * an earlier one is still closing elsewhere.
+   */
+  boolean write(SinkRecord record, TopicPartition tp, Destination to, BatchCloser closer)
       throws RecordConversionException {
     lock.lock();
     try {
       // Connect applies a requested seek before its next poll: a record delivered after a reset
       // comes from the new position, and Connect's own offsets now reflect it.
       ledger.arrived(tp);
-      TableWriters.Written written = writers.write(record, tp, to);
-      if (written == TableWriters.Written.TABLE_CHANGED) {
-        resetRequested = true; // the task rewinds and writes with the new schema
+      try {
+        return writers.write(record, tp, to) == TableWriters.Written.WRITTEN;
+      } finally {
+        List<TableWriters.Detached> rolled = writers.takeRolled();
+        if (!rolled.isEmpty()) {
+          Detached detached = new Detached(inFlight.preparing(rolled), inFlight.generation());
+          offer(detached, closer.close(detached.batches(), InFlightBatches.Preparing::files));
+        }
       }
-      return written == TableWriters.Written.WRITTEN;
     } finally {
       lock.unlock();
     }
@@ -113,11 +121,27 @@ final class TaskState {
     }
   }
 
-  /** Takes the files and offset ranges out of every open table. */
-  Detached detach() {
+  /**
+   * Takes the files and offset ranges out of every open table and closes them under the lock, for a
+   * hand-over: a round answered meanwhile offers them with its own batches.
+   */
+  Offered detachAndOffer(BatchCloser closer) {
     lock.lock();
     try {
-      return detachLocked();
+      Detached detached = detachLocked();
+      return offer(detached, closer.close(detached.batches(), InFlightBatches.Preparing::files));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The pending batches not among {@code offered}: those that became pending meanwhile. */
+  List<InFlightBatches.Pending> pendingBesides(Set<String> offered) {
+    lock.lock();
+    try {
+      return inFlight.pending().stream()
+          .filter(p -> !offered.contains(p.batch().batchId()))
+          .toList();
     } finally {
       lock.unlock();
     }
