@@ -74,14 +74,17 @@ class DocsLinksTest {
             "[ok](docs/page.md) [ok](docs/page.md#reading-paimon-tables-with-iceberg-engines)",
             "[ok](docs/page.md#invariant-contiguity) [ok](#readme) [ok](https://example.com/x.md)",
             "[missing file](docs/gone.md) [missing heading](docs/page.md#no-such-heading)",
+            "[a link whose text",
+            "spans two lines](docs/also-gone.md) [and one](docs/page.md#a-page) that does not",
             "```",
             "[in a code block](nowhere.md)",
             "```",
             "`[in a code span](nowhere.md)`",
             ""));
     assertThat(broken(links(dir.resolve("README.md"))))
-        .hasSize(2)
+        .hasSize(3)
         .anySatisfy(b -> assertThat(b).contains("docs/gone.md").contains("no such file"))
+        .anySatisfy(b -> assertThat(b).contains(":5: docs/also-gone.md").contains("no such file"))
         .anySatisfy(b -> assertThat(b).contains("#no-such-heading").contains("no such heading"));
   }
 
@@ -112,37 +115,48 @@ class DocsLinksTest {
 
   private record Link(Path page, int line, String target) {}
 
-  /** The relative links of a page, outside code blocks and code spans. */
+  /**
+   * The relative links of a page, outside code blocks and code spans; a link's text may span lines,
+   * as it may in Markdown.
+   */
   private static List<Link> links(Path page) throws IOException {
     List<Link> links = new ArrayList<>();
     List<String> lines = Files.readAllLines(page, StandardCharsets.UTF_8);
+    StringBuilder text = new StringBuilder();
     boolean inFence = false;
     for (int i = 0; i < lines.size(); i++) {
       String line = lines.get(i);
       if (line.strip().startsWith("```") || line.strip().startsWith("~~~")) {
         inFence = !inFence;
+        text.append('\n');
         continue;
       }
       if (inFence) {
+        text.append('\n');
         continue;
       }
-      String text = CODE_SPAN.matcher(line).replaceAll("code");
-      List<String> targets = new ArrayList<>();
-      Matcher inline = INLINE_LINK.matcher(text);
-      while (inline.find()) {
-        targets.add(inline.group(1));
-      }
-      Matcher definition = REFERENCE_DEFINITION.matcher(text);
+      String outsideCode = CODE_SPAN.matcher(line).replaceAll("code");
+      text.append(outsideCode).append('\n');
+      Matcher definition = REFERENCE_DEFINITION.matcher(outsideCode);
       if (definition.matches()) {
-        targets.add(definition.group(1));
+        addIfRelative(links, page, i + 1, definition.group(1));
       }
-      for (String target : targets) {
-        if (!target.isEmpty() && !SCHEME.matcher(target).find() && !target.startsWith("//")) {
-          links.add(new Link(page, i + 1, target));
-        }
+    }
+    Matcher inline = INLINE_LINK.matcher(text);
+    while (inline.find()) {
+      if (!inline.group().contains("\n\n")) {
+        int line =
+            1 + (int) text.substring(0, inline.start()).chars().filter(c -> c == '\n').count();
+        addIfRelative(links, page, line, inline.group(1));
       }
     }
     return links;
+  }
+
+  private static void addIfRelative(List<Link> links, Path page, int line, String target) {
+    if (!target.isEmpty() && !SCHEME.matcher(target).find() && !target.startsWith("//")) {
+      links.add(new Link(page, line, target));
+    }
   }
 
   /** One line per broken link: the page, the line, the target and what is wrong with it. */
