@@ -67,7 +67,8 @@ class JmxExporterE2E {
                     .contains(
                         "streamhouse_task_records_written_total{connector=\"exp\",task=\"0\"} 100.0")
                     .contains("kafka_connect_connector_failed_task_count{connector=\"exp\"} 0.0");
-                // Every metric of the README's reference comes out, under its Prometheus name.
+                // Every lag, table and task metric of the reference in docs/monitoring.md comes
+                // out, under its Prometheus name.
                 List<String> documented =
                     new ArrayList<>(io.streamhouse.connect.monitor.LagMetrics.PARTITION_METRICS);
                 documented.addAll(io.streamhouse.connect.monitor.LagMetrics.TOPIC_METRICS);

@@ -460,7 +460,7 @@ public final class SinkBenchmark {
     return n == 0 ? "n/a" : (sum / n) + "/" + max + " (" + n + " commits)";
   }
 
-  /** Prints result rows as a Markdown table (the README's format). */
+  /** Prints result rows as a Markdown table (the format of docs/performance.md). */
   static void printTable(List<Map<String, String>> results) {
     if (results.isEmpty()) {
       return;

@@ -338,8 +338,8 @@ class PaimonIcebergCompatibilityTest {
 
   /**
    * Off by default: no Iceberg metadata. A table created without it is left alone when the route
-   * turns the option on; an ALTER TABLE that sets the options, as the README says, makes its next
-   * snapshot readable, rows written before the ALTER included.
+   * turns the option on; an ALTER TABLE that sets the options, as docs/paimon.md says, makes its
+   * next snapshot readable, rows written before the ALTER included.
    */
   @Test
   void withoutTheOptionThereIsNoIcebergTableAndAnExistingTableIsMadeReadableByAlteringIt()
