@@ -13,12 +13,12 @@ import org.apache.kafka.common.metrics.Gauge;
  * topic-partition plus per-topic aggregates; Connect adds the {@code connector} and {@code task}
  * tags and exposes them under {@code kafka.connect:type=plugins}. Gauges read the latest check, so
  * nothing is shared between tasks (sensor names are global to a worker; gauges are not sensors).
- * Metric reference: README, "Monitoring".
+ * Metric reference: docs/monitoring.md.
  */
 public final class LagMetrics {
   /**
-   * Per topic-partition (tags topic, partition) and per topic (tag topic); the README lists them
-   * all.
+   * Per topic-partition (tags topic, partition) and per topic (tag topic); docs/monitoring.md lists
+   * them all.
    */
   public static final List<String> PARTITION_METRICS =
       List.of(

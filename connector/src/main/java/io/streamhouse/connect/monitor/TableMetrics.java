@@ -16,7 +16,7 @@ import org.apache.kafka.common.metrics.Gauge;
 /**
  * Per-table commit metrics of the coordinator (task 0), tag {@code table}: freshness, what was
  * committed, how long commits take, rejected batches and failed commits. Gauges over counters kept
- * here; the README lists them.
+ * here; docs/monitoring.md lists them.
  */
 public final class TableMetrics implements CommitObserver, TableMaintenance.MaintenanceObserver {
   public static final List<String> NAMES =

@@ -13,7 +13,7 @@ import java.util.Optional;
 
 /**
  * Decides, without side effects, how a table must change to take records of a given schema. The
- * rules (README, "Schema evolution"):
+ * rules (docs/schema-evolution.md):
  *
  * <ul>
  *   <li>a field the table lacks becomes an optional column (top level or nested);

@@ -2,8 +2,8 @@ package io.streamhouse.connect.table;
 
 /**
  * Snapshot keys the connector writes (Iceberg snapshot summary, Paimon snapshot properties),
- * namespaced by connector name so that several connectors can feed one table. Documented in the
- * README.
+ * namespaced by connector name so that several connectors can feed one table. Documented in
+ * docs/architecture.md, "Snapshot summary keys".
  */
 public final class SnapshotKeys {
   public static final String PREFIX = "streamhouse.";
