@@ -2,6 +2,7 @@ package io.streamhouse.connect;
 
 import io.streamhouse.connect.commit.CommitObserver;
 import io.streamhouse.connect.commit.CompactionRunner;
+import io.streamhouse.connect.commit.ConnectorThreads;
 import io.streamhouse.connect.commit.ConsumedPartitions;
 import io.streamhouse.connect.commit.ControlChannel;
 import io.streamhouse.connect.commit.ControlEvent;
@@ -283,10 +284,7 @@ final class TaskRuntime implements AutoCloseable {
   }
 
   private static Thread daemon(Runnable body, String name) {
-    Thread thread = new Thread(body, name);
-    thread.setDaemon(true);
-    thread.start();
-    return thread;
+    return ConnectorThreads.start(body, name);
   }
 
   /**

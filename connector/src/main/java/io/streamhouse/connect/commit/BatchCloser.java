@@ -11,7 +11,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Function;
-import org.apache.iceberg.relocated.com.google.common.util.concurrent.ThreadFactoryBuilder;
 
 /**
  * Closes the files a task took out of its writers, several tables at a time: closing writes the
@@ -31,10 +30,7 @@ final class BatchCloser implements AutoCloseable {
             ? null
             : Executors.newFixedThreadPool(
                 parallelism,
-                new ThreadFactoryBuilder()
-                    .setNameFormat("streamhouse-close-" + task + "-%d")
-                    .setDaemon(true)
-                    .build());
+                ConnectorThreads.factory("streamhouse-close-" + task.replace("%", "%%") + "-%d"));
   }
 
   /** Closes the files of every batch; a batch whose files fail is left out of the result. */

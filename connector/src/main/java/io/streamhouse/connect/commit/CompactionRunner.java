@@ -32,11 +32,8 @@ public final class CompactionRunner implements AutoCloseable {
     this.participant = participant;
     this.thread =
         Executors.newSingleThreadExecutor(
-            r -> {
-              Thread t = new Thread(r, "streamhouse-compaction-" + connector + "-" + taskId);
-              t.setDaemon(true);
-              return t;
-            });
+            ConnectorThreads.factory(
+                "streamhouse-compaction-" + connector.replace("%", "%%") + "-" + taskId));
   }
 
   /** Queues {@code request} if it is for this task and a table format of this connector. */

@@ -4,6 +4,7 @@ import io.streamhouse.connect.commit.InvalidControlEventException.Reason;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.TopicNames;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -40,11 +41,6 @@ public final class ControlEventCodec {
   private static final int MAX_NAME_BYTES = 1024;
   private static final int MAX_NAMESPACE_LEVELS = 16;
 
-  /** Kafka's rule for topic names. */
-  private static final int MAX_TOPIC_CHARS = 249;
-
-  private static final java.util.regex.Pattern TOPIC_NAME =
-      java.util.regex.Pattern.compile("[a-zA-Z0-9._-]+");
   private static final int MAX_ENTRIES = 1_000_000;
   private static final byte START = 1;
   private static final byte CHUNK = 2;
@@ -335,8 +331,8 @@ public final class ControlEventCodec {
 
   private static TopicPartition readTopicPartition(WireReader in)
       throws InvalidControlEventException {
-    String topic = in.readString("topic", MAX_TOPIC_CHARS);
-    if (!TOPIC_NAME.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
+    String topic = in.readString("topic", TopicNames.MAX_CHARS);
+    if (!TopicNames.isLegal(topic)) {
       throw WireReader.malformed("'" + topic + "' is not a Kafka topic name");
     }
     return new TopicPartition(topic, in.readInt("partition", 0, Integer.MAX_VALUE));

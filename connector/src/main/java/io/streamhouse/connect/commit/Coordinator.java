@@ -19,7 +19,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
@@ -118,18 +117,11 @@ public final class Coordinator implements Runnable, AutoCloseable {
     this.clock = clock;
     this.faults = faults;
     this.observer = observer;
-    AtomicInteger threadNumber = new AtomicInteger();
     this.committers =
         Executors.newFixedThreadPool(
             commitParallelism,
-            r -> {
-              Thread t =
-                  new Thread(
-                      r,
-                      "streamhouse-committer-" + connector + "-" + threadNumber.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+            ConnectorThreads.factory(
+                "streamhouse-committer-" + connector.replace("%", "%%") + "-%d"));
     this.nextRoundAt = clock.millis() + intervalMs;
     this.compactions = new CompactionAssignments(connector, Math.max(2 * intervalMs, 10_000));
   }

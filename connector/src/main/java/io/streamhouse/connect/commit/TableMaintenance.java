@@ -70,12 +70,9 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
     this.observer = observer;
     this.thread =
         Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "streamhouse-maintenance-" + connector);
-              t.setDaemon(true);
-              t.setPriority(Thread.NORM_PRIORITY - 1);
-              return t;
-            });
+            ConnectorThreads.factory(
+                "streamhouse-maintenance-" + connector.replace("%", "%%"),
+                Thread.NORM_PRIORITY - 1));
   }
 
   /** Starts looking for due tables. */

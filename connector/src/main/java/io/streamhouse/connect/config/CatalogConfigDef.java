@@ -38,7 +38,7 @@ public final class CatalogConfigDef {
             p + FORMAT,
             Type.STRING,
             TableFormatKind.ICEBERG.configValue(),
-            EnumValidator.of(TableFormatKind.class),
+            ConfigWords.oneOf(TableFormatKind.class),
             Importance.HIGH,
             "Table format of the catalog's tables.",
             group,
@@ -49,7 +49,7 @@ public final class CatalogConfigDef {
             p + TYPE,
             Type.STRING,
             "jdbc",
-            EnumValidator.of("rest", "jdbc", "hadoop", "custom", "filesystem"),
+            ConfigWords.oneOf("rest", "jdbc", "hadoop", "custom", "filesystem"),
             Importance.HIGH,
             "Catalog implementation. Iceberg: rest (production), jdbc (the embedded default: a SQLite "
                 + "file and a local warehouse), hadoop, or custom (set catalog-impl). Paimon: filesystem, "

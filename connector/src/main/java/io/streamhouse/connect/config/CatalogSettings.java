@@ -35,7 +35,7 @@ public record CatalogSettings(
       }
     }
     TableFormatKind format =
-        EnumValidator.parse(TableFormatKind.class, properties.remove(CatalogConfigDef.FORMAT));
+        ConfigWords.parse(TableFormatKind.class, properties.remove(CatalogConfigDef.FORMAT));
     String type = properties.remove(CatalogConfigDef.TYPE);
     return new CatalogSettings(name, format, type, Map.copyOf(properties));
   }

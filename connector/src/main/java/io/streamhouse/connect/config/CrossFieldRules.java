@@ -44,7 +44,7 @@ final class CrossFieldRules {
       return;
     }
     TableFormatKind format =
-        EnumValidator.parse(
+        ConfigWords.parse(
             TableFormatKind.class, String.valueOf(byName.get(p + CatalogConfigDef.FORMAT).value()));
     String type = String.valueOf(byName.get(p + CatalogConfigDef.TYPE).value());
     if (!TYPES_BY_FORMAT.get(format).contains(type)) {
@@ -206,7 +206,7 @@ final class CrossFieldRules {
     if (blank(format)) {
       return Optional.of(TableFormatKind.ICEBERG);
     }
-    return EnumValidator.find(TableFormatKind.class, format);
+    return ConfigWords.find(TableFormatKind.class, format);
   }
 
   private static void checkEveryTopicHasARoute(

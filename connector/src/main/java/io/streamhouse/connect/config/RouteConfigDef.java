@@ -185,7 +185,7 @@ public final class RouteConfigDef {
             p + FILE_FORMAT,
             Type.STRING,
             "parquet",
-            EnumValidator.of("parquet", "orc", "avro"),
+            ConfigWords.oneOf("parquet", "orc", "avro"),
             Importance.LOW,
             "Data file format of created tables.",
             group,
@@ -218,7 +218,7 @@ public final class RouteConfigDef {
             p + INPUT,
             Type.STRING,
             InputMode.UPSERT.configValue(),
-            EnumValidator.of(InputMode.class),
+            ConfigWords.oneOf(InputMode.class),
             Importance.MEDIUM,
             "Paimon: how a record value becomes a change. upsert: the value is the row and a "
                 + "tombstone (null value) deletes the row of its key. debezium: a Debezium envelope "
@@ -243,7 +243,7 @@ public final class RouteConfigDef {
             p + SCHEMA_EVOLUTION,
             Type.STRING,
             EvolutionMode.ADD_AND_WIDEN.configValue(),
-            EnumValidator.of(EvolutionMode.class),
+            ConfigWords.oneOf(EvolutionMode.class),
             Importance.MEDIUM,
             "How record schemas may change the route's tables. none: never (fields a table lacks are "
                 + "ignored); add-columns: new fields become optional columns (nested too); add-and-widen: "

@@ -76,7 +76,7 @@ public record RouteSettings(
         (Long) v.get(p + RouteConfigDef.TARGET_FILE_SIZE_BYTES),
         tableProperties,
         List.copyOf(primaryKey),
-        EnumValidator.parse(InputMode.class, (String) v.get(p + RouteConfigDef.INPUT)),
+        ConfigWords.parse(InputMode.class, (String) v.get(p + RouteConfigDef.INPUT)),
         (Integer) v.get(p + RouteConfigDef.BUCKETS),
         io.streamhouse.connect.schema.EvolutionMode.of(
             (String) v.get(p + RouteConfigDef.SCHEMA_EVOLUTION)),

@@ -388,7 +388,7 @@ public final class SinkConfigDef {
                 LAG_ON_DATA_LOSS_CONFIG,
                 Type.STRING,
                 DataLossAction.WARN.configValue(),
-                EnumValidator.of(DataLossAction.class),
+                ConfigWords.oneOf(DataLossAction.class),
                 Importance.MEDIUM,
                 LAG_ON_DATA_LOSS_DOC,
                 MONITOR_GROUP,

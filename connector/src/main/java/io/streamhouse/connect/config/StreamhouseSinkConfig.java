@@ -89,8 +89,7 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
   }
 
   public boolean failOnDataLoss() {
-    return EnumValidator.parse(
-            DataLossAction.class, getString(SinkConfigDef.LAG_ON_DATA_LOSS_CONFIG))
+    return ConfigWords.parse(DataLossAction.class, getString(SinkConfigDef.LAG_ON_DATA_LOSS_CONFIG))
         == DataLossAction.FAIL;
   }
 

@@ -1,20 +1,18 @@
 package io.streamhouse.connect.config;
 
-import java.util.regex.Pattern;
+import io.streamhouse.connect.protocol.TopicNames;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
 
-/** Accepts only names Kafka accepts for a topic: 1 to 249 of [a-zA-Z0-9._-], not "." or "..". */
+/** Accepts only names Kafka accepts for a topic ({@link TopicNames}). */
 final class TopicNameValidator implements ConfigDef.Validator {
   static final TopicNameValidator INSTANCE = new TopicNameValidator();
-  private static final Pattern LEGAL = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
   private TopicNameValidator() {}
 
   @Override
   public void ensureValid(String name, Object value) {
-    String topic = value == null ? "" : value.toString();
-    if (!LEGAL.matcher(topic).matches() || topic.equals(".") || topic.equals("..")) {
+    if (!TopicNames.isLegal(value == null ? "" : value.toString())) {
       throw new ConfigException(
           name,
           value,

@@ -85,7 +85,7 @@ class SinkConfigValidatorTest {
     assertThat(errorsOf(result, "catalog.local.format"))
         .singleElement()
         .asString()
-        .contains("must be one of iceberg, paimon");
+        .contains("must be one of (case insensitive): ICEBERG, PAIMON");
     assertThat(errorsOf(result, "route.r.input")).as("not judged as an Iceberg route").isEmpty();
     assertThat(errorsOf(result, "route.r.primary-key")).isEmpty();
     assertThat(

@@ -22,6 +22,7 @@ import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -238,7 +239,7 @@ final class IcebergFileCompactor {
     RewriteFiles rewrite =
         table
             .newRewrite()
-            .scanManifestsWith(CallerRunsExecutor.INSTANCE)
+            .scanManifestsWith(MoreExecutors.newDirectExecutorService())
             .validateFromSnapshot(start.snapshotId())
             .dataSequenceNumber(start.sequenceNumber());
     rewritten.forEach(rewrite::deleteFile);

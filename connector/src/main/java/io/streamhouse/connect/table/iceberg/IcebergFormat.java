@@ -40,6 +40,7 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.slf4j.Logger;
@@ -290,12 +291,14 @@ public final class IcebergFormat implements TableFormat {
               List<OfferedBatch> applying, Map<String, String> summary)
               throws CommitLoop.ConcurrentCommitException {
             // One transaction: the snapshot and the tag that keeps it from any snapshot expiry.
+            // Manifest reads and writes run on this committer thread: Iceberg's worker pool polls
+            // its futures with a 10 ms sleep, about 30 ms per commit of a few files.
             Transaction transaction = table.newTransaction();
             AppendFiles append =
                 transaction
                     .newAppend()
-                    .scanManifestsWith(CallerRunsExecutor.INSTANCE)
-                    .writeManifestsWith(CallerRunsExecutor.INSTANCE, 1);
+                    .scanManifestsWith(MoreExecutors.newDirectExecutorService())
+                    .writeManifestsWith(MoreExecutors.newDirectExecutorService(), 1);
             long records = 0;
             int files = 0;
             for (OfferedBatch batch : applying) {

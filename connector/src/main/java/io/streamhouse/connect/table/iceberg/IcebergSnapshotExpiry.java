@@ -9,6 +9,7 @@ import org.apache.iceberg.ExpireSnapshots;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
 import org.apache.iceberg.util.PropertyUtil;
 
 /**
@@ -56,7 +57,7 @@ final class IcebergSnapshotExpiry {
         .expireOlderThan(cutoff)
         .retainLast(Math.max(1, minSnapshots))
         .cleanupLevel(ExpireSnapshots.CleanupLevel.ALL)
-        .planWith(CallerRunsExecutor.INSTANCE)
+        .planWith(MoreExecutors.newDirectExecutorService())
         .deleteWith(
             path -> {
               if (committed.compareAndSet(false, true)) {
