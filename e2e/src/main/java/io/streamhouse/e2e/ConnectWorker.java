@@ -57,6 +57,9 @@ public final class ConnectWorker implements AutoCloseable {
     // Dead sink consumers leave their group in seconds, not the default 45 s.
     props.put("consumer.session.timeout.ms", "10000");
     props.put("consumer.heartbeat.interval.ms", "2000");
+    // A stopping task hands in its work (commit.handover-timeout.ms); tests that give it more time
+    // than Connect's default 5 s must not have the worker abandon the task first.
+    props.put("task.shutdown.graceful.timeout.ms", "30000");
     props.putAll(overrides);
   }
 
