@@ -5,7 +5,6 @@ import io.streamhouse.connect.commit.CompactionRunner;
 import io.streamhouse.connect.commit.ConnectorThreads;
 import io.streamhouse.connect.commit.ConsumedPartitions;
 import io.streamhouse.connect.commit.ControlChannel;
-import io.streamhouse.connect.commit.ControlEvent;
 import io.streamhouse.connect.commit.ControlEventCodec;
 import io.streamhouse.connect.commit.ControlEventRejections;
 import io.streamhouse.connect.commit.ControlEventSigner;
@@ -14,6 +13,7 @@ import io.streamhouse.connect.commit.FaultInjection;
 import io.streamhouse.connect.commit.KafkaControlChannel;
 import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.commit.TableMaintenance;
+import io.streamhouse.connect.commit.TaskControlLoop;
 import io.streamhouse.connect.config.SinkConfigDef;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.BadRecordHandler;
@@ -38,7 +38,6 @@ import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkTaskContext;
@@ -65,9 +64,9 @@ final class TaskRuntime implements AutoCloseable {
   private CompactionRunner compactions;
   private TaskMetrics taskMetrics;
   private BadRecordHandler badRecords;
+  private TaskControlLoop controlLoop;
   private Thread controlThread;
   private volatile boolean running = true;
-  private volatile Throwable controlFailure;
 
   // task 0 only
   private Map<String, TableFormat> coordinatorFormats;
@@ -127,7 +126,8 @@ final class TaskRuntime implements AutoCloseable {
             participant::lateAnswers);
     compactions =
         new CompactionRunner(config.connectorName(), config.taskId(), formats, participant);
-    controlThread = daemon(this::controlLoop, "streamhouse-control-" + taskName);
+    controlLoop = new TaskControlLoop(taskName, channel, participant, compactions);
+    controlThread = daemon(controlLoop, "streamhouse-control-" + taskName);
     if (config.taskId() == 0) {
       startCoordination(codec, faults);
     }
@@ -307,44 +307,6 @@ final class TaskRuntime implements AutoCloseable {
     };
   }
 
-  /**
-   * Answers the coordinator on its own thread, so that an idle task never delays a commit. Of the
-   * commit requests that arrived together only the last is answered: the coordinator repeats its
-   * request every second while a round waits, and a task that was busy longer finds many.
-   */
-  private void controlLoop() {
-    try {
-      while (running) {
-        List<ControlEvent> events = channel.poll(Duration.ofMillis(200));
-        ControlEvent lastStart = null;
-        for (ControlEvent event : events) {
-          if (event instanceof ControlEvent.StartCommit) {
-            lastStart = event;
-          }
-        }
-        for (ControlEvent event : events) {
-          if (event instanceof ControlEvent.StartCommit start) {
-            if (event == lastStart) {
-              // takes the lock itself, not while closing files
-              participant.onStartCommit(start.commitId());
-            }
-          } else if (event instanceof ControlEvent.CompactRequest request) {
-            compactions.submit(request);
-          } else if (event instanceof ControlEvent.TableCommitted committed) {
-            participant.onTableCommitted(committed);
-          }
-        }
-      }
-    } catch (WakeupException stopping) {
-      // close() woke the consumer
-    } catch (RuntimeException e) {
-      if (running) {
-        LOG.error("Task {}: the control loop failed; the task fails at its next put", taskName, e);
-        controlFailure = e;
-      }
-    }
-  }
-
   /** Fails the task when the coordinator, the lag monitor or the control loop failed. */
   void checkHealthy() {
     gauges.retryPending();
@@ -359,6 +321,7 @@ final class TaskRuntime implements AutoCloseable {
     if (lagMonitor != null && lagMonitor.failure() != null) {
       throw lagMonitor.failure();
     }
+    Throwable controlFailure = controlLoop == null ? null : controlLoop.failure();
     if (controlFailure != null) {
       throw new ConnectException(
           "Connector "
@@ -391,6 +354,9 @@ final class TaskRuntime implements AutoCloseable {
   @Override
   public void close() {
     running = false;
+    if (controlLoop != null) {
+      controlLoop.stop();
+    }
     if (lagMonitor != null) {
       lagMonitor.close();
       join(lagMonitorThread);

@@ -1,0 +1,80 @@
+package io.streamhouse.connect.commit;
+
+import java.time.Duration;
+import java.util.List;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A task's answers to the coordinator, on a thread of its own so that an idle task never delays a
+ * commit: commit requests to the {@link Participant}, compaction jobs to the {@link
+ * CompactionRunner}, decisions back to the participant. Of the commit requests that arrived
+ * together only the last is answered: the coordinator repeats its request every second while a
+ * round waits, and a task that was busy longer finds many. A failure of the loop is kept for the
+ * task to report at its next call.
+ */
+public final class TaskControlLoop implements Runnable {
+  private static final Logger LOG = LoggerFactory.getLogger(TaskControlLoop.class);
+
+  private final String task;
+  private final ControlChannel channel;
+  private final Participant participant;
+  private final CompactionRunner compactions;
+  private volatile boolean running = true;
+  private volatile Throwable failure;
+
+  public TaskControlLoop(
+      String task, ControlChannel channel, Participant participant, CompactionRunner compactions) {
+    this.task = task;
+    this.channel = channel;
+    this.participant = participant;
+    this.compactions = compactions;
+  }
+
+  @Override
+  public void run() {
+    try {
+      while (running) {
+        dispatch(channel.poll(Duration.ofMillis(200)));
+      }
+    } catch (WakeupException stopping) {
+      // stop() woke the consumer
+    } catch (RuntimeException e) {
+      if (running) {
+        LOG.error("Task {}: the control loop failed; the task fails at its next put", task, e);
+        failure = e;
+      }
+    }
+  }
+
+  void dispatch(List<ControlEvent> events) {
+    ControlEvent lastStart = null;
+    for (ControlEvent event : events) {
+      if (event instanceof ControlEvent.StartCommit) {
+        lastStart = event;
+      }
+    }
+    for (ControlEvent event : events) {
+      if (event instanceof ControlEvent.StartCommit start) {
+        if (event == lastStart) {
+          participant.onStartCommit(start.commitId());
+        }
+      } else if (event instanceof ControlEvent.CompactRequest request) {
+        compactions.submit(request);
+      } else if (event instanceof ControlEvent.TableCommitted committed) {
+        participant.onTableCommitted(committed);
+      }
+    }
+  }
+
+  /** Why the loop stopped, if it failed. */
+  public Throwable failure() {
+    return failure;
+  }
+
+  /** Ends the loop; the caller wakes the channel up and joins the thread. */
+  public void stop() {
+    running = false;
+  }
+}
