@@ -1,10 +1,11 @@
 package io.streamhouse.connect;
 
 import io.streamhouse.connect.commit.ControlEventSigner;
-import io.streamhouse.connect.config.IcebergSinkCompat;
 import io.streamhouse.connect.config.RenamedKeys;
 import io.streamhouse.connect.config.SinkConfigDef;
 import io.streamhouse.connect.config.SinkConfigValidator;
+import io.streamhouse.connect.migration.ApacheConfigTranslation;
+import io.streamhouse.connect.migration.Translation;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -38,12 +39,12 @@ public class StreamhouseSinkConnector extends SinkConnector {
   public void start(Map<String, String> given) {
     String name = given.getOrDefault("name", "unnamed");
     // A config of the Apache Iceberg sink is translated to our keys once, here: the tasks get ours.
-    IcebergSinkCompat.Translation compat = IcebergSinkCompat.translate(given);
-    compat.warnings().forEach(w -> LOG.warn("Connector {}: {}", name, w));
-    SinkConfigValidator.requireValid(given);
+    Translation translation = ApacheConfigTranslation.translate(given);
+    translation.warnings().forEach(w -> LOG.warn("Connector {}: {}", name, w));
+    SinkConfigValidator.requireValid(translation.config());
     Map<String, String> props =
         RenamedKeys.apply(
-            compat.props(), (key, message) -> LOG.warn("Connector {}: {}", name, message));
+            translation.props(), (key, message) -> LOG.warn("Connector {}: {}", name, message));
     Map<String, String> withKey = new HashMap<>(props);
     String key = props.get(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
     if (key == null || key.isEmpty()) {
@@ -85,6 +86,8 @@ public class StreamhouseSinkConnector extends SinkConnector {
 
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
-    return SinkConfigValidator.validate(connectorConfigs);
+    // as in start: a config of the Apache Iceberg sink is validated as what it translates to
+    return SinkConfigValidator.validate(
+        ApacheConfigTranslation.translate(connectorConfigs).config());
   }
 }

@@ -112,7 +112,7 @@ public final class SinkConfigDef {
       "Topic that carries the commit protocol's events between the tasks and the coordinator. It "
           + "holds nothing durable, is created with a short retention if missing, and must not be one "
           + "of the topics the connector sinks.";
-  static final String CONTROL_TOPIC_DEFAULT = "streamhouse-control";
+  public static final String CONTROL_TOPIC_DEFAULT = "streamhouse-control";
 
   public static final String CONTROL_SIGNING_KEY_CONFIG = "control.signing-key";
   static final String CONTROL_SIGNING_KEY_DOC =
@@ -176,7 +176,8 @@ public final class SinkConfigDef {
     return def;
   }
 
-  static java.util.List<String> names(String list) {
+  /** The names of a comma-separated list, trimmed, without blanks and repeats. */
+  public static java.util.List<String> names(String list) {
     if (list == null || list.isBlank()) {
       return java.util.List.of();
     }

@@ -22,10 +22,18 @@ public final class SinkConfigValidator {
 
   private SinkConfigValidator() {}
 
-  /** Per-key and cross-field validation of {@code props}. */
-  public static Config validate(Map<String, String> given) {
-    IcebergSinkCompat.Translation compat = IcebergSinkCompat.translate(given);
-    Map<String, String> props = RenamedKeys.apply(compat.props(), (key, message) -> {});
+  /** Per-key and cross-field validation of {@code props}, written with this connector's keys. */
+  public static Config validate(Map<String, String> props) {
+    return validate(TranslatedConfig.untranslated(props));
+  }
+
+  /**
+   * Per-key and cross-field validation of {@code translated}'s props, with the translation's own
+   * errors; an error of a key of ours goes to the given key it was translated from.
+   */
+  public static Config validate(TranslatedConfig translated) {
+    Map<String, String> given = translated.given();
+    Map<String, String> props = RenamedKeys.apply(translated.props(), (key, message) -> {});
     Map<String, ConfigValue> byName = new LinkedHashMap<>();
     for (ConfigValue value : SinkConfigDef.enriched(props).validate(props)) {
       byName.put(value.name(), value);
@@ -48,23 +56,24 @@ public final class SinkConfigValidator {
     }
     CrossFieldRules.check(props, byName, error);
     checkFaultInjectionIsAllowed(props, error);
-    compat.errors().forEach((key, messages) -> messages.forEach(m -> error.accept(key, m)));
-    blameTheApacheKeys(compat, given, byName, error);
+    translated.errors().forEach((key, messages) -> messages.forEach(m -> error.accept(key, m)));
+    blameTheGivenKeys(translated, byName, error);
     return new Config(new ArrayList<>(byName.values()));
   }
 
   /**
-   * An error on one of our keys that an Apache Iceberg sink key was mapped to goes to that key, the
-   * one the user wrote.
+   * An error on one of our keys that a given key (of the Apache Iceberg sink) was translated to
+   * goes to that key, the one the user wrote.
    */
-  private static void blameTheApacheKeys(
-      IcebergSinkCompat.Translation compat,
-      Map<String, String> given,
+  private static void blameTheGivenKeys(
+      TranslatedConfig translated,
       Map<String, ConfigValue> byName,
       BiConsumer<String, String> error) {
     for (ConfigValue value : List.copyOf(byName.values())) {
-      String origin = compat.originOf(value.name());
-      if (origin == null || !given.containsKey(origin) || value.errorMessages().isEmpty()) {
+      String origin = translated.originOf(value.name());
+      if (origin == null
+          || !translated.given().containsKey(origin)
+          || value.errorMessages().isEmpty()) {
         continue;
       }
       List<String> messages = List.copyOf(value.errorMessages());
@@ -80,13 +89,14 @@ public final class SinkConfigValidator {
   }
 
   /** Throws one {@link ConfigException} listing every error, or returns if the config is valid. */
-  public static void requireValid(Map<String, String> props) {
+  public static void requireValid(TranslatedConfig translated) {
     List<String> errors = new ArrayList<>();
-    for (ConfigValue value : validate(props).configValues()) {
+    for (ConfigValue value : validate(translated).configValues()) {
       errors.addAll(value.errorMessages());
     }
     if (!errors.isEmpty()) {
-      String name = props.getOrDefault(StreamhouseSinkConfig.CONNECTOR_NAME_CONFIG, "unnamed");
+      String name =
+          translated.given().getOrDefault(StreamhouseSinkConfig.CONNECTOR_NAME_CONFIG, "unnamed");
       throw new ConfigException(
           "Connector " + name + " has an invalid configuration: " + String.join("; ", errors));
     }

@@ -7,13 +7,16 @@ import org.apache.kafka.common.config.AbstractConfig;
 /** Typed, validated view of a connector or task configuration, catalogs and routes included. */
 public final class StreamhouseSinkConfig extends AbstractConfig {
   /** Connect puts the connector name into every connector and task configuration. */
-  static final String CONNECTOR_NAME_CONFIG = "name";
+  public static final String CONNECTOR_NAME_CONFIG = "name";
 
   private final List<CatalogSettings> catalogs;
   private final List<RouteSettings> routes;
 
+  /**
+   * {@code props} under this connector's keys (a config of another connector is translated before).
+   */
   public StreamhouseSinkConfig(Map<String, String> props) {
-    this(RenamedKeys.apply(IcebergSinkCompat.apply(props), (key, message) -> {}), true);
+    this(RenamedKeys.apply(props, (key, message) -> {}), true);
   }
 
   /**

@@ -1,9 +1,13 @@
-package io.streamhouse.connect.config;
+package io.streamhouse.connect.migration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamhouse.connect.StreamhouseSinkConnector;
-import io.streamhouse.connect.config.IcebergSinkCompat.Translation;
+import io.streamhouse.connect.config.CatalogSettings;
+import io.streamhouse.connect.config.PartitionTerm;
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.config.StreamhouseSinkConfig;
+import io.streamhouse.connect.config.TableFormatKind;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter;
 import io.streamhouse.connect.schema.EvolutionMode;
@@ -29,7 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Configs of the Apache Iceberg sink, with only connector.class changed, validate and run here; a
  * key we do not support is one error naming it.
  */
-class IcebergSinkCompatTest {
+class ApacheConfigTranslationTest {
   private static final String CONNECTOR = StreamhouseSinkConnector.class.getName();
 
   /** Static tables, a REST catalog with S3, the Kafka settings under iceberg.kafka.*. */
@@ -118,7 +122,7 @@ class IcebergSinkCompatTest {
 
   @Test
   void staticTablesBecomeOneRouteEachOnTheConnectorsTopics() {
-    StreamhouseSinkConfig config = new StreamhouseSinkConfig(staticRest());
+    StreamhouseSinkConfig config = config(staticRest());
 
     CatalogSettings catalog = config.catalog("iceberg");
     assertThat(catalog.format()).isEqualTo(TableFormatKind.ICEBERG);
@@ -167,34 +171,33 @@ class IcebergSinkCompatTest {
   }
 
   @Test
-  void theHandOverReadsTheApacheSinksControlTopicOfItsCatalog() {
-    Map<String, String> translated = IcebergSinkCompat.apply(staticRest());
+  void theTakeOverReadsTheApacheSinksControlTopicOfItsCatalog() {
+    Map<String, String> translated = props(staticRest());
     assertThat(translated)
         .as("Apache's default control topic, when the config names none")
         .containsEntry("migration.apache-iceberg.control-topic", "control-iceberg")
         .containsEntry("migration.apache-iceberg.catalog", "iceberg");
     Map<String, String> named = staticRest();
     named.put("iceberg.control.topic", "ctl-orders");
-    assertThat(IcebergSinkCompat.apply(named))
-        .containsEntry("migration.apache-iceberg.control-topic", "ctl-orders");
+    assertThat(props(named)).containsEntry("migration.apache-iceberg.control-topic", "ctl-orders");
   }
 
   @Test
   void theApacheDefaultsHoldWhereTheyDifferFromOurs() {
-    StreamhouseSinkConfig config = new StreamhouseSinkConfig(dynamicRest());
+    StreamhouseSinkConfig config = config(dynamicRest());
     assertThat(config.commitIntervalMs()).as("Apache commits every 5 minutes").isEqualTo(300_000L);
 
     Map<String, String> noEvolution = staticRest();
     noEvolution.remove("iceberg.tables.evolve-schema-enabled");
     noEvolution.remove("iceberg.tables.auto-create-enabled");
-    RouteSettings route = new StreamhouseSinkConfig(noEvolution).routes().get(0);
+    RouteSettings route = config(noEvolution).routes().get(0);
     assertThat(route.schemaEvolution()).isEqualTo(EvolutionMode.NONE);
     assertThat(route.autoCreate()).isFalse();
   }
 
   @Test
   void routeRegexOnAFieldPicksTheTablesOfEachRecordAndDropsTheRest() throws Exception {
-    StreamhouseSinkConfig config = new StreamhouseSinkConfig(routeRegexJdbc());
+    StreamhouseSinkConfig config = config(routeRegexJdbc());
     assertThat(config.catalog("lake").type()).isEqualTo("jdbc");
     assertThat(config.catalog("lake").properties())
         .containsEntry("jdbc.user", "sink")
@@ -222,7 +225,7 @@ class IcebergSinkCompatTest {
   void dynamicRoutingTakesTheWholeIdentifierFromTheField() throws Exception {
     Map<String, String> given = dynamicRest();
     given.put("iceberg.catalog", "lake");
-    StreamhouseSinkConfig config = new StreamhouseSinkConfig(given);
+    StreamhouseSinkConfig config = config(given);
     assertThat(config.routes())
         .singleElement()
         .satisfies(
@@ -245,7 +248,7 @@ class IcebergSinkCompatTest {
   void anAllowListOfOursNarrowsDynamicRouting() {
     Map<String, String> given = dynamicRest();
     given.put("route.dynamic.table.allow-regex", "db\\.(orders|payments)");
-    StreamhouseSinkConfig config = new StreamhouseSinkConfig(given);
+    StreamhouseSinkConfig config = config(given);
     TableRouter router = new TableRouter(config.routes());
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> router.route(record("cdc", Map.of("target", "db.users"))))
@@ -309,7 +312,7 @@ class IcebergSinkCompatTest {
   void keysOfOursWinOverTheApacheKeysMappedOntoThem() {
     Map<String, String> config = staticRest();
     config.put("commit.interval.ms", "30000");
-    Translation t = IcebergSinkCompat.translate(config, Map::of);
+    Translation t = ApacheConfigTranslation.translate(config, Map::of);
     assertThat(t.props()).containsEntry("commit.interval.ms", "30000");
     assertThat(t.warnings()).anyMatch(w -> w.contains("commit.interval.ms counts"));
     assertThat(errors(config)).isEmpty();
@@ -332,6 +335,29 @@ class IcebergSinkCompatTest {
     assertThat(errors(config)).extracting(ConfigValue::name).contains("iceberg.tables");
   }
 
+  /**
+   * A table's keys are known even when the tables are in error (before the rule table they were
+   * reported as no keys at all); the table settings of routes given next to them do nothing.
+   */
+  @Test
+  void aTablesKeysAreNoUnknownKeysWhenTheTablesAreInError() {
+    Map<String, String> config = staticRest();
+    config.put("routes", "r");
+    config.put("route.r.topics", "orders");
+    Translation t = ApacheConfigTranslation.translate(config, Map::of);
+    assertThat(t.errors()).containsOnlyKeys("iceberg.tables");
+    assertThat(t.props()).doesNotContainKeys("route.db_payments.partition-by");
+
+    Map<String, String> noTables = staticRest();
+    noTables.remove("iceberg.tables");
+    noTables.put("iceberg.table.db.orders.id-columns", "id");
+    assertThat(ApacheConfigTranslation.translate(noTables, Map::of).errors())
+        .containsOnlyKeys("iceberg.tables", "iceberg.table.db.orders.id-columns")
+        .hasEntrySatisfying(
+            "iceberg.table.db.orders.id-columns",
+            e -> assertThat(e).singleElement().asString().contains("Paimon"));
+  }
+
   @Test
   void withoutKafkaSettingsTheWorkersPropertiesFileGivesTheClusterButNoSecret(@TempDir Path dir)
       throws IOException {
@@ -347,16 +373,16 @@ class IcebergSinkCompatTest {
             "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required;",
             "config.storage.topic=connect-configs"));
     Map<String, String> worker =
-        IcebergSinkCompat.workerProperties(
+        WorkerProperties.of(
             "org.apache.kafka.connect.cli.ConnectDistributed " + file + " --override x=y");
     assertThat(worker).containsEntry("bootstrap.servers", "broker-1:9093,broker-2:9093");
-    assertThat(IcebergSinkCompat.workerProperties("org.example.Main " + file)).isEmpty();
-    assertThat(IcebergSinkCompat.workerProperties(null)).isEmpty();
+    assertThat(WorkerProperties.of("org.example.Main " + file)).isEmpty();
+    assertThat(WorkerProperties.of(null)).isEmpty();
 
     Map<String, String> config = staticRest();
     config.remove("iceberg.kafka.bootstrap.servers");
     config.remove("iceberg.kafka.security.protocol");
-    Translation t = IcebergSinkCompat.translate(config, () -> worker);
+    Translation t = ApacheConfigTranslation.translate(config, () -> worker);
     assertThat(t.props())
         .containsEntry("kafka.bootstrap.servers", "broker-1:9093,broker-2:9093")
         .containsEntry("kafka.security.protocol", "SASL_SSL")
@@ -369,7 +395,7 @@ class IcebergSinkCompatTest {
         .doesNotContain("PlainLoginModule");
 
     config.put("iceberg.kafka.sasl.jaas.config", "${file:/secrets/kafka.properties:jaas}");
-    assertThat(IcebergSinkCompat.translate(config, () -> worker).errors()).isEmpty();
+    assertThat(ApacheConfigTranslation.translate(config, () -> worker).errors()).isEmpty();
   }
 
   @Test
@@ -379,8 +405,8 @@ class IcebergSinkCompatTest {
             "topics", "orders",
             "iceberg.write-buffer-bytes", "67108864",
             "catalogs", "local");
-    assertThat(IcebergSinkCompat.applies(ours)).isFalse();
-    assertThat(IcebergSinkCompat.translate(ours, Map::of).props()).isSameAs(ours);
+    assertThat(ApacheConfigTranslation.applies(ours)).isFalse();
+    assertThat(ApacheConfigTranslation.translate(ours, Map::of).props()).isSameAs(ours);
   }
 
   @Test
@@ -412,6 +438,16 @@ class IcebergSinkCompatTest {
 
   private static SinkRecord record(String topic, Map<String, Object> value) {
     return new SinkRecord(topic, 0, null, null, null, value, 0);
+  }
+
+  /** {@code given} translated, as the connector translates it, then read as our config. */
+  private static StreamhouseSinkConfig config(Map<String, String> given) {
+    return new StreamhouseSinkConfig(props(given));
+  }
+
+  /** {@code given} under our keys (no worker properties: this JVM is no Connect worker). */
+  private static Map<String, String> props(Map<String, String> given) {
+    return ApacheConfigTranslation.translate(given, Map::of).props();
   }
 
   /** The config values with errors that the connector's validate() gives for {@code config}. */
