@@ -38,6 +38,11 @@ public final class CheckedBatches<F> {
 
     /** Why the file may not go into the table, or empty. */
     Optional<String> problem(F file);
+
+    /** The batch as log lines name it: {@code batch <id> of task <task>}. */
+    default String describe(OfferedBatch batch) {
+      return "batch " + batch.batchId() + " of task " + batch.taskId();
+    }
   }
 
   private final Map<String, List<F>> accepted = new LinkedHashMap<>();
@@ -54,7 +59,8 @@ public final class CheckedBatches<F> {
       try {
         files = reader.read(batch);
       } catch (Exception e) {
-        checked.refuse(connector, table, batch, "its file list cannot be read: " + e.getMessage());
+        checked.refuse(
+            connector, table, reader, batch, "its file list cannot be read: " + e.getMessage());
         continue;
       }
       String problem = null;
@@ -70,32 +76,20 @@ public final class CheckedBatches<F> {
         }
         OfferedBatch owner = owners.putIfAbsent(path, batch);
         if (owner != null) {
-          problem =
-              "file "
-                  + path
-                  + " is named twice (also by batch "
-                  + owner.batchId()
-                  + " of task "
-                  + owner.taskId()
-                  + ")";
+          problem = "file " + path + " is named twice (also by " + reader.describe(owner) + ")";
           if (owner != batch && checked.accepted.remove(owner.batchId()) != null) {
             checked.refuse(
                 connector,
                 table,
+                reader,
                 owner,
-                "file "
-                    + path
-                    + " is named twice (also by batch "
-                    + batch.batchId()
-                    + " of task "
-                    + batch.taskId()
-                    + ")");
+                "file " + path + " is named twice (also by " + reader.describe(batch) + ")");
           }
           break;
         }
       }
       if (problem != null) {
-        checked.refuse(connector, table, batch, problem);
+        checked.refuse(connector, table, reader, batch, problem);
       } else {
         checked.accepted.put(batch.batchId(), files);
       }
@@ -103,14 +97,14 @@ public final class CheckedBatches<F> {
     return checked;
   }
 
-  private void refuse(String connector, TableId table, OfferedBatch batch, String why) {
+  private void refuse(
+      String connector, TableId table, FileReader<F> reader, OfferedBatch batch, String why) {
     refused.add(batch.batchId());
     LOG.error(
-        "Connector {}: refused batch {} of task {} for table {}: {}. The batch is rejected and its files are "
+        "Connector {}: refused {} for table {}: {}. It is rejected and its files are "
             + "left as they are",
         connector,
-        batch.batchId(),
-        batch.taskId(),
+        reader.describe(batch),
         table,
         why);
   }

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * won the race, at most {@link #MAX_PLAN_ATTEMPTS} times. When the attempts run out the commit
  * fails with {@link ConflictsExhaustedException}; the coordinator then leaves the batches offered
  * for the next round. A format supplies only how to read its watermarks and how to make one
- * snapshot.
+ * snapshot. The loop alone ({@link #retry}) serves a commit that plans otherwise (the take-over
+ * from the Apache Iceberg sink).
  */
 public final class CommitLoop {
   /** Attempts before a table that keeps changing under the commit fails it. */
@@ -72,6 +73,20 @@ public final class CommitLoop {
   }
 
   /**
+   * One attempt of a commit: read the table afresh, plan, and commit in one snapshot.
+   *
+   * @param <R> what a commit gives
+   */
+  @FunctionalInterface
+  public interface Attempt<R> {
+    /**
+     * @param attempt 1 for the first attempt, then 2, 3, ...
+     * @throws ConcurrentCommitException when another commit got in first; the loop plans again
+     */
+    R run(int attempt) throws ConcurrentCommitException;
+  }
+
+  /**
    * Commits {@code batches} (each with offsets; checked before) to {@code id}; {@code refused}
    * names the batches the checks refused, reported as rejected without touching the table.
    */
@@ -86,52 +101,70 @@ public final class CommitLoop {
       Table table) {
     List<BatchPlan.Offer> offers =
         batches.stream().map(b -> new BatchPlan.Offer(b.batchId(), b.ranges())).toList();
+    return retry(
+        connector,
+        id,
+        "its batches stay offered for the next round",
+        attempt -> {
+          Watermarks current = table.refresh();
+          BatchPlan plan = BatchPlan.of(current, offers);
+          Map<String, BatchPlan.Decision> decisions = checked.withRefused(plan.decisions());
+          if (!plan.changesTable()) {
+            return new CommitOutcome(
+                decisions, current, OptionalLong.empty(), 0, 0, checked.refused());
+          }
+          List<OfferedBatch> applying =
+              batches.stream()
+                  .filter(b -> plan.decision(b.batchId()) == BatchPlan.Decision.APPLY)
+                  .toList();
+          Map<String, String> summary = new LinkedHashMap<>();
+          summary.put(keys.watermarks(), plan.after().encode());
+          summary.put(keys.commitId(), Long.toString(commitId));
+          long validThrough =
+              applying.stream().mapToLong(OfferedBatch::maxRecordTimestamp).min().orElse(-1);
+          if (fullRound && validThrough >= 0) {
+            summary.put(keys.validThrough(), Long.toString(validThrough));
+          }
+          Committed committed = table.commit(applying, summary);
+          LOG.info(
+              "Connector {} committed {} files ({} records) to {} in snapshot {} (commit {}): {}",
+              connector,
+              committed.files(),
+              committed.records(),
+              id,
+              committed.snapshotId(),
+              commitId,
+              decisions);
+          return new CommitOutcome(
+              decisions,
+              plan.after(),
+              OptionalLong.of(committed.snapshotId()),
+              committed.records(),
+              committed.files(),
+              checked.refused(),
+              committed.compactions());
+        });
+  }
+
+  /**
+   * The loop itself, for any commit that plans against what the table holds: runs {@code attempt}
+   * until it returns, again after each commit that got in first, at most {@link #MAX_PLAN_ATTEMPTS}
+   * times; then fails with {@link ConflictsExhaustedException}, whose message ends with {@code
+   * whenExhausted} (what becomes of what was to be committed).
+   */
+  public static <R> R retry(
+      String connector, Object table, String whenExhausted, Attempt<R> attempt) {
     ConcurrentCommitException last = null;
-    for (int attempt = 1; attempt <= MAX_PLAN_ATTEMPTS; attempt++) {
-      Watermarks current = table.refresh();
-      BatchPlan plan = BatchPlan.of(current, offers);
-      Map<String, BatchPlan.Decision> decisions = checked.withRefused(plan.decisions());
-      if (!plan.changesTable()) {
-        return new CommitOutcome(decisions, current, OptionalLong.empty(), 0, 0, checked.refused());
-      }
-      List<OfferedBatch> applying =
-          batches.stream()
-              .filter(b -> plan.decision(b.batchId()) == BatchPlan.Decision.APPLY)
-              .toList();
-      Map<String, String> summary = new LinkedHashMap<>();
-      summary.put(keys.watermarks(), plan.after().encode());
-      summary.put(keys.commitId(), Long.toString(commitId));
-      long validThrough =
-          applying.stream().mapToLong(OfferedBatch::maxRecordTimestamp).min().orElse(-1);
-      if (fullRound && validThrough >= 0) {
-        summary.put(keys.validThrough(), Long.toString(validThrough));
-      }
+    for (int n = 1; n <= MAX_PLAN_ATTEMPTS; n++) {
       try {
-        Committed committed = table.commit(applying, summary);
-        LOG.info(
-            "Connector {} committed {} files ({} records) to {} in snapshot {} (commit {}): {}",
-            connector,
-            committed.files(),
-            committed.records(),
-            id,
-            committed.snapshotId(),
-            commitId,
-            decisions);
-        return new CommitOutcome(
-            decisions,
-            plan.after(),
-            OptionalLong.of(committed.snapshotId()),
-            committed.records(),
-            committed.files(),
-            checked.refused(),
-            committed.compactions());
+        return attempt.run(n);
       } catch (ConcurrentCommitException e) {
         last = e;
         LOG.warn(
             "Connector {}: another commit to {} got in first (attempt {} of {}); planning again: {}",
             connector,
-            id,
-            attempt,
+            table,
+            n,
             MAX_PLAN_ATTEMPTS,
             e.getMessage());
       }
@@ -140,10 +173,11 @@ public final class CommitLoop {
         "Connector "
             + connector
             + ": table "
-            + id
+            + table
             + " changed under "
             + MAX_PLAN_ATTEMPTS
-            + " commit attempts in a row; its batches stay offered for the next round",
+            + " commit attempts in a row; "
+            + whenExhausted,
         last);
   }
 }
