@@ -39,6 +39,16 @@ public final class CheckedBatches<F> {
     /** Why the file may not go into the table, or empty. */
     Optional<String> problem(F file);
 
+    /**
+     * Whether the first batch naming a file keeps it: a later batch naming it too is refused, the
+     * first stays accepted, and a refused batch holds on to none of its files. For batches nobody
+     * offers again (the take-over from the Apache sink), where refusing the first loses it. By
+     * default a file named twice refuses both batches.
+     */
+    default boolean firstNamingKeepsFile() {
+      return false;
+    }
+
     /** The batch as log lines name it: {@code batch <id> of task <task>}. */
     default String describe(OfferedBatch batch) {
       return "batch " + batch.batchId() + " of task " + batch.taskId();
@@ -77,7 +87,9 @@ public final class CheckedBatches<F> {
         OfferedBatch owner = owners.putIfAbsent(path, batch);
         if (owner != null) {
           problem = "file " + path + " is named twice (also by " + reader.describe(owner) + ")";
-          if (owner != batch && checked.accepted.remove(owner.batchId()) != null) {
+          if (owner != batch
+              && !reader.firstNamingKeepsFile()
+              && checked.accepted.remove(owner.batchId()) != null) {
             checked.refuse(
                 connector,
                 table,
@@ -90,6 +102,9 @@ public final class CheckedBatches<F> {
       }
       if (problem != null) {
         checked.refuse(connector, table, reader, batch, problem);
+        if (reader.firstNamingKeepsFile()) {
+          owners.values().removeIf(owner -> owner == batch);
+        }
       } else {
         checked.accepted.put(batch.batchId(), files);
       }
