@@ -14,10 +14,9 @@ import io.streamhouse.connect.commit.KafkaControlChannel;
 import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.commit.TableMaintenance;
 import io.streamhouse.connect.commit.TaskControlLoop;
-import io.streamhouse.connect.config.SinkConfigDef;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.BadRecordHandler;
-import io.streamhouse.connect.monitor.HandOverMetrics;
+import io.streamhouse.connect.migration.TakeOverRunner;
 import io.streamhouse.connect.monitor.LagMetrics;
 import io.streamhouse.connect.monitor.LagMonitor;
 import io.streamhouse.connect.monitor.PluginGauges;
@@ -27,8 +26,6 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
-import io.streamhouse.connect.table.iceberg.ApacheHandover;
-import io.streamhouse.connect.table.iceberg.IcebergFormat;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -66,11 +63,11 @@ final class TaskRuntime implements AutoCloseable {
   private BadRecordHandler badRecords;
   private TaskControlLoop controlLoop;
   private Thread controlThread;
-  private volatile boolean running = true;
 
   // task 0 only
   private Map<String, TableFormat> coordinatorFormats;
   private ControlChannel coordinatorChannel;
+  private TakeOverRunner takeOver;
   private TableMaintenance maintenance;
   private Coordinator coordinator;
   private Thread coordinatorThread;
@@ -187,12 +184,14 @@ final class TaskRuntime implements AutoCloseable {
             maintenance == null ? tableMetrics : CommitObserver.both(tableMetrics, maintenance),
             // a router of its own: a router is not thread-safe
             tablesOf(consumedPartitions, new TableRouter(config.routes())));
-    Runnable handOver = apacheHandOver();
+    // the take-over from the Apache Iceberg sink, if configured, runs before the first round
+    takeOver = TakeOverRunner.of(config, coordinatorFormats, gauges, taskName);
+    TakeOverRunner startedTakeOver = takeOver;
     Coordinator started = coordinator;
     coordinatorThread =
         daemon(
             () -> {
-              handOver.run();
+              startedTakeOver.run();
               started.run();
             },
             "streamhouse-coordinator-" + config.connectorName());
@@ -207,80 +206,6 @@ final class TaskRuntime implements AutoCloseable {
             Clock.systemUTC(),
             config.failOnDataLoss());
     lagMonitorThread = daemon(lagMonitor, "streamhouse-lag-monitor-" + config.connectorName());
-  }
-
-  /**
-   * The hand-over from the Apache Iceberg sink (issue 17), run on the coordinator's thread before
-   * its first round: the files that sink reported on its control topic but did not commit go into
-   * their tables exactly once ({@link ApacheHandover}). Retried until done; a task stopping ends
-   * it.
-   */
-  private Runnable apacheHandOver() {
-    String topic = config.apacheControlTopic();
-    if (topic.isEmpty()) {
-      return () -> {};
-    }
-    ApacheHandover handOver = new ApacheHandover(apacheCatalog(), topic, config.apacheGroupId());
-    HandOverMetrics metrics = new HandOverMetrics(gauges, handOver::rejectedEvents);
-    return () -> {
-      while (running) {
-        try (ApacheControlTopic log =
-            new ApacheControlTopic(
-                config.kafkaClientProps(),
-                topic,
-                config.apacheGroupId(),
-                taskName + "-apache-handover")) {
-          ApacheHandover.ControlLog read = log.read(Duration.ofMinutes(2));
-          ApacheHandover.Result result = handOver.commitPending(read);
-          LOG.info(
-              "Connector {}: hand-over from the Apache sink ({} events read from {}): {}",
-              config.connectorName(),
-              read.records().size(),
-              topic,
-              result);
-          if (result.complete()) {
-            log.markRead(read.end());
-          }
-          metrics.done();
-          return;
-        } catch (RuntimeException e) {
-          LOG.warn(
-              "Connector {}: the hand-over from the Apache sink failed; again in 5 s",
-              config.connectorName(),
-              e);
-          for (int i = 0; i < 50 && running; i++) {
-            try {
-              Thread.sleep(100);
-            } catch (InterruptedException interrupted) {
-              Thread.currentThread().interrupt();
-              return;
-            }
-          }
-        }
-      }
-    };
-  }
-
-  private IcebergFormat apacheCatalog() {
-    String name = config.apacheCatalog();
-    List<String> iceberg =
-        coordinatorFormats.entrySet().stream()
-            .filter(e -> e.getValue() instanceof IcebergFormat)
-            .map(Map.Entry::getKey)
-            .filter(n -> name.isEmpty() || n.equals(name))
-            .toList();
-    if (iceberg.size() != 1) {
-      throw new ConnectException(
-          "Connector "
-              + config.connectorName()
-              + ": "
-              + SinkConfigDef.APACHE_CONTROL_TOPIC_CONFIG
-              + " is set, so "
-              + SinkConfigDef.APACHE_CATALOG_CONFIG
-              + " must name one Iceberg catalog"
-              + (name.isEmpty() ? " (there is not exactly one)" : " (" + name + " is not one)"));
-    }
-    return (IcebergFormat) coordinatorFormats.get(iceberg.get(0));
   }
 
   private static Thread daemon(Runnable body, String name) {
@@ -353,7 +278,9 @@ final class TaskRuntime implements AutoCloseable {
   /** Stops the threads, then closes what they used, task 0's coordination first. */
   @Override
   public void close() {
-    running = false;
+    if (takeOver != null) {
+      takeOver.stop(); // before the first round: the coordinator thread runs it
+    }
     if (controlLoop != null) {
       controlLoop.stop();
     }

@@ -98,7 +98,7 @@ class ApacheHandoverE2E {
         produce(stack, produced, 2);
         pause(Duration.ofMillis(1500)); // the Apache workers take them in
 
-        // 4. Same name, our class: the hand-over and then our own commits.
+        // 4. Same name, our class: the take-over and then our own commits.
         holding.set(false);
         blocker.join();
         stack.connect().putConfig(NAME, ourConfig(stack, warehouseUri));
@@ -116,10 +116,10 @@ class ApacheHandoverE2E {
             .until(() -> tables.rows(TABLE).size() == produced.size());
         try (WorkerJmx jmx = new WorkerJmx(stack.worker().process().pid())) {
           String task0 = "kafka.connect:type=plugins,connector=" + NAME + ",task=0";
-          assertThat(jmx.values(task0, "task", "apache-handover-pending"))
-              .as("the hand-over finished")
+          assertThat(jmx.values(task0, "task", "apache-takeover-pending"))
+              .as("the take-over finished")
               .containsEntry("0", 0.0);
-          assertThat(jmx.values(task0, "task", "apache-handover-events-rejected-total"))
+          assertThat(jmx.values(task0, "task", "apache-takeover-events-rejected-total"))
               .as("the Apache sink's real events are all taken")
               .containsEntry("0", 0.0);
         }
@@ -129,12 +129,12 @@ class ApacheHandoverE2E {
 
         Table table = tables.table(TABLE);
         table.refresh();
-        List<Snapshot> handOver =
+        List<Snapshot> takeOver =
             snapshots(table).stream()
                 .filter(s -> s.summary().containsKey("streamhouse." + NAME + ".apache-handover"))
                 .toList();
-        assertThat(handOver).as("one hand-over snapshot").hasSize(1);
-        assertThat(Long.parseLong(handOver.get(0).summary().get("added-records")))
+        assertThat(takeOver).as("one take-over snapshot").hasSize(1);
+        assertThat(Long.parseLong(takeOver.get(0).summary().get("added-records")))
             .isEqualTo(reportedRecords);
         Map<String, Long> end = new HashMap<>();
         try (Admin admin = stack.admin()) {
@@ -143,15 +143,15 @@ class ApacheHandoverE2E {
         }
         assertThat(tables.watermarks(TABLE, NAME)).isEqualTo(end);
         log(
-            "%d records once in %s after the switch; hand-over snapshot added %s records; %d s in"
+            "%d records once in %s after the switch; take-over snapshot added %s records; %d s in"
                 + " all",
             ids.size(),
             TABLE,
-            handOver.get(0).summary().get("added-records"),
+            takeOver.get(0).summary().get("added-records"),
             Duration.ofNanos(System.nanoTime() - started).toSeconds());
       }
       assertThat(Files.readString(stack.worker().logFile()))
-          .contains("hand-over from the Apache sink")
+          .contains("take-over from the Apache sink")
           .doesNotContain("refused event");
     }
   }
@@ -222,16 +222,16 @@ class ApacheHandoverE2E {
       assertThat(new HashSet<>(ids)).isEqualTo(new HashSet<>(produced));
       assertThat(ids).as("every record once").hasSize(produced.size());
       Table table = tables.table(TABLE);
-      List<Snapshot> handOver =
+      List<Snapshot> takeOver =
           snapshots(table).stream()
               .filter(s -> s.summary().containsKey("streamhouse." + NAME + ".apache-handover"))
               .toList();
-      assertThat(handOver).hasSizeLessThanOrEqualTo(1);
+      assertThat(takeOver).hasSizeLessThanOrEqualTo(1);
       log(
-          "seed %d: %d records once; the hand-over committed %s records",
+          "seed %d: %d records once; the take-over committed %s records",
           seed,
           ids.size(),
-          handOver.isEmpty() ? "no" : handOver.get(0).summary().get("added-records"));
+          takeOver.isEmpty() ? "no" : takeOver.get(0).summary().get("added-records"));
     }
   }
 
@@ -389,7 +389,7 @@ class ApacheHandoverE2E {
   /**
    * The Apache sink's config as it is, with our connector.class: the connector translates it (the
    * catalog, the table, the Kafka cluster from the worker's properties, the Apache control topic
-   * for the hand-over). Only the commit timing is ours, so that the test does not wait minutes.
+   * for the take-over). Only the commit timing is ours, so that the test does not wait minutes.
    */
   private static Map<String, String> ourConfig(LocalStack stack, String warehouse) {
     Map<String, String> c = apacheConfig(warehouse);

@@ -132,7 +132,7 @@ public final class SinkConfigDef {
           + "(the same connector name, connector.class changed): that sink's iceberg.control.topic. "
           + "At its start the coordinator reads it and commits, exactly once, the files that sink "
           + "had reported but not yet committed (their source offsets are already in the consumer "
-          + "group, so their records are not read again). Empty (the default): no hand-over.";
+          + "group, so their records are not read again). Empty (the default): no take-over.";
 
   public static final String APACHE_GROUP_ID_CONFIG = "migration.apache-iceberg.group-id";
   static final String APACHE_GROUP_ID_DOC =

@@ -43,7 +43,8 @@ public final class PluginGauges {
   /**
    * Registers {@code gauge} as {@code name} with {@code tags} (Connect adds connector and task).
    */
-  void register(String name, String doc, LinkedHashMap<String, String> tags, Gauge<?> gauge) {
+  public void register(
+      String name, String doc, LinkedHashMap<String, String> tags, Gauge<?> gauge) {
     if (metrics == null) {
       return;
     }

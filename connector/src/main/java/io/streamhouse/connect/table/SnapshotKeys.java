@@ -12,7 +12,7 @@ public final class SnapshotKeys {
   private final String commitId;
   private final String validThrough;
   private final String tag;
-  private final String apacheHandOver;
+  private final String apacheTakeOver;
   private final String apacheOffsetsSuffix;
 
   public SnapshotKeys(String connector) {
@@ -21,14 +21,15 @@ public final class SnapshotKeys {
     this.commitId = base + "commit-id";
     this.validThrough = base + "valid-through-ms";
     this.tag = "streamhouse-" + connector;
-    this.apacheHandOver = base + "apache-handover";
+    // written before the take-over was called so: tables carry this name
+    this.apacheTakeOver = base + "apache-handover";
     this.apacheOffsetsSuffix = ".connect-" + connector;
   }
 
   /**
    * Whether {@code summary} is that of a commit by the Apache Iceberg sink running under this
    * connector's name (its {@code kafka.connect.offsets.<control-topic>.connect-<name>} key, which a
-   * hand-over snapshot also carries, together with {@code kafka.connect.commit-id}, which it does
+   * take-over snapshot also carries, together with {@code kafka.connect.commit-id}, which it does
    * not): it consumed from the same consumer group, so the connector's older watermarks no longer
    * say where the table continues.
    */
@@ -72,11 +73,13 @@ public final class SnapshotKeys {
   }
 
   /**
-   * {@code streamhouse.<connector>.apache-handover}: on the snapshot that committed the files the
-   * Apache Iceberg sink had reported but not committed when this connector took over, the Apache
-   * commit ids they came from (comma-separated).
+   * {@code streamhouse.<connector>.apache-handover}: on the snapshot of the take-over from the
+   * Apache Iceberg sink, which committed the files that sink had reported but not committed, the
+   * Apache commit ids they came from (comma-separated). The key keeps the name it was first written
+   * under (before "hand-over" meant only the rebalance hand-over), so that tables written before
+   * and after read alike.
    */
-  public String apacheHandOver() {
-    return apacheHandOver;
+  public String apacheTakeOver() {
+    return apacheTakeOver;
   }
 }

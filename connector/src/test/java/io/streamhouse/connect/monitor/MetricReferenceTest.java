@@ -2,6 +2,7 @@ package io.streamhouse.connect.monitor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamhouse.connect.migration.TakeOverMetrics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,7 +31,7 @@ class MetricReferenceTest {
     published.addAll(LagMetrics.TOPIC_METRICS);
     published.addAll(TableMetrics.NAMES);
     published.addAll(TaskMetrics.NAMES);
-    published.addAll(HandOverMetrics.NAMES);
+    published.addAll(TakeOverMetrics.NAMES);
     assertThat(documented).containsExactlyInAnyOrderElementsOf(published);
   }
 }

@@ -11,13 +11,14 @@ import org.apache.iceberg.util.LocationUtil;
 /**
  * Whether a data file offered for commit is one of the table's own: under the table's data location
  * (no {@code .} or {@code ..} segment to climb out of it) and in the table's write format. Its
- * partition spec was checked when it was decoded.
+ * partition spec was checked when it was decoded. Public for the files reported by the Apache
+ * Iceberg sink, which the take-over from it checks the same way (package {@code migration}).
  */
-final class IcebergFileCheck {
+public final class IcebergFileCheck {
   private final String dataPrefix;
   private final FileFormat format;
 
-  IcebergFileCheck(Table table) {
+  public IcebergFileCheck(Table table) {
     this.dataPrefix = normalized(dataLocation(table)) + "/";
     this.format =
         FileFormat.fromString(
@@ -50,7 +51,7 @@ final class IcebergFileCheck {
    * A location in one spelling: {@code file:/x}, {@code file:///x} and {@code /x} are the same
    * local file (Hadoop's paths print the first, catalogs may store the second).
    */
-  static String normalized(String location) {
+  public static String normalized(String location) {
     if (location == null) {
       return null;
     }
@@ -65,7 +66,8 @@ final class IcebergFileCheck {
     return l.equals(location) ? location : "file:" + l;
   }
 
-  Optional<String> problem(DataFile file) {
+  /** Why {@code file} is not one of the table's own data files, or empty. */
+  public Optional<String> problem(DataFile file) {
     String location = normalized(file.location());
     if (location == null || !location.startsWith(dataPrefix)) {
       return Optional.of("is not under the table's data location " + dataPrefix);

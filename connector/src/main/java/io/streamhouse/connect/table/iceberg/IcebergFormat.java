@@ -91,15 +91,16 @@ public final class IcebergFormat implements TableFormat {
     }
   }
 
-  Catalog catalog() {
+  /** The catalog, as loaded; the take-over from the Apache Iceberg sink commits through it. */
+  public Catalog catalog() {
     return catalog;
   }
 
-  String connector() {
+  public String connector() {
     return connector;
   }
 
-  SnapshotKeys keys() {
+  public SnapshotKeys keys() {
     return keys;
   }
 

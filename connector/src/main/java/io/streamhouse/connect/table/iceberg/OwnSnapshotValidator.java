@@ -10,16 +10,18 @@ import org.apache.iceberg.SnapshotAncestryValidator;
  * Snapshots of other writers in between do not matter; a second committer of this connector does,
  * and makes this commit fail so that it is planned again. When the plan's snapshot was found by the
  * connector's tag because an expiry cut the ancestry (see {@link OwnSnapshot}), an ancestry without
- * any own snapshot is still the one the plan was made from.
+ * any own snapshot is still the one the plan was made from. The take-over from the Apache Iceberg
+ * sink (package {@code migration}) validates its commit the same way, on that sink's offsets key.
  */
-final class OwnSnapshotValidator implements SnapshotAncestryValidator {
+public final class OwnSnapshotValidator implements SnapshotAncestryValidator {
   private final String watermarkKey;
   private final Long expectedSnapshotId;
   private final boolean expectedOffAncestry;
   private final java.util.function.Predicate<java.util.Map<String, String>> endsWalk;
   private Long found;
 
-  OwnSnapshotValidator(String watermarkKey, Long expectedSnapshotId, boolean expectedOffAncestry) {
+  public OwnSnapshotValidator(
+      String watermarkKey, Long expectedSnapshotId, boolean expectedOffAncestry) {
     this(watermarkKey, expectedSnapshotId, expectedOffAncestry, summary -> false);
   }
 

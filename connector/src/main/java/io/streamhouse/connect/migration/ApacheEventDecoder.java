@@ -1,4 +1,4 @@
-package io.streamhouse.connect.table.iceberg;
+package io.streamhouse.connect.migration;
 
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;

@@ -1,6 +1,5 @@
-package io.streamhouse.connect;
+package io.streamhouse.connect.migration;
 
-import io.streamhouse.connect.table.iceberg.ApacheHandover;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,7 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Apache Iceberg sink's control topic, as the hand-over from that sink reads it: committed
+ * The Apache Iceberg sink's control topic, as the take-over from that sink reads it: committed
  * events only (its workers send {@code DataWritten} in the Kafka transaction that also commits the
  * source offsets), from the offsets its coordinator's group {@code <group-id>-coord} committed
  * (that coordinator commits them once every table has the events before them) or the log start, up
@@ -48,12 +47,12 @@ final class ApacheControlTopic implements AutoCloseable {
   }
 
   /** The events not yet known to be in every table, up to the end; empty if there is no topic. */
-  ApacheHandover.ControlLog read(Duration timeout) {
+  ControlLog read(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
     if (infos == null || infos.isEmpty()) {
       LOG.info("The Apache sink's control topic {} does not exist: nothing to take over", topic);
-      return new ApacheHandover.ControlLog(List.of(), Map.of());
+      return new ControlLog(List.of(), Map.of());
     }
     List<TopicPartition> partitions = new ArrayList<>();
     infos.forEach(i -> partitions.add(new TopicPartition(topic, i.partition())));
@@ -81,7 +80,7 @@ final class ApacheControlTopic implements AutoCloseable {
         unfinished.add(tp);
       }
     }
-    List<ApacheHandover.ControlRecord> records = new ArrayList<>();
+    List<ControlLog.Record> records = new ArrayList<>();
     while (!unfinished.isEmpty()) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
@@ -90,14 +89,14 @@ final class ApacheControlTopic implements AutoCloseable {
       for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
         TopicPartition tp = new TopicPartition(r.topic(), r.partition());
         if (r.offset() < end.get(tp)) {
-          records.add(new ApacheHandover.ControlRecord(r.partition(), r.offset(), r.value()));
+          records.add(new ControlLog.Record(r.partition(), r.offset(), r.value()));
         }
       }
       unfinished.removeIf(tp -> consumer.position(tp) >= end.get(tp));
     }
     Map<Integer, Long> ends = new HashMap<>();
     end.forEach((tp, o) -> ends.put(tp.partition(), o));
-    return new ApacheHandover.ControlLog(records, ends);
+    return new ControlLog(records, ends);
   }
 
   /**

@@ -1,13 +1,13 @@
-package io.streamhouse.connect.table.iceberg;
+package io.streamhouse.connect.migration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
-import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
-import io.streamhouse.connect.table.FileBudget;
-import io.streamhouse.connect.table.TableWriter;
+import io.streamhouse.connect.table.iceberg.IcebergFormat;
+import io.streamhouse.connect.table.iceberg.OwnSnapshotValidator;
+import io.streamhouse.connect.table.iceberg.WrittenDataFiles;
 import io.streamhouse.connect.testing.LocalCatalogConfigs;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -36,10 +36,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The hand-over from the Apache Iceberg sink against a real JDBC catalog (SQLite) and control
+ * The take-over from the Apache Iceberg sink against a real JDBC catalog (SQLite) and control
  * events encoded by the Apache events library itself.
  */
-class ApacheHandoverTest {
+class ApacheTakeOverTest {
   private static final String GROUP = "connect-test-sink";
   private static final String TOPIC = "control-iceberg";
   private static final String OFFSETS_KEY = "kafka.connect.offsets." + TOPIC + "." + GROUP;
@@ -67,25 +67,11 @@ class ApacheHandoverTest {
   private List<DataFile> written(int n) throws Exception {
     long from = nextId;
     nextId += n;
-    TableWriter writer =
-        format
-            .openWriter(
-                table,
-                config.routes().get(0),
-                IcebergFormatTest.record(from, from),
-                new FileBudget(64, 64L << 20))
-            .orElseThrow();
-    for (long id = from; id < from + n; id++) {
-      writer.write(IcebergFormatTest.record(id, id));
-    }
-    PreparedFiles files = writer.prepare();
-    writer.close();
-    return DataFilesCodec.decode(
-        files.payloadVersion(), files.payload(), format.table(table).specs());
+    return WrittenDataFiles.write(format, table, config.routes().get(0), from, n);
   }
 
   private Table iceberg() {
-    return format.table(table);
+    return format.catalog().loadTable(TableIdentifier.of("default", "orders"));
   }
 
   private byte[] dataWritten(UUID commitId, List<DataFile> files) {
@@ -138,8 +124,8 @@ class ApacheHandoverTest {
     return ids;
   }
 
-  private static ApacheHandover.ControlRecord at(long offset, byte[] value) {
-    return new ApacheHandover.ControlRecord(0, offset, value);
+  private static ControlLog.Record at(long offset, byte[] value) {
+    return new ControlLog.Record(0, offset, value);
   }
 
   @Test
@@ -149,7 +135,7 @@ class ApacheHandoverTest {
     List<DataFile> committed = written(30);
     List<DataFile> reported = written(20);
     written(5); // written, never reported: its records are read again by the new connector
-    List<ApacheHandover.ControlRecord> log =
+    List<ControlLog.Record> log =
         List.of(
             at(0, startCommit(first)),
             at(1, dataWritten(first, committed)),
@@ -160,9 +146,9 @@ class ApacheHandoverTest {
             at(6, dataWritten("connect-other", UUID.randomUUID(), iceberg().uuid(), written(7))));
     apacheCommit(committed, "{\"0\":3}", first);
 
-    ApacheHandover handover = new ApacheHandover(format, TOPIC, GROUP);
-    ApacheHandover.Result result =
-        handover.commitPending(new ApacheHandover.ControlLog(log, Map.of(0, 7L, 1, 0L)));
+    ApacheTakeOver takeOver = new ApacheTakeOver("local", format, TOPIC, GROUP);
+    ApacheTakeOver.Result result =
+        takeOver.commitPending(new ControlLog(log, Map.of(0, 7L, 1, 0L)));
 
     assertThat(result.tablesCommitted()).isEqualTo(1);
     assertThat(result.recordsCommitted()).isEqualTo(20);
@@ -179,9 +165,9 @@ class ApacheHandoverTest {
         .isTrue();
 
     // a restart reads the same events again: nothing left to take over
-    ApacheHandover.Result again =
-        new ApacheHandover(format, TOPIC, GROUP)
-            .commitPending(new ApacheHandover.ControlLog(log, Map.of(0, 7L, 1, 0L)));
+    ApacheTakeOver.Result again =
+        new ApacheTakeOver("local", format, TOPIC, GROUP)
+            .commitPending(new ControlLog(log, Map.of(0, 7L, 1, 0L)));
     assertThat(again.tablesCommitted()).isZero();
     assertThat(ids()).isEqualTo(range(0, 50));
   }
@@ -191,10 +177,10 @@ class ApacheHandoverTest {
     UUID commit = UUID.randomUUID();
     List<DataFile> a = written(10);
     List<DataFile> b = written(10);
-    ApacheHandover.Result result =
-        new ApacheHandover(format, TOPIC, GROUP)
+    ApacheTakeOver.Result result =
+        new ApacheTakeOver("local", format, TOPIC, GROUP)
             .commitPending(
-                new ApacheHandover.ControlLog(
+                new ControlLog(
                     List.of(at(10, dataWritten(commit, a)), at(11, dataWritten(commit, b))),
                     Map.of(0, 12L)));
     assertThat(result.recordsCommitted()).isEqualTo(20);
@@ -202,15 +188,15 @@ class ApacheHandoverTest {
   }
 
   /**
-   * The Apache coordinator committed after the hand-over read the table: the hand-over's commit
+   * The Apache coordinator committed after the take-over read the table: the take-over's commit
    * fails its ancestry check, plans again from the new snapshot and adds nothing twice.
    */
   @Test
   void anApacheCommitBetweenReadAndCommitIsNotDoubled() throws Exception {
     UUID commit = UUID.randomUUID();
     List<DataFile> reported = written(15);
-    List<ApacheHandover.ControlRecord> log = List.of(at(0, dataWritten(commit, reported)));
-    // the validator sees the Apache commit made after the hand-over loaded the table
+    List<ControlLog.Record> log = List.of(at(0, dataWritten(commit, reported)));
+    // the validator sees the Apache commit made after the take-over loaded the table
     Table stale = format.catalog().loadTable(TableIdentifier.of("default", "orders"));
     apacheCommit(reported, "{\"0\":1}", commit);
     var append = stale.newAppend();
@@ -220,9 +206,9 @@ class ApacheHandoverTest {
     assertThatThrownBy(append::commit)
         .isInstanceOf(org.apache.iceberg.exceptions.ValidationException.class);
 
-    ApacheHandover.Result result =
-        new ApacheHandover(format, TOPIC, GROUP)
-            .commitPending(new ApacheHandover.ControlLog(log, Map.of(0, 1L)));
+    ApacheTakeOver.Result result =
+        new ApacheTakeOver("local", format, TOPIC, GROUP)
+            .commitPending(new ControlLog(log, Map.of(0, 1L)));
     assertThat(result.tablesCommitted()).isZero();
     assertThat(ids()).isEqualTo(range(0, 15));
   }
@@ -271,18 +257,42 @@ class ApacheHandoverTest {
             dataWritten(commit, List.of(climbing)),
             dataWritten(commit, List.of(wrongSize)),
             dataWritten(GROUP, commit, UUID.randomUUID(), List.of(real)));
-    List<ApacheHandover.ControlRecord> log = new ArrayList<>();
+    List<ControlLog.Record> log = new ArrayList<>();
     for (byte[] event : hostile) {
       log.add(at(log.size(), event));
     }
     log.add(at(log.size(), valid));
 
-    ApacheHandover handover = new ApacheHandover(format, TOPIC, GROUP);
-    ApacheHandover.Result result =
-        handover.commitPending(new ApacheHandover.ControlLog(log, Map.of(0, (long) log.size())));
+    ApacheTakeOver takeOver = new ApacheTakeOver("local", format, TOPIC, GROUP);
+    ApacheTakeOver.Result result =
+        takeOver.commitPending(new ControlLog(log, Map.of(0, (long) log.size())));
 
     assertThat(result.eventsRejected()).isEqualTo(hostile.size());
-    assertThat(handover.rejectedEvents()).isEqualTo(hostile.size());
+    assertThat(takeOver.rejectedEvents()).isEqualTo(hostile.size());
+    assertThat(result.recordsCommitted()).isEqualTo(10);
+    assertThat(ids()).isEqualTo(range(0, 10));
+  }
+
+  /**
+   * A file reported twice goes in once, with the first event reporting it; the later event is
+   * refused whole. An exact replay of a reported event therefore loses nothing.
+   */
+  @Test
+  void aFileReportedAgainGoesInOnceWithTheFirstEvent() throws Exception {
+    UUID commit = UUID.randomUUID();
+    List<DataFile> first = written(10);
+    List<DataFile> more = written(5);
+    byte[] reported = dataWritten(commit, first);
+    List<DataFile> again = new ArrayList<>(more);
+    again.add(first.get(0));
+    List<ControlLog.Record> log =
+        List.of(at(0, reported), at(1, reported), at(2, dataWritten(commit, again)));
+
+    ApacheTakeOver.Result result =
+        new ApacheTakeOver("local", format, TOPIC, GROUP)
+            .commitPending(new ControlLog(log, Map.of(0, 3L)));
+
+    assertThat(result.eventsRejected()).isEqualTo(2);
     assertThat(result.recordsCommitted()).isEqualTo(10);
     assertThat(ids()).isEqualTo(range(0, 10));
   }
