@@ -1,5 +1,7 @@
 package io.streamhouse.connect;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -65,6 +67,24 @@ class ArchitectureTest {
         .onlyDependOnClassesThat()
         .resideInAnyPackage(
             "java..", "org.apache.kafka.common..", "io.streamhouse.connect.protocol..")
+        .check(main);
+  }
+
+  @Test
+  void onlyTheConnectAdapterWiresInTheMigrationFromTheApacheSink() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("..connect.migration..")
+        .and(
+            not(
+                belongToAnyOf(
+                    StreamhouseSinkConnector.class, StreamhouseSinkTask.class, TaskRuntime.class)))
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("..connect.migration..")
+        .because(
+            "switching from the Apache Iceberg sink is one feature in one package; the connector"
+                + " translates its config before validation, task 0 starts its take-over")
         .check(main);
   }
 
