@@ -124,6 +124,12 @@ class ApacheTakeOverTest {
     return ids;
   }
 
+  /** A take-over of {@code log}, read up to {@code end}, by a new {@link ApacheTakeOver}. */
+  private ApacheTakeOver.Result takeOver(List<ControlLog.Record> log, Map<Integer, Long> end) {
+    return new ApacheTakeOver("local", format, TOPIC, GROUP)
+        .commitPending(new ControlLog(log, end));
+  }
+
   private static ControlLog.Record at(long offset, byte[] value) {
     return new ControlLog.Record(0, offset, value);
   }
@@ -146,9 +152,7 @@ class ApacheTakeOverTest {
             at(6, dataWritten("connect-other", UUID.randomUUID(), iceberg().uuid(), written(7))));
     apacheCommit(committed, "{\"0\":3}", first);
 
-    ApacheTakeOver takeOver = new ApacheTakeOver("local", format, TOPIC, GROUP);
-    ApacheTakeOver.Result result =
-        takeOver.commitPending(new ControlLog(log, Map.of(0, 7L, 1, 0L)));
+    ApacheTakeOver.Result result = takeOver(log, Map.of(0, 7L, 1, 0L));
 
     assertThat(result.tablesCommitted()).isEqualTo(1);
     assertThat(result.recordsCommitted()).isEqualTo(20);
@@ -165,9 +169,7 @@ class ApacheTakeOverTest {
         .isTrue();
 
     // a restart reads the same events again: nothing left to take over
-    ApacheTakeOver.Result again =
-        new ApacheTakeOver("local", format, TOPIC, GROUP)
-            .commitPending(new ControlLog(log, Map.of(0, 7L, 1, 0L)));
+    ApacheTakeOver.Result again = takeOver(log, Map.of(0, 7L, 1, 0L));
     assertThat(again.tablesCommitted()).isZero();
     assertThat(ids()).isEqualTo(range(0, 50));
   }
@@ -178,11 +180,9 @@ class ApacheTakeOverTest {
     List<DataFile> a = written(10);
     List<DataFile> b = written(10);
     ApacheTakeOver.Result result =
-        new ApacheTakeOver("local", format, TOPIC, GROUP)
-            .commitPending(
-                new ControlLog(
-                    List.of(at(10, dataWritten(commit, a)), at(11, dataWritten(commit, b))),
-                    Map.of(0, 12L)));
+        takeOver(
+            List.of(at(10, dataWritten(commit, a)), at(11, dataWritten(commit, b))),
+            Map.of(0, 12L));
     assertThat(result.recordsCommitted()).isEqualTo(20);
     assertThat(ids()).isEqualTo(range(0, 20));
   }
@@ -206,9 +206,7 @@ class ApacheTakeOverTest {
     assertThatThrownBy(append::commit)
         .isInstanceOf(org.apache.iceberg.exceptions.ValidationException.class);
 
-    ApacheTakeOver.Result result =
-        new ApacheTakeOver("local", format, TOPIC, GROUP)
-            .commitPending(new ControlLog(log, Map.of(0, 1L)));
+    ApacheTakeOver.Result result = takeOver(log, Map.of(0, 1L));
     assertThat(result.tablesCommitted()).isZero();
     assertThat(ids()).isEqualTo(range(0, 15));
   }
@@ -263,12 +261,12 @@ class ApacheTakeOverTest {
     }
     log.add(at(log.size(), valid));
 
-    ApacheTakeOver takeOver = new ApacheTakeOver("local", format, TOPIC, GROUP);
+    ApacheTakeOver counting = new ApacheTakeOver("local", format, TOPIC, GROUP);
     ApacheTakeOver.Result result =
-        takeOver.commitPending(new ControlLog(log, Map.of(0, (long) log.size())));
+        counting.commitPending(new ControlLog(log, Map.of(0, (long) log.size())));
 
     assertThat(result.eventsRejected()).isEqualTo(hostile.size());
-    assertThat(takeOver.rejectedEvents()).isEqualTo(hostile.size());
+    assertThat(counting.rejectedEvents()).isEqualTo(hostile.size());
     assertThat(result.recordsCommitted()).isEqualTo(10);
     assertThat(ids()).isEqualTo(range(0, 10));
   }
@@ -288,9 +286,7 @@ class ApacheTakeOverTest {
     List<ControlLog.Record> log =
         List.of(at(0, reported), at(1, reported), at(2, dataWritten(commit, again)));
 
-    ApacheTakeOver.Result result =
-        new ApacheTakeOver("local", format, TOPIC, GROUP)
-            .commitPending(new ControlLog(log, Map.of(0, 3L)));
+    ApacheTakeOver.Result result = takeOver(log, Map.of(0, 3L));
 
     assertThat(result.eventsRejected()).isEqualTo(2);
     assertThat(result.recordsCommitted()).isEqualTo(10);
