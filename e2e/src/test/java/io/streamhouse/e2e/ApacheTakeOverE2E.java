@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Test;
  * the Apache coordinator, which therefore waits for that partition's report until its commit
  * timeout (10 minutes) while the other partitions' files are reported and their offsets committed.
  */
-class ApacheHandoverE2E {
+class ApacheTakeOverE2E {
   private static final String NAME = "handover";
   private static final String TOPIC = "handover-orders";
   private static final String APACHE_CONTROL = "ctl-apache-handover";
@@ -255,7 +255,7 @@ class ApacheHandoverE2E {
   }
 
   private static void log(String format, Object... args) {
-    System.out.printf("[ApacheHandoverE2E] " + format + "%n", args);
+    System.out.printf("[ApacheTakeOverE2E] " + format + "%n", args);
   }
 
   private static boolean failed(LocalStack stack) {
