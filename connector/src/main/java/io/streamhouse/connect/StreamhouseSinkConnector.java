@@ -1,7 +1,6 @@
 package io.streamhouse.connect;
 
 import io.streamhouse.connect.commit.ControlEventSigner;
-import io.streamhouse.connect.config.RenamedKeys;
 import io.streamhouse.connect.config.SinkConfigDef;
 import io.streamhouse.connect.config.SinkConfigValidator;
 import io.streamhouse.connect.migration.ApacheConfigTranslation;
@@ -42,9 +41,7 @@ public class StreamhouseSinkConnector extends SinkConnector {
     Translation translation = ApacheConfigTranslation.translate(given);
     translation.warnings().forEach(w -> LOG.warn("Connector {}: {}", name, w));
     SinkConfigValidator.requireValid(translation.config());
-    Map<String, String> props =
-        RenamedKeys.apply(
-            translation.props(), (key, message) -> LOG.warn("Connector {}: {}", name, message));
+    Map<String, String> props = translation.props();
     Map<String, String> withKey = new HashMap<>(props);
     String key = props.get(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
     if (key == null || key.isEmpty()) {

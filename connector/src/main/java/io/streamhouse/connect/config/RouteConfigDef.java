@@ -248,8 +248,7 @@ public final class RouteConfigDef {
             "How record schemas may change the route's tables. none: never (fields a table lacks are "
                 + "ignored); add-columns: new fields become optional columns (nested too); add-and-widen: "
                 + "also int8->int16->int32->int64, float->double, decimal precision up, required->optional. "
-                + "Narrowing, other type changes and key or partition column changes are always rejected. "
-                + "Formerly route.<name>.schema.evolution.",
+                + "Narrowing, other type changes and key or partition column changes are always rejected.",
             group,
             ++order,
             Width.SHORT,

@@ -39,7 +39,7 @@ public final class SinkConfigDef {
   static final String MAX_OPEN_FILES_DOC =
       "Iceberg data files a task keeps open at once over all its tables and partitions (file handles). "
           + "Past it, the open file holding the most memory is closed early. While a commit closes the "
-          + "previous files, as many new ones may be open. Formerly max.open.files.";
+          + "previous files, as many new ones may be open.";
   static final int MAX_OPEN_FILES_DEFAULT = 2_000;
 
   public static final String ICEBERG_WRITE_BUFFER_BYTES_CONFIG = "iceberg.write-buffer-bytes";
@@ -82,8 +82,7 @@ public final class SinkConfigDef {
           + "batches and waits up to this long for the coordinator to commit them, so that the next owner "
           + "of a partition skips those records instead of writing them again. If the wait runs out, the "
           + "task drops its uncommitted work and the records are written again. Keep it below the worker's "
-          + "task.shutdown.graceful.timeout.ms (5 s by default); 0 turns the hand-over off. Formerly "
-          + "commit.handover.timeout.ms.";
+          + "task.shutdown.graceful.timeout.ms (5 s by default); 0 turns the hand-over off.";
   static final long COMMIT_HANDOVER_TIMEOUT_MS_DEFAULT = 4_000L;
 
   public static final String COMMIT_PARALLELISM_CONFIG = "commit.parallelism";
@@ -96,8 +95,7 @@ public final class SinkConfigDef {
   public static final String LAG_CHECK_INTERVAL_MS_CONFIG = "lag.check-interval.ms";
   static final String LAG_CHECK_INTERVAL_MS_DOC =
       "How often task 0 compares, per topic-partition, the connector's committed offset with the log "
-          + "start and end offsets and the topic's retention, and publishes the lag metrics. Formerly "
-          + "lag.check.interval.ms.";
+          + "start and end offsets and the topic's retention, and publishes the lag metrics.";
   static final long LAG_CHECK_INTERVAL_MS_DEFAULT = 30_000L;
 
   public static final String LAG_ON_DATA_LOSS_CONFIG = "lag.on-data-loss";
@@ -121,8 +119,7 @@ public final class SinkConfigDef {
           + "each time it starts and hands it to its tasks in their configurations, which Connect stores in its "
           + "config topic and shows to whoever may read task configurations over the REST API. Set it (at least "
           + "16 characters, best through a config provider) to keep the key out of the config topic and to "
-          + "rotate it on your schedule: changing it restarts the connector and its tasks. Formerly "
-          + "control.signing.key.";
+          + "rotate it on your schedule: changing it restarts the connector and its tasks.";
 
   public static final String MIGRATION_GROUP = "Migration";
 

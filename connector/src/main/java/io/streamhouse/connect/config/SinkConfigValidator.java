@@ -33,7 +33,7 @@ public final class SinkConfigValidator {
    */
   public static Config validate(TranslatedConfig translated) {
     Map<String, String> given = translated.given();
-    Map<String, String> props = RenamedKeys.apply(translated.props(), (key, message) -> {});
+    Map<String, String> props = translated.props();
     Map<String, ConfigValue> byName = new LinkedHashMap<>();
     for (ConfigValue value : SinkConfigDef.enriched(props).validate(props)) {
       byName.put(value.name(), value);

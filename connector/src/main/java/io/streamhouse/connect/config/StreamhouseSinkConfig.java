@@ -16,13 +16,6 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
    * {@code props} under this connector's keys (a config of another connector is translated before).
    */
   public StreamhouseSinkConfig(Map<String, String> props) {
-    this(RenamedKeys.apply(props, (key, message) -> {}), true);
-  }
-
-  /**
-   * {@code props} under the current key names ({@code renamed} only tells the constructors apart).
-   */
-  private StreamhouseSinkConfig(Map<String, String> props, boolean renamed) {
     super(SinkConfigDef.enriched(props), props, false);
     List<String> catalogNames = getList(SinkConfigDef.CATALOGS_CONFIG);
     this.catalogs =
