@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -89,7 +90,7 @@ final class BatchAssembler {
   }
 
   /** Forgets the incomplete batches whose id {@code keep} refuses. */
-  void retain(java.util.function.Predicate<String> keep) {
+  void retain(Predicate<String> keep) {
     partial.keySet().removeIf(keep.negate());
   }
 

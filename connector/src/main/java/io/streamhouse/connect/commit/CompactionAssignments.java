@@ -5,9 +5,11 @@ import io.streamhouse.connect.protocol.TableId;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -114,9 +116,8 @@ final class CompactionAssignments {
     if (tasks.isEmpty() || deferred.isEmpty()) {
       return List.of();
     }
-    Map<TableId, List<CompactionJob>> ready = new java.util.TreeMap<>();
-    for (java.util.Iterator<Map.Entry<String, Out>> it = deferred.entrySet().iterator();
-        it.hasNext(); ) {
+    Map<TableId, List<CompactionJob>> ready = new TreeMap<>();
+    for (Iterator<Map.Entry<String, Out>> it = deferred.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<String, Out> e = it.next();
       if (!out.containsKey(e.getKey())) {
         ready.computeIfAbsent(e.getValue().table(), t -> new ArrayList<>()).add(e.getValue().job());
@@ -139,9 +140,8 @@ final class CompactionAssignments {
     if (tasks.isEmpty()) {
       return List.of();
     }
-    Map<TableId, List<CompactionJob>> expired = new java.util.TreeMap<>();
-    for (java.util.Iterator<Map.Entry<String, Out>> it = out.entrySet().iterator();
-        it.hasNext(); ) {
+    Map<TableId, List<CompactionJob>> expired = new TreeMap<>();
+    for (Iterator<Map.Entry<String, Out>> it = out.entrySet().iterator(); it.hasNext(); ) {
       Out o = it.next().getValue();
       if (now - o.since() >= timeoutMs) {
         expired.computeIfAbsent(o.table(), t -> new ArrayList<>()).add(o.job());

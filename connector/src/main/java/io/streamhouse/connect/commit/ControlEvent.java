@@ -1,6 +1,7 @@
 package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.CompactionJob;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
 import java.util.List;
@@ -58,7 +59,7 @@ public sealed interface ControlEvent {
       int taskId,
       String jobId,
       TableId table,
-      List<io.streamhouse.connect.protocol.CompactionJob> jobs)
+      List<CompactionJob> jobs)
       implements ControlEvent {}
 
   /** Coordinator to tasks: what the commit of {@code table} decided for each offered batch. */

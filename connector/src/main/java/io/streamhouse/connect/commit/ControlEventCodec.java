@@ -2,6 +2,7 @@ package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.commit.InvalidControlEventException.Reason;
 import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.CompactionJob;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.protocol.TopicNames;
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -101,7 +103,7 @@ public final class ControlEventCodec {
         out.writeUTF(e.jobId());
         writeTable(out, e.table());
         out.writeInt(e.jobs().size());
-        for (io.streamhouse.connect.protocol.CompactionJob job : e.jobs()) {
+        for (CompactionJob job : e.jobs()) {
           out.writeUTF(job.key());
           out.writeInt(job.spec().length);
           out.write(job.spec());
@@ -215,7 +217,7 @@ public final class ControlEventCodec {
     int length = ((data[1] & 0xff) << 8) | (data[2] & 0xff);
     return length == connectorBytes.length
         && 3 + length <= data.length
-        && java.util.Arrays.equals(data, 3, 3 + length, connectorBytes, 0, length);
+        && Arrays.equals(data, 3, 3 + length, connectorBytes, 0, length);
   }
 
   private ControlEvent.BatchChunk readChunk(WireReader in, long commitId)
@@ -275,12 +277,10 @@ public final class ControlEventCodec {
     String jobId = in.readString("job id", MAX_NAME_BYTES);
     TableId table = readTable(in);
     int n = in.readCount("compaction jobs", 2 + 1 + 4 + 1, MAX_JOBS);
-    List<io.streamhouse.connect.protocol.CompactionJob> jobs = new ArrayList<>(n);
+    List<CompactionJob> jobs = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       String key = in.readString("job key", MAX_NAME_BYTES);
-      jobs.add(
-          new io.streamhouse.connect.protocol.CompactionJob(
-              key, in.readBytes("job spec", MAX_JOB_SPEC_BYTES)));
+      jobs.add(new CompactionJob(key, in.readBytes("job spec", MAX_JOB_SPEC_BYTES)));
     }
     if (jobs.isEmpty()) {
       throw WireReader.malformed("a compaction request without jobs");

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.Arrays;
 import java.util.Base64;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
@@ -57,7 +58,7 @@ public final class ControlEventSigner {
     }
     int signed = data.length - MAC_BYTES;
     byte[] expected = sign(data, signed);
-    byte[] actual = java.util.Arrays.copyOfRange(data, signed, data.length);
+    byte[] actual = Arrays.copyOfRange(data, signed, data.length);
     return MessageDigest.isEqual(expected, actual);
   }
 

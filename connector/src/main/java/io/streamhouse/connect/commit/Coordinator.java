@@ -2,6 +2,7 @@ package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.CompactionJob;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
@@ -9,6 +10,7 @@ import io.streamhouse.connect.table.TableFormat;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -50,7 +52,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final CompactionAssignments compactions;
 
   /** Tables the consumed topics go to by their routes alone (not those a record field names). */
-  private final Supplier<? extends java.util.Collection<TableId>> knownTables;
+  private final Supplier<? extends Collection<TableId>> knownTables;
 
   private boolean pendingChecked;
   private final BatchAssembler resultChunks = new BatchAssembler();
@@ -106,7 +108,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
       Clock clock,
       FaultInjection faults,
       CommitObserver observer,
-      Supplier<? extends java.util.Collection<TableId>> knownTables) {
+      Supplier<? extends Collection<TableId>> knownTables) {
     this.knownTables = knownTables;
     this.connector = connector;
     this.formats = formats;
@@ -380,7 +382,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
    */
   private List<ControlEvent.CompactRequest> pendingCompactions(long commitId) {
     List<ControlEvent.CompactRequest> requests = new ArrayList<>();
-    java.util.Collection<TableId> tables;
+    Collection<TableId> tables;
     try {
       tables = knownTables.get();
     } catch (RuntimeException e) {
@@ -394,8 +396,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     for (TableId table : tables) {
       TableFormat format = formats.get(table.catalog());
       try {
-        List<io.streamhouse.connect.protocol.CompactionJob> jobs =
-            format == null ? List.of() : format.pendingCompactions(table);
+        List<CompactionJob> jobs = format == null ? List.of() : format.pendingCompactions(table);
         if (!jobs.isEmpty()) {
           LOG.info(
               "Connector {}: {} buckets of {} wait for a compaction; handing them out",

@@ -1,8 +1,12 @@
 package io.streamhouse.connect.commit;
 
+import io.streamhouse.connect.config.SinkConfigValidator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Locale;
+import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +38,7 @@ public final class FaultInjection {
     BEFORE_REWRITE_COMMIT
   }
 
-  static final java.time.Duration STALL = java.time.Duration.ofSeconds(20);
+  static final Duration STALL = Duration.ofSeconds(20);
   private static final Logger LOG = LoggerFactory.getLogger(FaultInjection.class);
   private final Point point;
   private final Path marker;
@@ -74,15 +78,14 @@ public final class FaultInjection {
     if (setting == null || setting.isBlank()) {
       return none();
     }
-    if (!io.streamhouse.connect.config.SinkConfigValidator.faultInjectionAllowed()) {
-      throw new org.apache.kafka.common.config.ConfigException(
-          io.streamhouse.connect.config.SinkConfigValidator.faultInjectionRefusal());
+    if (!SinkConfigValidator.faultInjectionAllowed()) {
+      throw new ConfigException(SinkConfigValidator.faultInjectionRefusal());
     }
     int colon = setting.indexOf(':');
     if (colon < 0) {
       throw new IllegalArgumentException("streamhouse.test.halt-at must be POINT:/path/marker");
     }
-    String name = setting.substring(0, colon).trim().toUpperCase(java.util.Locale.ROOT);
+    String name = setting.substring(0, colon).trim().toUpperCase(Locale.ROOT);
     String argument = setting.substring(colon + 1).trim();
     int at = name.indexOf('@');
     if (at >= 0) {

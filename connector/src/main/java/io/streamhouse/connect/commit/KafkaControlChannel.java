@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.Consumer;
@@ -127,7 +128,7 @@ public final class KafkaControlChannel implements ControlChannel {
 
   @Override
   public void send(List<? extends ControlEvent> events) {
-    List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
+    List<Future<?>> sends = new ArrayList<>();
     for (ControlEvent event : events) {
       sends.add(producer.send(new ProducerRecord<>(topic, codec.encode(event))));
     }

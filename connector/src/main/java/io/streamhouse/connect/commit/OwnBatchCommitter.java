@@ -3,6 +3,7 @@ package io.streamhouse.connect.commit;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.TableFormat;
 import java.util.ArrayList;
@@ -48,8 +49,7 @@ final class OwnBatchCommitter {
           try {
             CommitOutcome outcome = format.commit(table, commitId, batches, false);
             decisions.putAll(outcome.decisions());
-            List<io.streamhouse.connect.protocol.PreparedFiles> rejected =
-                outcome.rejectedFiles(batches);
+            List<PreparedFiles> rejected = outcome.rejectedFiles(batches);
             if (!rejected.isEmpty()) {
               format.discard(table, rejected);
             }

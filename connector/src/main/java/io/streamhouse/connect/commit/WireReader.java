@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Reads the fields of an untrusted byte array. Every length and count read off the wire is checked
@@ -117,7 +118,7 @@ final class WireReader {
   byte[] readBytes(String field, int maxBytes) throws InvalidControlEventException {
     int length = readInt(field + " length", 0, maxBytes);
     need(length, field);
-    byte[] bytes = java.util.Arrays.copyOfRange(data, position, position + length);
+    byte[] bytes = Arrays.copyOfRange(data, position, position + length);
     position += length;
     return bytes;
   }

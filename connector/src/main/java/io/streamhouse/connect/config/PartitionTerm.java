@@ -1,5 +1,7 @@
 package io.streamhouse.connect.config;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,8 +27,8 @@ public record PartitionTerm(Transform transform, String column, int width) {
       Pattern.compile("(\\w+)\\s*\\(\\s*([^,()]+?)\\s*(?:,\\s*([^,()]+?)\\s*)?\\)");
 
   /** Splits {@code day(ts), bucket(16, id)} at the commas outside parentheses. */
-  public static java.util.List<String> split(String spec) {
-    java.util.List<String> terms = new java.util.ArrayList<>();
+  public static List<String> split(String spec) {
+    List<String> terms = new ArrayList<>();
     if (spec == null || spec.isBlank()) {
       return terms;
     }

@@ -1,10 +1,12 @@
 package io.streamhouse.connect.config;
 
 import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.config.AbstractConfig;
 
 /** One named route from topics to tables. */
@@ -25,7 +27,7 @@ public record RouteSettings(
     List<String> primaryKey,
     InputMode input,
     int buckets,
-    io.streamhouse.connect.schema.EvolutionMode schemaEvolution,
+    EvolutionMode schemaEvolution,
     boolean icebergCompatible,
     boolean tableFieldQualified,
     Optional<FieldMatch> match) {
@@ -55,7 +57,7 @@ public record RouteSettings(
             config.originalsStrings().entrySet().stream()
                 .filter(e -> e.getKey().startsWith(p + RouteConfigDef.TABLE_PROPERTY_PREFIX))
                 .collect(
-                    java.util.stream.Collectors.toMap(
+                    Collectors.toMap(
                         e ->
                             e.getKey()
                                 .substring((p + RouteConfigDef.TABLE_PROPERTY_PREFIX).length()),
@@ -78,8 +80,7 @@ public record RouteSettings(
         List.copyOf(primaryKey),
         ConfigWords.parse(InputMode.class, (String) v.get(p + RouteConfigDef.INPUT)),
         (Integer) v.get(p + RouteConfigDef.BUCKETS),
-        io.streamhouse.connect.schema.EvolutionMode.of(
-            (String) v.get(p + RouteConfigDef.SCHEMA_EVOLUTION)),
+        EvolutionMode.of((String) v.get(p + RouteConfigDef.SCHEMA_EVOLUTION)),
         (Boolean) v.get(p + RouteConfigDef.ICEBERG_COMPATIBLE),
         (Boolean) v.get(p + RouteConfigDef.TABLE_FIELD_QUALIFIED),
         Optional.ofNullable((String) v.get(p + RouteConfigDef.MATCH_FIELD))

@@ -1,5 +1,8 @@
 package io.streamhouse.connect.config;
 
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -162,7 +165,7 @@ public final class SinkConfigDef {
   private SinkConfigDef() {}
 
   /** The static keys plus the keys of every catalog and route that {@code props} names. */
-  public static ConfigDef enriched(java.util.Map<String, String> props) {
+  public static ConfigDef enriched(Map<String, String> props) {
     ConfigDef def = new ConfigDef(CONFIG);
     for (String catalog : names(props.get(CATALOGS_CONFIG))) {
       CatalogConfigDef.forName(catalog).configKeys().values().forEach(def::define);
@@ -174,11 +177,11 @@ public final class SinkConfigDef {
   }
 
   /** The names of a comma-separated list, trimmed, without blanks and repeats. */
-  public static java.util.List<String> names(String list) {
+  public static List<String> names(String list) {
     if (list == null || list.isBlank()) {
-      return java.util.List.of();
+      return List.of();
     }
-    return java.util.Arrays.stream(list.split(","))
+    return Arrays.stream(list.split(","))
         .map(String::trim)
         .filter(s -> !s.isEmpty())
         .distinct()

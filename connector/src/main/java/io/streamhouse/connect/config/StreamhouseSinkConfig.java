@@ -1,8 +1,12 @@
 package io.streamhouse.connect.config;
 
+import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.types.Password;
 
 /** Typed, validated view of a connector or task configuration, catalogs and routes included. */
 public final class StreamhouseSinkConfig extends AbstractConfig {
@@ -73,10 +77,9 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
   }
 
   /** Where Paimon writers of task {@code taskId} spill. */
-  public java.nio.file.Path paimonSpillDir() {
+  public Path paimonSpillDir() {
     String dir = getString(SinkConfigDef.PAIMON_SPILL_DIR_CONFIG);
-    java.nio.file.Path base =
-        java.nio.file.Path.of(dir.isBlank() ? System.getProperty("java.io.tmpdir") : dir);
+    Path base = Path.of(dir.isBlank() ? System.getProperty("java.io.tmpdir") : dir);
     return base.resolve("streamhouse-" + connectorName() + "-" + taskId());
   }
 
@@ -131,13 +134,13 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
 
   /** Settings of the connector's own Kafka clients: every {@code kafka.*} key, prefix removed. */
   public Map<String, Object> kafkaClientProps() {
-    Map<String, Object> props = new java.util.HashMap<>();
+    Map<String, Object> props = new HashMap<>();
     for (Map.Entry<String, Object> e : originalsWithPrefix(SinkConfigDef.KAFKA_PREFIX).entrySet()) {
       Object value =
           values().containsKey(SinkConfigDef.KAFKA_PREFIX + e.getKey())
               ? values().get(SinkConfigDef.KAFKA_PREFIX + e.getKey())
               : e.getValue();
-      if (value instanceof org.apache.kafka.common.config.types.Password pw) {
+      if (value instanceof Password pw) {
         value = pw.value();
       }
       if (value != null) {
@@ -168,12 +171,11 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
    * The HMAC key of the control events: the user's, or the one the connector generated; empty if
    * neither.
    */
-  public java.util.Optional<String> controlSigningKey() {
-    org.apache.kafka.common.config.types.Password key =
-        getPassword(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
+  public Optional<String> controlSigningKey() {
+    Password key = getPassword(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
     return key == null || key.value() == null || key.value().isEmpty()
-        ? java.util.Optional.empty()
-        : java.util.Optional.of(key.value());
+        ? Optional.empty()
+        : Optional.of(key.value());
   }
 
   /** Test-only fault-injection point; empty in production. */

@@ -14,6 +14,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
+import java.util.Date;
 
 /**
  * The one policy for fitting a Connect value into a column of a primitive type, shared by the
@@ -168,7 +169,7 @@ public final class ValueCoercion {
   public static LocalDate toDate(Object v, String field, Object columnType)
       throws RecordConversionException {
     try {
-      if (v instanceof java.util.Date d) {
+      if (v instanceof Date d) {
         return LocalDate.ofEpochDay(Math.floorDiv(d.getTime(), MILLIS_PER_DAY));
       }
       if (v instanceof LocalDate d) {
@@ -190,7 +191,7 @@ public final class ValueCoercion {
   public static LocalTime toTime(Object v, String field, Object columnType)
       throws RecordConversionException {
     try {
-      if (v instanceof java.util.Date d) {
+      if (v instanceof Date d) {
         return LocalTime.ofNanoOfDay(Math.floorMod(d.getTime(), MILLIS_PER_DAY) * 1_000_000L);
       }
       if (v instanceof LocalTime t) {
@@ -212,7 +213,7 @@ public final class ValueCoercion {
   public static Instant toInstant(Object v, String field, Object columnType)
       throws RecordConversionException {
     try {
-      if (v instanceof java.util.Date d) {
+      if (v instanceof Date d) {
         return d.toInstant();
       }
       if (v instanceof Instant i) {

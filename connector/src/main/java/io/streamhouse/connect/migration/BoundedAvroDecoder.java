@@ -3,6 +3,7 @@ package io.streamhouse.connect.migration;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import org.apache.avro.io.Decoder;
 import org.apache.avro.util.Utf8;
@@ -79,7 +80,7 @@ final class BoundedAvroDecoder extends Decoder {
   @Override
   public float readFloat() throws IOException {
     need(4);
-    int bits = ByteBuffer.wrap(bytes, pos, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt();
+    int bits = ByteBuffer.wrap(bytes, pos, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
     pos += 4;
     return Float.intBitsToFloat(bits);
   }
@@ -87,7 +88,7 @@ final class BoundedAvroDecoder extends Decoder {
   @Override
   public double readDouble() throws IOException {
     need(8);
-    long bits = ByteBuffer.wrap(bytes, pos, 8).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+    long bits = ByteBuffer.wrap(bytes, pos, 8).order(ByteOrder.LITTLE_ENDIAN).getLong();
     pos += 8;
     return Double.longBitsToDouble(bits);
   }

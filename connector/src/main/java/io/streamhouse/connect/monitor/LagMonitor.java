@@ -20,6 +20,7 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.consumer.OffsetOutOfRangeException;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
@@ -285,7 +286,7 @@ public final class LagMonitor implements Runnable, AutoCloseable {
           }
         }
       }
-    } catch (org.apache.kafka.clients.consumer.OffsetOutOfRangeException deleted) {
+    } catch (OffsetOutOfRangeException deleted) {
       // The position was deleted between the offset lookup and the read: the next check counts the
       // loss.
     } finally {

@@ -3,6 +3,7 @@ package io.streamhouse.connect.protocol;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -62,7 +63,7 @@ public final class BatchPlan {
     boolean progress = true;
     while (progress) {
       progress = false;
-      for (java.util.Iterator<Offer> it = remaining.iterator(); it.hasNext(); ) {
+      for (Iterator<Offer> it = remaining.iterator(); it.hasNext(); ) {
         Offer offer = it.next();
         if (allPresent(wm, offer)) {
           decisions.put(offer.batchId(), Decision.ALREADY_PRESENT);

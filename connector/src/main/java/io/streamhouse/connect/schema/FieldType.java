@@ -1,6 +1,7 @@
 package io.streamhouse.connect.schema;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -27,7 +28,7 @@ public sealed interface FieldType {
   record Primitive(Kind kind) implements FieldType {
     @Override
     public String toString() {
-      return kind.name().toLowerCase(java.util.Locale.ROOT);
+      return kind.name().toLowerCase(Locale.ROOT);
     }
   }
 

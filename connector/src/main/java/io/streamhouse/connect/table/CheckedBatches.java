@@ -1,5 +1,6 @@
 package io.streamhouse.connect.table;
 
+import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.TableId;
 import java.util.ArrayList;
@@ -141,14 +142,12 @@ public final class CheckedBatches<F> {
   }
 
   /** {@code planned} plus a rejection for each refused batch. */
-  public Map<String, io.streamhouse.connect.protocol.BatchPlan.Decision> withRefused(
-      Map<String, io.streamhouse.connect.protocol.BatchPlan.Decision> planned) {
+  public Map<String, BatchPlan.Decision> withRefused(Map<String, BatchPlan.Decision> planned) {
     if (refused.isEmpty()) {
       return planned;
     }
-    Map<String, io.streamhouse.connect.protocol.BatchPlan.Decision> all =
-        new LinkedHashMap<>(planned);
-    refused.forEach(b -> all.put(b, io.streamhouse.connect.protocol.BatchPlan.Decision.REJECT));
+    Map<String, BatchPlan.Decision> all = new LinkedHashMap<>(planned);
+    refused.forEach(b -> all.put(b, BatchPlan.Decision.REJECT));
     return all;
   }
 

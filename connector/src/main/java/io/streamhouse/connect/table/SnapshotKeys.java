@@ -1,5 +1,7 @@
 package io.streamhouse.connect.table;
 
+import java.util.Map;
+
 /**
  * Snapshot keys the connector writes (Iceberg snapshot summary, Paimon snapshot properties),
  * namespaced by connector name so that several connectors can feed one table. Documented in
@@ -33,7 +35,7 @@ public final class SnapshotKeys {
    * not): it consumed from the same consumer group, so the connector's older watermarks no longer
    * say where the table continues.
    */
-  public boolean isApacheSinkCommitOfThisName(java.util.Map<String, String> summary) {
+  public boolean isApacheSinkCommitOfThisName(Map<String, String> summary) {
     if (summary == null || !summary.containsKey("kafka.connect.commit-id")) {
       return false;
     }

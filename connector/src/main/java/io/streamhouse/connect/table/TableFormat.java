@@ -1,14 +1,19 @@
 package io.streamhouse.connect.table;
 
+import io.streamhouse.connect.config.MaintenanceSettings;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.CompactionJob;
+import io.streamhouse.connect.protocol.MaintenanceReport;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.protocol.Watermarks;
+import io.streamhouse.connect.schema.EvolutionMode;
+import io.streamhouse.connect.schema.FieldType;
 import java.util.List;
+import java.util.Optional;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
@@ -25,7 +30,7 @@ public interface TableFormat extends AutoCloseable {
    * @throws RecordConversionException if {@code sample} cannot define a missing table (the caller
    *     reports it like any record that does not fit)
    */
-  java.util.Optional<TableWriter> openWriter(
+  Optional<TableWriter> openWriter(
       TableId table, RouteSettings route, SinkRecord sample, FileBudget budget)
       throws RecordConversionException;
 
@@ -36,10 +41,7 @@ public interface TableFormat extends AutoCloseable {
    *
    * @throws RecordConversionException if the table cannot follow {@code row} (the planner's reason)
    */
-  void evolve(
-      TableId table,
-      io.streamhouse.connect.schema.FieldType.Struct row,
-      io.streamhouse.connect.schema.EvolutionMode mode)
+  void evolve(TableId table, FieldType.Struct row, EvolutionMode mode)
       throws RecordConversionException;
 
   /** The watermarks in the table's latest snapshot written by this connector. */
@@ -86,12 +88,12 @@ public interface TableFormat extends AutoCloseable {
    * checkpoints} are the moments a test may stop the pass at. Formats that maintain themselves
    * (Paimon) do nothing.
    */
-  default io.streamhouse.connect.protocol.MaintenanceReport maintain(
+  default MaintenanceReport maintain(
       TableId table,
-      io.streamhouse.connect.config.MaintenanceSettings settings,
+      MaintenanceSettings settings,
       long deadlineNanos,
       MaintenanceCheckpoints checkpoints) {
-    return io.streamhouse.connect.protocol.MaintenanceReport.NONE;
+    return MaintenanceReport.NONE;
   }
 
   /** Deletes the files of batches that will never be committed (best effort). */

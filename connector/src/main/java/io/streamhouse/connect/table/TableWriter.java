@@ -2,6 +2,7 @@ package io.streamhouse.connect.table;
 
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.schema.TableColumns;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /** Writes the records of one task for one table into data files; not thread-safe. */
@@ -15,7 +16,7 @@ public interface TableWriter extends AutoCloseable {
   void write(SinkRecord record) throws RecordConversionException;
 
   /** The table's columns as this writer writes them (its schema when it was opened). */
-  io.streamhouse.connect.schema.TableColumns columns();
+  TableColumns columns();
 
   /** Closes the open files and returns them, serialized, without committing anything. */
   PreparedFiles prepare();

@@ -1,17 +1,20 @@
 package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.config.CatalogSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.CatalogUtil;
 import org.apache.iceberg.catalog.Catalog;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /** Builds an Iceberg catalog from a named catalog's settings. */
 final class IcebergCatalogLoader {
-  private static final org.slf4j.Logger LOG =
-      org.slf4j.LoggerFactory.getLogger(IcebergCatalogLoader.class);
+  private static final Logger LOG = LoggerFactory.getLogger(IcebergCatalogLoader.class);
 
   private IcebergCatalogLoader() {}
 
@@ -88,8 +91,8 @@ final class IcebergCatalogLoader {
     String dir = props.remove(HADOOP_CONF_DIR);
     if (dir != null && !dir.isBlank()) {
       for (String file : new String[] {"core-site.xml", "hdfs-site.xml", "hive-site.xml"}) {
-        java.nio.file.Path path = java.nio.file.Path.of(dir.trim(), file);
-        if (java.nio.file.Files.isRegularFile(path)) {
+        Path path = Path.of(dir.trim(), file);
+        if (Files.isRegularFile(path)) {
           conf.addResource(new org.apache.hadoop.fs.Path(path.toUri()));
         }
       }

@@ -8,6 +8,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.iceberg.PartitionField;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
@@ -60,9 +61,9 @@ final class IcebergColumns {
   }
 
   /** The schema of a new table for rows of {@code row}: required fields stay required. */
-  static org.apache.iceberg.Schema schemaFor(FieldType.Struct row) {
+  static Schema schemaFor(FieldType.Struct row) {
     int[] ids = {1};
-    return new org.apache.iceberg.Schema(((Types.StructType) iceberg(row, ids, true)).fields());
+    return new Schema(((Types.StructType) iceberg(row, ids, true)).fields());
   }
 
   /**

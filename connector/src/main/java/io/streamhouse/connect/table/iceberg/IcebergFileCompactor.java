@@ -14,6 +14,7 @@ import org.apache.iceberg.RewriteJobOrder;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
 import org.apache.iceberg.actions.RewriteDataFiles;
 import org.apache.iceberg.actions.RewriteFileGroup;
@@ -23,6 +24,7 @@ import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
+import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -112,10 +114,10 @@ final class IcebergFileCompactor {
         long target =
             targetFileSizeBytes != null
                 ? targetFileSizeBytes
-                : org.apache.iceberg.util.PropertyUtil.propertyAsLong(
+                : PropertyUtil.propertyAsLong(
                     table.properties(),
-                    org.apache.iceberg.TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-                    org.apache.iceberg.TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+                    TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+                    TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
         options.put(
             BinPackRewriteFilePlanner.MIN_FILE_SIZE_BYTES,
             Long.toString(Math.min(smallFileBytes, target * 3 / 4)));

@@ -27,6 +27,8 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.ManageSnapshots;
@@ -59,7 +61,7 @@ public final class IcebergFormat implements TableFormat {
   private final OrphanScanSchedule orphanScans = new OrphanScanSchedule();
 
   /** Loaded tables; the coordinator commits several tables at once, each from one thread. */
-  private final Map<TableId, Table> tables = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<TableId, Table> tables = new ConcurrentHashMap<>();
 
   public IcebergFormat(CatalogSettings settings, String connector, int taskId) {
     this.catalog = IcebergCatalogLoader.load(settings);
@@ -69,14 +71,14 @@ public final class IcebergFormat implements TableFormat {
   }
 
   @Override
-  public java.util.Optional<TableWriter> openWriter(
+  public Optional<TableWriter> openWriter(
       TableId id, RouteSettings route, SinkRecord sample, FileBudget budget) {
     if (sample.value() == null && !catalog.tableExists(identifier(id))) {
-      return java.util.Optional.empty(); // a tombstone adds nothing to an append table
+      return Optional.empty(); // a tombstone adds nothing to an append table
     }
     Table table = loadOrCreate(id, route, sample);
     table.refresh();
-    return java.util.Optional.of(new IcebergTableWriter(table, taskId, budget));
+    return Optional.of(new IcebergTableWriter(table, taskId, budget));
   }
 
   private Table loadOrCreate(TableId id, RouteSettings route, SinkRecord sample) {
@@ -215,12 +217,12 @@ public final class IcebergFormat implements TableFormat {
     }
   }
 
-  private Watermarks watermarksOf(java.util.Optional<Snapshot> own) {
+  private Watermarks watermarksOf(Optional<Snapshot> own) {
     return own.map(s -> Watermarks.decode(s.summary().get(keys.watermarks())))
         .orElse(Watermarks.EMPTY);
   }
 
-  private java.util.Optional<Snapshot> latestOwnSnapshot(Table table) {
+  private Optional<Snapshot> latestOwnSnapshot(Table table) {
     return OwnSnapshot.find(table, keys).map(OwnSnapshot::snapshot);
   }
 
@@ -258,7 +260,7 @@ public final class IcebergFormat implements TableFormat {
               }
 
               @Override
-              public java.util.Optional<String> problem(DataFile file) {
+              public Optional<String> problem(DataFile file) {
                 return check.problem(file);
               }
             });
@@ -281,7 +283,7 @@ public final class IcebergFormat implements TableFormat {
           public Watermarks refresh() {
             table = first ? loaded : table(id);
             first = false;
-            java.util.Optional<OwnSnapshot> own = OwnSnapshot.find(table, keys);
+            Optional<OwnSnapshot> own = OwnSnapshot.find(table, keys);
             expectedOwn = own.map(o -> o.snapshot().snapshotId()).orElse(null);
             expectedOffAncestry = own.map(OwnSnapshot::offAncestry).orElse(false);
             return watermarksOf(own.map(OwnSnapshot::snapshot));

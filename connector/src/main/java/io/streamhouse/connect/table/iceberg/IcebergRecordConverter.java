@@ -9,6 +9,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.Schema;
@@ -16,6 +17,7 @@ import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;
 
 /**
@@ -28,7 +30,7 @@ public final class IcebergRecordConverter {
   private final Schema schema;
 
   /** An empty record per struct type: copying it is cheaper than creating one by type. */
-  private final Map<Types.StructType, GenericRecord> templates = new java.util.IdentityHashMap<>();
+  private final Map<Types.StructType, GenericRecord> templates = new IdentityHashMap<>();
 
   public IcebergRecordConverter(Schema schema) {
     this.schema = schema;
@@ -49,7 +51,7 @@ public final class IcebergRecordConverter {
       org.apache.kafka.connect.data.Schema valueSchema = struct.schema();
       for (int i = 0; i < fields.size(); i++) {
         Types.NestedField field = fields.get(i);
-        org.apache.kafka.connect.data.Field source = valueSchema.field(field.name());
+        Field source = valueSchema.field(field.name());
         Object fieldValue = source == null ? null : struct.get(source);
         record.set(i, field(field, fieldValue, path));
       }

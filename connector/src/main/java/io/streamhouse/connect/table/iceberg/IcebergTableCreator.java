@@ -3,6 +3,7 @@ package io.streamhouse.connect.table.iceberg;
 import io.streamhouse.connect.config.PartitionTerm;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.schema.RecordSchemas;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.iceberg.PartitionSpec;
@@ -24,7 +25,7 @@ final class IcebergTableCreator {
     try {
       schema =
           IcebergColumns.schemaFor(
-              io.streamhouse.connect.schema.RecordSchemas.rowOf(sample, InputMode.UPSERT)
+              RecordSchemas.rowOf(sample, InputMode.UPSERT)
                   .orElseThrow(
                       () ->
                           new IllegalArgumentException(

@@ -2,6 +2,7 @@ package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.schema.TableColumns;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableWriter;
@@ -38,7 +39,7 @@ import org.apache.kafka.connect.sink.SinkRecord;
  */
 final class IcebergTableWriter implements TableWriter {
   private final Table table;
-  private final io.streamhouse.connect.schema.TableColumns columns;
+  private final TableColumns columns;
   private final FileBudget budget;
   private final IcebergRecordConverter converter;
   private final GenericFileWriterFactory writerFactory;
@@ -113,7 +114,7 @@ final class IcebergTableWriter implements TableWriter {
   }
 
   @Override
-  public io.streamhouse.connect.schema.TableColumns columns() {
+  public TableColumns columns() {
     return columns;
   }
 

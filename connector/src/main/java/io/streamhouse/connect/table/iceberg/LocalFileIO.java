@@ -3,7 +3,11 @@ package io.streamhouse.connect.table.iceberg;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Stream;
 import org.apache.iceberg.Files;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.InputFile;
@@ -84,11 +88,11 @@ public final class LocalFileIO implements SupportsPrefixOperations {
   /** The regular files under {@code prefix} (a folder), at any depth; none if it is missing. */
   @Override
   public Iterable<FileInfo> listPrefix(String prefix) {
-    java.nio.file.Path root = file(prefix).toPath();
+    Path root = file(prefix).toPath();
     if (!java.nio.file.Files.isDirectory(root)) {
-      return java.util.List.of();
+      return List.of();
     }
-    try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(root)) {
+    try (Stream<Path> walk = java.nio.file.Files.walk(root)) {
       return walk.filter(java.nio.file.Files::isRegularFile)
           .map(
               p -> {
@@ -101,7 +105,7 @@ public final class LocalFileIO implements SupportsPrefixOperations {
                   return null; // deleted meanwhile
                 }
               })
-          .filter(java.util.Objects::nonNull)
+          .filter(Objects::nonNull)
           .toList();
     } catch (IOException | UncheckedIOException e) {
       throw new UncheckedIOException(

@@ -1,6 +1,8 @@
 package io.streamhouse.connect.table.iceberg;
 
+import java.util.Map;
 import java.util.Objects;
+import java.util.function.Predicate;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotAncestryValidator;
 
@@ -17,7 +19,7 @@ public final class OwnSnapshotValidator implements SnapshotAncestryValidator {
   private final String watermarkKey;
   private final Long expectedSnapshotId;
   private final boolean expectedOffAncestry;
-  private final java.util.function.Predicate<java.util.Map<String, String>> endsWalk;
+  private final Predicate<Map<String, String>> endsWalk;
   private Long found;
 
   public OwnSnapshotValidator(
@@ -33,7 +35,7 @@ public final class OwnSnapshotValidator implements SnapshotAncestryValidator {
       String watermarkKey,
       Long expectedSnapshotId,
       boolean expectedOffAncestry,
-      java.util.function.Predicate<java.util.Map<String, String>> endsWalk) {
+      Predicate<Map<String, String>> endsWalk) {
     this.watermarkKey = watermarkKey;
     this.expectedSnapshotId = expectedSnapshotId;
     this.expectedOffAncestry = expectedOffAncestry;
