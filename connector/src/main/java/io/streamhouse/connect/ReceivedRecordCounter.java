@@ -13,13 +13,9 @@ final class ReceivedRecordCounter {
     total += records.size();
   }
 
-  void reportIfChanged(String taskName, Logger log) {
+  void reportIfChanged(Logger log) {
     if (total != reported) {
-      log.info(
-          "Task {} received {} records in total ({} since the last report)",
-          taskName,
-          total,
-          total - reported);
+      log.info("Received {} records in total ({} since the last report)", total, total - reported);
       reported = total;
     }
   }

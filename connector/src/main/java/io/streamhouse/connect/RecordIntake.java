@@ -164,8 +164,7 @@ final class RecordIntake {
     Rewind rewind = participant.reset(consumed);
     if (rewind.offsetsReadAgain() > 0) {
       LOG.warn(
-          "Task {}: {} offsets of uncommitted work are read again after the revocation",
-          taskName,
+          "{} offsets of uncommitted work are read again after the revocation",
           rewind.offsetsReadAgain());
     }
     partitions.forEach(consumed::remove);
@@ -192,10 +191,7 @@ final class RecordIntake {
   private void rewind() {
     Rewind rewind = participant.reset(consumed);
     LOG.warn(
-        "Task {} rewinds {} ({} offsets to read again)",
-        taskName,
-        rewind.positions(),
-        rewind.offsetsReadAgain());
+        "Rewinds {} ({} offsets to read again)", rewind.positions(), rewind.offsetsReadAgain());
     consumed.putAll(rewind.positions());
     seeker.seek(rewind.positions());
     watchFirstRecords(participant.assignedPartitions());
@@ -229,8 +225,7 @@ final class RecordIntake {
           OptionalLong held = participant.commonPosition(tp, destinations.get());
           if (held.isPresent() && held.getAsLong() - 1 > lastSeen.get(tp) + 1) {
             LOG.info(
-                "Task {}: {} hold {} below offset {} already; skipping from offset {} to offset {}",
-                taskName,
+                "{} hold {} below offset {} already; skipping from offset {} to offset {}",
                 destinations.get().stream().map(d -> d.table().toString()).distinct().toList(),
                 tp,
                 held.getAsLong(),

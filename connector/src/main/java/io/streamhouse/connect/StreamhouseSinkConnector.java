@@ -39,7 +39,7 @@ public class StreamhouseSinkConnector extends SinkConnector {
     String name = given.getOrDefault("name", "unnamed");
     // A config of the Apache Iceberg sink is translated to our keys once, here: the tasks get ours.
     Translation translation = ApacheConfigTranslation.translate(given);
-    translation.warnings().forEach(w -> LOG.warn("Connector {}: {}", name, w));
+    translation.warnings().forEach(w -> LOG.warn("{}", w));
     SinkConfigValidator.requireValid(translation.config());
     Map<String, String> props = translation.props();
     Map<String, String> withKey = new HashMap<>(props);

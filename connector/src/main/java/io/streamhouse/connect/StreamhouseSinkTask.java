@@ -47,7 +47,7 @@ public class StreamhouseSinkTask extends SinkTask {
             context::offset,
             config.commitHandOverTimeoutMs(),
             !config.transformsRecords());
-    LOG.info("Task {} started (plugin version {})", runtime.taskName(), Version.get());
+    LOG.info("Started (plugin version {})", Version.get());
   }
 
   /**
@@ -60,10 +60,8 @@ public class StreamhouseSinkTask extends SinkTask {
     } catch (LinkageError olderWorker) {
       if (!NO_METRICS_REPORTED.getAndSet(true)) {
         LOG.warn(
-            "Task {}-{}: this Connect worker has no plugin metrics (Kafka 4.1+ has them): the lag"
-                + " and table metrics are not published; lag checks and data-loss errors still run",
-            config.connectorName(),
-            config.taskId());
+            "This Connect worker has no plugin metrics (Kafka 4.1+ has them): the lag"
+                + " and table metrics are not published; lag checks and data-loss errors still run");
       }
       return null;
     }
@@ -71,7 +69,7 @@ public class StreamhouseSinkTask extends SinkTask {
 
   @Override
   public void open(Collection<TopicPartition> partitions) {
-    LOG.info("Task {} assigned {}", runtime.taskName(), partitions);
+    LOG.info("Assigned {}", partitions);
     intake.assigned(partitions);
   }
 
@@ -85,7 +83,7 @@ public class StreamhouseSinkTask extends SinkTask {
   @Override
   public Map<TopicPartition, OffsetAndMetadata> preCommit(
       Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-    counter.reportIfChanged(runtime.taskName(), LOG);
+    counter.reportIfChanged(LOG);
     Map<TopicPartition, Long> current = new HashMap<>();
     currentOffsets.forEach((tp, o) -> current.put(tp, o.offset()));
     Map<TopicPartition, OffsetAndMetadata> durable = new HashMap<>();
@@ -95,7 +93,7 @@ public class StreamhouseSinkTask extends SinkTask {
 
   @Override
   public void close(Collection<TopicPartition> partitions) {
-    LOG.info("Task {} revoked {}", runtime.taskName(), partitions);
+    LOG.info("Revoked {}", partitions);
     intake.revoked(partitions);
   }
 
@@ -103,8 +101,8 @@ public class StreamhouseSinkTask extends SinkTask {
   public void stop() {
     if (runtime != null) {
       runtime.close();
-      counter.reportIfChanged(runtime.taskName(), LOG);
-      LOG.info("Task {} stopped", runtime.taskName());
+      counter.reportIfChanged(LOG);
+      LOG.info("Stopped");
     }
   }
 }

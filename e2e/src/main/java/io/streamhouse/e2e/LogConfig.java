@@ -23,7 +23,7 @@ final class LogConfig {
           appender.out.type = Console
           appender.out.name = OUT
           appender.out.layout.type = PatternLayout
-          appender.out.layout.pattern = [%d] %p %m (%c)%n
+          appender.out.layout.pattern = [%d] %p %X{connector.context}%m (%c)%n
           rootLogger.level = INFO
           rootLogger.appenderRef.out.ref = OUT
           logger.kafka.name = kafka
@@ -46,7 +46,7 @@ final class LogConfig {
           log4j.rootLogger=INFO, stdout
           log4j.appender.stdout=org.apache.log4j.ConsoleAppender
           log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
-          log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+          log4j.appender.stdout.layout.ConversionPattern=[%d] %p %X{connector.context}%m (%c)%n
           log4j.logger.kafka=WARN
           log4j.logger.state.change.logger=WARN
           log4j.logger.kafka.authorizer.logger=INFO

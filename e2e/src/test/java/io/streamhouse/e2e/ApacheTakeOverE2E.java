@@ -151,7 +151,7 @@ class ApacheTakeOverE2E {
             Duration.ofNanos(System.nanoTime() - started).toSeconds());
       }
       assertThat(Files.readString(stack.worker().logFile()))
-          .contains("take-over from the Apache sink")
+          .contains("Take-over from the Apache sink")
           .doesNotContain("refused event");
     }
   }

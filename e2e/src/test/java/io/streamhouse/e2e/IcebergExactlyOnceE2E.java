@@ -110,7 +110,7 @@ class IcebergExactlyOnceE2E {
       }
     }
     assertThat(java.nio.file.Files.readString(stack.worker().logFile()))
-        .doesNotContainPattern("Connector idle commit \\d+: no report for");
+        .doesNotContainPattern("\\[idle\\|task-\\d+\\] Commit \\d+: no report for");
     stack.connect().delete(sink.name());
   }
 

@@ -107,19 +107,19 @@ class IcebergMaintenanceE2E {
       reader.join();
 
       String log = Files.readString(stack.worker().logFile());
-      int rounds = count(log, "Connector maintained commit \\d+ of local:" + table + ":");
+      int rounds = count(log, "\\[maintained\\|task-0\\] Commit \\d+ of local:" + table + ":");
       int expired =
-          sum(log, "Connector maintained maintained local:" + table + " in \\d+ ms: (\\d+)");
+          sum(log, "\\[maintained\\|task-0\\] Maintained local:" + table + " in \\d+ ms: (\\d+)");
       int committedFiles =
           sum(
               log,
-              "Connector maintained commit \\d+ of local:"
+              "\\[maintained\\|task-0\\] Commit \\d+ of local:"
                   + table
                   + ": \\d+ batches, \\d+ records in (\\d+) files");
       int rewritten =
           sum(
               log,
-              "Connector maintained maintained local:"
+              "\\[maintained\\|task-0\\] Maintained local:"
                   + table
                   + " in .* (\\d+) files \\(\\d+ bytes\\) rewritten");
       long liveFiles = liveDataFiles(tables, table);

@@ -47,13 +47,13 @@ class IcebergRebalanceE2E {
     // was
     // moving, the task did; nothing was dropped to be written again.
     String logs = workerLogs(stack);
-    assertThat(count(logs, "Connector rebalance task \\d+: handed over \\d+ batches")).isPositive();
+    assertThat(count(logs, "\\[rebalance\\|task-\\d+\\] Handed over \\d+ batches")).isPositive();
     assertThat(logs)
         .doesNotContain("handed-over batches were not committed")
         .doesNotContainPattern(
-            "Task rebalance-\\d+: \\d+ offsets of uncommitted work are read again")
+            "\\[rebalance\\|task-\\d+\\] \\d+ offsets of uncommitted work are read again")
         .doesNotContainPattern(
-            "Task rebalance-\\d+ rewinds .* \\([1-9]\\d* offsets to read again\\)");
+            "\\[rebalance\\|task-\\d+\\] Rewinds .* \\([1-9]\\d* offsets to read again\\)");
   }
 
   static String workerLogs(LocalStack stack) {
@@ -139,7 +139,7 @@ class IcebergRebalanceE2E {
     assertThat(zombieLog)
         .as("the zombie coordinator tried its stale commit")
         .containsPattern(
-            "Connector zombie commit \\d+ of local:e2e.zombie_orders|watermarks changed");
+            "\\[zombie\\|task-\\d+\\] Commit \\d+ of local:e2e.zombie_orders|watermarks changed");
     stack.connect().delete(sink.name());
   }
 

@@ -40,9 +40,8 @@ final class BatchAssembler {
     if (chunks.length != chunk.chunks() || !sameBatch(first, chunk)) {
       partial.remove(chunk.batchId());
       LOG.warn(
-          "Connector {}: chunk {} of batch {} from task {} contradicts the batch's other chunks; the batch is "
+          "Chunk {} of batch {} from task {} contradicts the batch's other chunks; the batch is "
               + "dropped until its task offers it again",
-          chunk.connector(),
           chunk.chunk(),
           chunk.batchId(),
           chunk.taskId());

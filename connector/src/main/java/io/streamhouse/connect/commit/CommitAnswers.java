@@ -44,10 +44,9 @@ final class CommitAnswers {
     if (totalMs > timeoutMs) {
       late.incrementAndGet();
       LOG.warn(
-          "Task {} answered commit {} in {} ms, longer than commit.timeout.ms ({} ms): the coordinator"
+          "Answered commit {} in {} ms, longer than commit.timeout.ms ({} ms): the coordinator"
               + " commits that round without these {} batches and takes them in its next round"
               + " (detach {} ms, flush {} ms, {} files, {} bytes)",
-          task,
           commitId,
           totalMs,
           timeoutMs,
@@ -58,9 +57,8 @@ final class CommitAnswers {
           bytes);
     } else {
       LOG.info(
-          "Task {} answered commit {} in {} ms: detach {} ms, flush {} ms, {} new batches with {}"
+          "Answered commit {} in {} ms: detach {} ms, flush {} ms, {} new batches with {}"
               + " files and {} bytes, {} batches offered again",
-          task,
           commitId,
           totalMs,
           detachMs,

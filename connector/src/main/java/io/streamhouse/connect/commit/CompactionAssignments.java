@@ -82,11 +82,7 @@ final class CompactionAssignments {
       byTask.computeIfAbsent(task, t -> new ArrayList<>()).add(job);
     }
     if (busy > 0) {
-      LOG.debug(
-          "Connector {}: {} compaction jobs of {} wait for the ones still out",
-          connector,
-          busy,
-          table);
+      LOG.debug("{} compaction jobs of {} wait for the ones still out", busy, table);
     }
     List<ControlEvent.CompactRequest> requests = new ArrayList<>();
     byTask.forEach(
@@ -164,8 +160,7 @@ final class CompactionAssignments {
     expired.forEach(
         (table, list) -> {
           LOG.warn(
-              "Connector {}: no result of {} compaction jobs of {} after {} ms; they go out again",
-              connector,
+              "No result of {} compaction jobs of {} after {} ms; they go out again",
               list.size(),
               table,
               timeoutMs);

@@ -44,9 +44,7 @@ public final class CompactionRunner implements AutoCloseable {
     TableFormat format = formats.get(request.table().catalog());
     if (format == null) {
       LOG.warn(
-          "Connector {} task {}: compaction job {} names catalog {}, which the connector does not have",
-          connector,
-          taskId,
+          "Compaction job {} names catalog {}, which the connector does not have",
           request.jobId(),
           request.table().catalog());
       return;
@@ -64,10 +62,8 @@ public final class CompactionRunner implements AutoCloseable {
       participant.sendCompactionResult(request.table(), request.commitId(), request.jobId(), files);
     } catch (RuntimeException e) {
       LOG.warn(
-          "Connector {} task {}: compaction job {} ({} buckets of {}) failed; the coordinator hands its "
+          "Compaction job {} ({} buckets of {}) failed; the coordinator hands its "
               + "buckets out again: {}",
-          connector,
-          taskId,
           request.jobId(),
           request.jobs().size(),
           request.table(),

@@ -48,8 +48,7 @@ public final class ControlEventRejections {
       unlogged = 0;
     }
     LOG.warn(
-        "Task {}: refused the control event at {}-{} offset {} ({}: {}){}",
-        task,
+        "Refused the control event at {}-{} offset {} ({}: {}){}",
         topic,
         partition,
         offset,

@@ -196,8 +196,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
       boolean complete = round.reported().containsAll(round.expected());
       if (!complete && round.handOverAnswered()) {
         LOG.info(
-            "Connector {} commit {}: committing now for tasks {}, which hand over their partitions",
-            connector,
+            "Commit {}: committing now for tasks {}, which hand over their partitions",
             round.commitId(),
             round.handingOver());
         commitRound(false);
@@ -213,8 +212,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
           Set<TopicPartition> missing = new HashSet<>(round.expected());
           missing.removeAll(round.reported());
           LOG.warn(
-              "Connector {} commit {}: no report for {} after {} ms; committing what arrived",
-              connector,
+              "Commit {}: no report for {} after {} ms; committing what arrived",
               round.commitId(),
               missing,
               timeoutMs);
@@ -301,8 +299,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
       } catch (ExecutionException failed) {
         observer.failed(table);
         LOG.error(
-            "Connector {} commit {} of {} failed; its tasks offer its {} batches again in the next round",
-            connector,
+            "Commit {} of {} failed; its tasks offer its {} batches again in the next round",
             commitId,
             table,
             toCommit.get(table).size(),
@@ -315,8 +312,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     if (!toCommit.isEmpty()) {
       long now = clock.millis();
       LOG.info(
-          "Connector {} commit {} round: {} tables in {} ms after {} ms waiting for the tasks",
-          connector,
+          "Commit {} round: {} tables in {} ms after {} ms waiting for the tasks",
           commitId,
           toCommit.size(),
           now - committingAt,
@@ -353,8 +349,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     faults.at(FaultInjection.Point.AFTER_TABLE_COMMIT);
     long durationMs = (System.nanoTime() - start) / 1_000_000;
     LOG.info(
-        "Connector {} commit {} of {}: {} batches, {} records in {} files, {} ms, watermarks {}",
-        connector,
+        "Commit {} of {}: {} batches, {} records in {} files, {} ms, watermarks {}",
         commitId,
         table,
         batches.size(),
@@ -386,10 +381,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     try {
       tables = knownTables.get();
     } catch (RuntimeException e) {
-      LOG.warn(
-          "Connector {}: could not list the tables of the consumed topics: {}",
-          connector,
-          e.toString());
+      LOG.warn("Could not list the tables of the consumed topics: {}", e.toString());
       pendingChecked = false; // the next round tries again
       return List.of();
     }
@@ -398,20 +390,13 @@ public final class Coordinator implements Runnable, AutoCloseable {
       try {
         List<CompactionJob> jobs = format == null ? List.of() : format.pendingCompactions(table);
         if (!jobs.isEmpty()) {
-          LOG.info(
-              "Connector {}: {} buckets of {} wait for a compaction; handing them out",
-              connector,
-              jobs.size(),
-              table);
+          LOG.info("{} buckets of {} wait for a compaction; handing them out", jobs.size(), table);
           requests.addAll(
               compactions.handOut(commitId, table, jobs, round.reporters(), clock.millis()));
         }
       } catch (RuntimeException e) {
         LOG.warn(
-            "Connector {}: could not check {} for buckets waiting for a compaction: {}",
-            connector,
-            table,
-            e.toString());
+            "Could not check {} for buckets waiting for a compaction: {}", table, e.toString());
       }
     }
     return requests;
@@ -432,17 +417,15 @@ public final class Coordinator implements Runnable, AutoCloseable {
                 formats.get(table.catalog()).commit(table, lastCommitId, batches, false);
             compactions.decided(outcome.decisions().keySet());
             LOG.debug(
-                "Connector {}: compaction results of {} decided in {} ms: {}",
-                connector,
+                "Compaction results of {} decided in {} ms: {}",
                 table,
                 (System.nanoTime() - start) / 1_000_000,
                 outcome.decisions());
           } catch (RuntimeException e) {
             compactions.decided(batches.stream().map(OfferedBatch::batchId).toList());
             LOG.warn(
-                "Connector {}: could not commit {} compaction results to {}; their buckets get new jobs with "
+                "Could not commit {} compaction results to {}; their buckets get new jobs with "
                     + "their next writes: {}",
-                connector,
                 batches.size(),
                 table,
                 e.toString());

@@ -8,7 +8,7 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.TableFormat;
 import java.util.ArrayList;
-import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -79,8 +79,34 @@ final class InFlightBatches {
     return p;
   }
 
-  Collection<Pending> pending() {
-    return pending.values();
+  /**
+   * The pending batches that no batch still preparing precedes. A batch is offered, or committed by
+   * the task itself, only after every earlier batch of its partitions: for a partition the table
+   * never saw, the first batch committed sets where it starts, and an earlier batch committed later
+   * would be taken as already present and its records lost.
+   */
+  List<Pending> offerable() {
+    Map<TopicPartition, Long> preparingFrom = new HashMap<>();
+    for (Preparing p : preparing.values()) {
+      p.ranges().forEach((tp, r) -> preparingFrom.merge(tp, r.from(), Math::min));
+    }
+    if (preparingFrom.isEmpty()) {
+      return List.copyOf(pending.values());
+    }
+    List<Pending> offerable = new ArrayList<>(pending.size());
+    for (Pending p : pending.values()) {
+      boolean preceded =
+          p.batch().ranges().entrySet().stream()
+              .anyMatch(
+                  e -> {
+                    Long before = preparingFrom.get(e.getKey());
+                    return before != null && before < e.getValue().from();
+                  });
+      if (!preceded) {
+        offerable.add(p);
+      }
+    }
+    return offerable;
   }
 
   /**
@@ -95,10 +121,8 @@ final class InFlightBatches {
     }
     if (decision == BatchPlan.Decision.REJECT) {
       LOG.warn(
-          "Connector {} task {}: table {} rejected batch {} {}: its offsets do not follow the "
+          "Table {} rejected batch {} {}: its offsets do not follow the "
               + "table's watermarks; rewinding to the last durable offsets",
-          connector,
-          taskId,
           p.table(),
           batchId,
           p.batch().ranges());
@@ -147,9 +171,7 @@ final class InFlightBatches {
       formats.get(batch.table().catalog()).discard(batch.table(), List.of(files));
     } catch (RuntimeException e) {
       LOG.warn(
-          "Connector {} task {}: could not delete the uncommitted files of batch {} of table {}: {}",
-          connector,
-          taskId,
+          "Could not delete the uncommitted files of batch {} of table {}: {}",
           batch.batchId(),
           batch.table(),
           e.toString());

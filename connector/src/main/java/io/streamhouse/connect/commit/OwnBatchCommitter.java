@@ -54,19 +54,14 @@ final class OwnBatchCommitter {
               format.discard(table, rejected);
             }
             LOG.info(
-                "Connector {} task {}: no coordinator answered; committed its own {} batches to {}"
-                    + " (commit {}): {}",
-                connector,
-                taskId,
+                "No coordinator answered; committed its own {} batches to {}" + " (commit {}): {}",
                 batches.size(),
                 table,
                 commitId,
                 outcome.decisions());
           } catch (RuntimeException e) {
             LOG.warn(
-                "Connector {} task {}: could not commit its own batches to {} while handing over: {}",
-                connector,
-                taskId,
+                "Could not commit its own batches to {} while handing over: {}",
                 table,
                 e.toString());
           }

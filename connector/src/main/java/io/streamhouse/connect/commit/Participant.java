@@ -204,10 +204,8 @@ public final class Participant {
     TaskState.Offered offered = state.detachAndOffer(closer);
     if (offered.failure() != null) {
       LOG.warn(
-          "Connector {} task {}: could not close the data files to hand them over; the task drops"
+          "Could not close the data files to hand them over; the task drops"
               + " its uncommitted work: {}",
-          connector,
-          taskId,
           offered.failure().toString());
       return false;
     }
@@ -224,18 +222,13 @@ public final class Participant {
     boolean done = state.settled();
     if (done) {
       LOG.info(
-          "Connector {} task {}: handed over {} batches in {} ms; the next owners skip what they"
-              + " hold",
-          connector,
-          taskId,
+          "Handed over {} batches in {} ms; the next owners skip what they" + " hold",
           handedIn,
           tookMs);
     } else {
       LOG.warn(
-          "Connector {} task {}: {} of {} handed-over batches were not committed within {} ms{};"
+          "{} of {} handed-over batches were not committed within {} ms{};"
               + " the task drops its uncommitted work and its records are written again",
-          connector,
-          taskId,
           state.inFlight(),
           handedIn,
           tookMs,
@@ -253,11 +246,7 @@ public final class Participant {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
-      LOG.warn(
-          "Connector {} task {}: could not ask the coordinator for a round: {}",
-          connector,
-          taskId,
-          e.toString());
+      LOG.warn("Could not ask the coordinator for a round: {}", e.toString());
     }
   }
 

@@ -93,7 +93,7 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
     try {
       pass();
     } catch (Throwable t) { // a scheduled task that throws is never run again
-      LOG.error("Connector {}: table maintenance pass failed", connector, t);
+      LOG.error("Table maintenance pass failed", t);
     }
   }
 
@@ -110,8 +110,7 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
     for (Map.Entry<TableId, Long> e : due) {
       if (System.nanoTime() >= deadline) {
         LOG.info(
-            "Connector {}: maintenance time budget of {} ms used up; {} tables wait for the next pass",
-            connector,
+            "Maintenance time budget of {} ms used up; {} tables wait for the next pass",
             settings.timeBudgetMs(),
             due.size() - maintained);
         break;
@@ -150,10 +149,9 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
       observer.maintained(table, report, durationMs);
       if (report.changedSomething()) {
         LOG.info(
-            "Connector {} maintained {} in {} ms: {} snapshots expired ({} files deleted), {} files "
+            "Maintained {} in {} ms: {} snapshots expired ({} files deleted), {} files "
                 + "({} bytes) rewritten into {}, {} rewrites lost to other commits, {} orphan files "
                 + "deleted, {} live data files",
-            connector,
             table,
             durationMs,
             report.snapshotsExpired(),
@@ -168,8 +166,7 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
     } catch (RuntimeException e) {
       observer.maintenanceFailed(table);
       LOG.warn(
-          "Connector {}: maintenance of {} failed; tried again in {} ms: {}",
-          connector,
+          "Maintenance of {} failed; tried again in {} ms: {}",
           table,
           settings.intervalMs(),
           e.toString(),

@@ -206,10 +206,8 @@ final class TableWriters {
     }
     formats.get(to.table().catalog()).evolve(to.table(), row.orElseThrow(), mode);
     LOG.info(
-        "Connector {} task {}: table {} follows the schema of the record at {}-{} offset {} ({}); "
+        "Table {} follows the schema of the record at {}-{} offset {} ({}); "
             + "its writer's files so far go as a batch, a writer of the new schema goes on",
-        connector,
-        taskId,
         to.table(),
         record.topic(),
         record.kafkaPartition(),
@@ -324,8 +322,7 @@ final class TableWriters {
       try {
         table.writer.abort();
       } catch (RuntimeException e) {
-        LOG.warn(
-            "Connector {} task {}: could not abort a writer: {}", connector, taskId, e.toString());
+        LOG.warn("Could not abort a writer: {}", e.toString());
       }
     }
     open.clear();
@@ -346,8 +343,7 @@ final class TableWriters {
     try {
       writer.close();
     } catch (RuntimeException e) {
-      LOG.warn(
-          "Connector {} task {}: could not close a writer: {}", connector, taskId, e.toString());
+      LOG.warn("Could not close a writer: {}", e.toString());
     }
   }
 }

@@ -42,7 +42,7 @@ public final class TaskControlLoop implements Runnable {
       // stop() woke the consumer
     } catch (RuntimeException e) {
       if (running) {
-        LOG.error("Task {}: the control loop failed; the task fails at its next put", task, e);
+        LOG.error("The control loop failed; the task fails at its next put", e);
         failure = e;
       }
     }

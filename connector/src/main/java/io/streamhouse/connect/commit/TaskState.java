@@ -110,7 +110,7 @@ final class TaskState {
       }
       boolean repeated = commitId == lastAnsweredCommit;
       lastAnsweredCommit = commitId;
-      List<InFlightBatches.Pending> again = new ArrayList<>(inFlight.pending());
+      List<InFlightBatches.Pending> again = inFlight.offerable();
       if (repeated) {
         return Optional.of(new Round(again, new Detached(List.of(), -1), true));
       }
@@ -135,11 +135,14 @@ final class TaskState {
     }
   }
 
-  /** The pending batches not among {@code offered}: those that became pending meanwhile. */
+  /**
+   * The offerable batches not among {@code offered}: those that became pending meanwhile, unless an
+   * earlier batch of their partitions is still closing.
+   */
   List<InFlightBatches.Pending> pendingBesides(Set<String> offered) {
     lock.lock();
     try {
-      return inFlight.pending().stream()
+      return inFlight.offerable().stream()
           .filter(p -> !offered.contains(p.batch().batchId()))
           .toList();
     } finally {
@@ -193,11 +196,11 @@ final class TaskState {
     }
   }
 
-  /** The pending batches, for a commit of the task's own. */
+  /** The offerable batches, for a commit of the task's own. */
   List<InFlightBatches.Pending> pending() {
     lock.lock();
     try {
-      return new ArrayList<>(inFlight.pending());
+      return inFlight.offerable();
     } finally {
       lock.unlock();
     }

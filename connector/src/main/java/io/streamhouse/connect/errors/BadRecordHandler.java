@@ -28,9 +28,7 @@ public final class BadRecordHandler {
     try {
       r = context == null ? null : context.errantRecordReporter(); // null: outside a worker
     } catch (NoSuchMethodError | NoClassDefFoundError oldWorker) {
-      LOG.warn(
-          "Connector {}: this worker has no errant record reporter; bad records fail the task",
-          connector);
+      LOG.warn("This worker has no errant record reporter; bad records fail the task");
     }
     this.reporter = r;
   }

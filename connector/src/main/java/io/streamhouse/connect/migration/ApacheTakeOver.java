@@ -109,9 +109,8 @@ public final class ApacheTakeOver {
         committed = tables.commit(entry.getKey(), entry.getValue(), log.end());
       } catch (NoSuchTableException e) {
         LOG.warn(
-            "Connector {}: the Apache sink reported files for table {}, which is not in the catalog;"
+            "The Apache sink reported files for table {}, which is not in the catalog;"
                 + " not taken over",
-            connector,
             entry.getKey());
         missing++;
         continue;
@@ -135,8 +134,7 @@ public final class ApacheTakeOver {
   private void reject(ControlLog.Record record, String why) {
     rejected.incrementAndGet();
     LOG.warn(
-        "Connector {}: refused event at {}-{}@{} of the Apache sink's control topic: {}",
-        connector,
+        "Refused event at {}-{}@{} of the Apache sink's control topic: {}",
         controlTopic,
         record.partition(),
         record.offset(),

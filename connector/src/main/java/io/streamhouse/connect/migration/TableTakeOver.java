@@ -142,9 +142,8 @@ final class TableTakeOver {
       throw new CommitLoop.ConcurrentCommitException(raced.getMessage(), raced);
     }
     LOG.info(
-        "Connector {}: took over table {} from the Apache sink: committed {} files ({} records)"
+        "Took over table {} from the Apache sink: committed {} files ({} records)"
             + " it had reported but not committed (Apache commit ids {}), control offsets now {}",
-        format.connector(),
         identifier,
         files.size(),
         records,

@@ -96,8 +96,7 @@ final class TakeOverAttempt implements Runnable {
       ControlLog read = log.read(READ_TIMEOUT);
       ApacheTakeOver.Result result = takeOver.commitPending(read);
       LOG.info(
-          "Connector {}: take-over from the Apache sink ({} events read from {}): {}",
-          config.connectorName(),
+          "Take-over from the Apache sink ({} events read from {}): {}",
           read.records().size(),
           topic,
           result);

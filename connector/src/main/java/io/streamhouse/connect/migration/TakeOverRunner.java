@@ -79,9 +79,7 @@ public final class TakeOverRunner implements Runnable {
       if (!stopped()) {
         throw e; // only an interruption other than stop() ends the retries
       }
-      LOG.info(
-          "Connector {}: the task stopped before the take-over from the Apache sink was done",
-          connector);
+      LOG.info("The task stopped before the take-over from the Apache sink was done");
     } finally {
       synchronized (lock) {
         thread = null;
@@ -102,9 +100,8 @@ public final class TakeOverRunner implements Runnable {
     } catch (RuntimeException e) {
       if (!stopped()) {
         LOG.warn(
-            "Connector {}: the take-over from the Apache sink failed; it is tried again, after at"
+            "The take-over from the Apache sink failed; it is tried again, after at"
                 + " most {} s: {}",
-            connector,
             maxBackoffMs / 1000,
             e.toString());
       }

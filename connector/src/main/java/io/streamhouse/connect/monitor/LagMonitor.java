@@ -100,11 +100,7 @@ public final class LagMonitor implements Runnable, AutoCloseable {
         return;
       } catch (Exception e) {
         if (running) {
-          LOG.warn(
-              "Connector {}: a lag check failed; the next one is in {} ms",
-              connector,
-              intervalMs,
-              e);
+          LOG.warn("A lag check failed; the next one is in {} ms", intervalMs, e);
         }
       }
       synchronized (wake) {

@@ -53,9 +53,8 @@ public final class PluginGauges {
       pending.put(metric, gauge);
       if (warned.compareAndSet(false, true)) {
         LOG.warn(
-            "Task {}: metric {} {} is still held by a previous instance of this task on this worker; "
+            "Metric {} {} is still held by a previous instance of this task on this worker; "
                 + "this task's metrics are published once it has stopped",
-            task,
             name,
             tags);
       }
@@ -69,7 +68,7 @@ public final class PluginGauges {
     }
     pending.entrySet().removeIf(e -> tryAdd(e.getKey(), e.getValue()));
     if (pending.isEmpty()) {
-      LOG.info("Task {}: every metric is published", task);
+      LOG.info("Every metric is published");
     }
   }
 

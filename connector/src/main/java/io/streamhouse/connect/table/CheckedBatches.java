@@ -117,9 +117,7 @@ public final class CheckedBatches<F> {
       String connector, TableId table, FileReader<F> reader, OfferedBatch batch, String why) {
     refused.add(batch.batchId());
     LOG.error(
-        "Connector {}: refused {} for table {}: {}. It is rejected and its files are "
-            + "left as they are",
-        connector,
+        "Refused {} for table {}: {}. It is rejected and its files are " + "left as they are",
         reader.describe(batch),
         table,
         why);

@@ -127,8 +127,7 @@ public final class CommitLoop {
           }
           Committed committed = table.commit(applying, summary);
           LOG.info(
-              "Connector {} committed {} files ({} records) to {} in snapshot {} (commit {}): {}",
-              connector,
+              "Committed {} files ({} records) to {} in snapshot {} (commit {}): {}",
               committed.files(),
               committed.records(),
               id,
@@ -161,8 +160,7 @@ public final class CommitLoop {
       } catch (ConcurrentCommitException e) {
         last = e;
         LOG.warn(
-            "Connector {}: another commit to {} got in first (attempt {} of {}); planning again: {}",
-            connector,
+            "Another commit to {} got in first (attempt {} of {}); planning again: {}",
             table,
             n,
             MAX_PLAN_ATTEMPTS,

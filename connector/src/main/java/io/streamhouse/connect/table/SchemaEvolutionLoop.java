@@ -52,7 +52,7 @@ public final class SchemaEvolutionLoop {
       }
       try {
         applier.apply(plan.changes());
-        LOG.info("Connector {}: evolved the schema of {}: {}", connector, id, plan.changes());
+        LOG.info("Evolved the schema of {}: {}", id, plan.changes());
         return;
       } catch (Exception concurrent) {
         if (attempt >= MAX_ATTEMPTS) {
@@ -67,8 +67,7 @@ public final class SchemaEvolutionLoop {
               concurrent);
         }
         LOG.info(
-            "Connector {}: a schema change of {} met a concurrent one; planning again ({})",
-            connector,
+            "A schema change of {} met a concurrent one; planning again ({})",
             id,
             concurrent.toString());
       }

@@ -130,6 +130,35 @@ class ParticipantTest {
     assertThat(channel.done()).isEqualTo(2);
   }
 
+  /**
+   * The table never saw the partition, so the first batch committed sets where it starts: the
+   * hand-over's batch [10, 15) must wait while the round's batch [0, 10) is still closing, or [0,
+   * 10) would later be taken as already present and its records lost.
+   */
+  @Test
+  void aHandOverNeverCommitsABatchWhileAnEarlierOneOfItsPartitionsIsStillClosing()
+      throws Exception {
+    format.toleratesConcurrentCommitters = true;
+    write(0, 10);
+    CompletableFuture<Void> round = CompletableFuture.runAsync(() -> participant.onStartCommit(1));
+    await().atMost(Duration.ofSeconds(10)).until(() -> format.detached.size() == 1);
+    write(10, 15);
+    CountDownLatch firstGate = format.closing;
+    format.closing = new CountDownLatch(0); // the hand-over's files close at once
+
+    assertThat(participant.handOver(400)).isFalse();
+    assertThat(format.committed).isEmpty();
+    assertThat(channel.batches()).isEmpty();
+
+    firstGate.countDown();
+    round.get(10, TimeUnit.SECONDS);
+    // Once [0, 10) is closed, the round offers both: the coordinator applies them in order.
+    assertThat(channel.batches())
+        .extracting(ControlEvent.BatchChunk::ranges)
+        .containsExactlyInAnyOrder(
+            Map.of(P0, new OffsetRange(0, 10)), Map.of(P0, new OffsetRange(10, 15)));
+  }
+
   @Test
   void aResetWhileTheBatchIsClosedVoidsItAndDeletesItsFiles() throws Exception {
     write(0, 10);

@@ -33,13 +33,16 @@ import org.apache.kafka.clients.admin.Admin;
 public final class FanoutBenchmark {
   private static final Pattern TABLE_COMMIT =
       Pattern.compile(
-          "Connector (\\S+) commit (\\d+) of (\\S+): \\d+ batches, \\d+ records in (\\d+) files, (\\d+) ms");
+          "\\[([^|\\]]+)\\|task-\\d+\\] Commit (\\d+) of (\\S+): \\d+ batches, \\d+ records in (\\d+) files,"
+              + " (\\d+) ms");
   private static final Pattern ROUND =
       Pattern.compile(
-          "Connector (\\S+) commit \\d+ round: (\\d+) tables in (\\d+) ms after (\\d+) ms waiting for the tasks");
+          "\\[([^|\\]]+)\\|task-\\d+\\] Commit \\d+ round: (\\d+) tables in (\\d+) ms after (\\d+) ms"
+              + " waiting for the tasks");
   private static final Pattern TIMED_OUT =
       Pattern.compile(
-          "Connector (\\S+) commit \\d+: no report for .* after \\d+ ms; committing what arrived");
+          "\\[([^|\\]]+)\\|task-\\d+\\] Commit \\d+: no report for .* after \\d+ ms; committing what"
+              + " arrived");
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(15);
 
   /** A drain fails when nothing new became durable for this long. */

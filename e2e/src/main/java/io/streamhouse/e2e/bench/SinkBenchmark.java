@@ -42,7 +42,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
  */
 public final class SinkBenchmark {
   private static final Pattern COMMIT_MS =
-      Pattern.compile("Connector (\\S+) commit \\d+ of .* in \\d+ files, (\\d+) ms");
+      Pattern.compile("\\[([^|\\]]+)\\|task-\\d+\\] Commit \\d+ of .* in \\d+ files, (\\d+) ms");
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
 
   /** The Kafka worker the Apache Iceberg sink 1.12.0 runs on: it does not start on 4.4. */

@@ -11,19 +11,19 @@ class FanoutBenchmarkTest {
   void countsRoundsPastTheTimeoutAndTheLongestWaitForTheTasks() {
     List<String> log =
         List.of(
-            "[2026-12-01 10:00:10,000] INFO Connector c1 commit 1 of default.fanout_t0: 1 batches,"
+            "[2026-12-01 10:00:10,000] INFO [c1|task-0] Commit 1 of default.fanout_t0: 1 batches,"
                 + " 50 records in 2 files, 30 ms, watermarks {fanout-2:0=50} (io.streamhouse.connect.commit.Coordinator)",
-            "[2026-12-01 10:00:10,010] INFO Connector c1 commit 1 of default.fanout_t1: 1 batches,"
+            "[2026-12-01 10:00:10,010] INFO [c1|task-0] Commit 1 of default.fanout_t1: 1 batches,"
                 + " 50 records in 1 files, 20 ms, watermarks {fanout-2:1=50} (io.streamhouse.connect.commit.Coordinator)",
-            "[2026-12-01 10:00:10,020] INFO Connector c1 commit 1 round: 2 tables in 60 ms after 900 ms"
+            "[2026-12-01 10:00:10,020] INFO [c1|task-0] Commit 1 round: 2 tables in 60 ms after 900 ms"
                 + " waiting for the tasks (io.streamhouse.connect.commit.Coordinator)",
-            "[2026-12-01 10:00:50,000] WARN Connector c1 commit 2: no report for [fanout-2-1] after"
+            "[2026-12-01 10:00:50,000] WARN [c1|task-0] Commit 2: no report for [fanout-2-1] after"
                 + " 30000 ms; committing what arrived (io.streamhouse.connect.commit.Coordinator)",
-            "[2026-12-01 10:00:50,100] INFO Connector c1 commit 2 round: 1 tables in 100 ms after 30004 ms"
+            "[2026-12-01 10:00:50,100] INFO [c1|task-0] Commit 2 round: 1 tables in 100 ms after 30004 ms"
                 + " waiting for the tasks (io.streamhouse.connect.commit.Coordinator)",
-            "[2026-12-01 10:00:50,100] WARN Connector c2 commit 9: no report for [x-0] after 30000 ms;"
+            "[2026-12-01 10:00:50,100] WARN [c2|task-0] Commit 9: no report for [x-0] after 30000 ms;"
                 + " committing what arrived (io.streamhouse.connect.commit.Coordinator)",
-            "[2026-12-01 10:00:50,100] INFO Connector c2 commit 9 round: 1 tables in 5 ms after 99999 ms"
+            "[2026-12-01 10:00:50,100] INFO [c2|task-0] Commit 9 round: 1 tables in 5 ms after 99999 ms"
                 + " waiting for the tasks (io.streamhouse.connect.commit.Coordinator)");
     assertThat(FanoutBenchmark.commitFigures(log, "c1"))
         .containsEntry("files/table/commit (mean/max)", "1.5/2")

@@ -348,11 +348,7 @@ public final class IcebergFormat implements TableFormat {
       try {
         decoded = DataFilesCodec.decode(files.payloadVersion(), files.payload(), table.specs());
       } catch (DataFilesCodec.InvalidDataFilesException e) {
-        LOG.warn(
-            "Connector {}: uncommitted files of {} cannot be read, so not deleted: {}",
-            connector,
-            id,
-            e.getMessage());
+        LOG.warn("Uncommitted files of {} cannot be read, so not deleted: {}", id, e.getMessage());
         continue;
       }
       for (DataFile file : decoded) {
