@@ -39,8 +39,6 @@ import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.ManifestCommittable;
-import org.apache.paimon.memory.HeapMemorySegmentPool;
-import org.apache.paimon.memory.MemoryPoolFactory;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
@@ -70,7 +68,7 @@ public final class PaimonFormat implements TableFormat {
   private final io.streamhouse.connect.table.OrphanScanSchedule orphanScans =
       new io.streamhouse.connect.table.OrphanScanSchedule();
   private IOManager ioManager;
-  private MemoryPoolFactory memory;
+  private TaskWriteBuffer writeBuffer;
 
   public PaimonFormat(
       CatalogSettings settings, String connector, long writeBufferBytes, Path spillDir) {
@@ -109,7 +107,7 @@ public final class PaimonFormat implements TableFormat {
     if (route.icebergCompatible()) {
       warnIfWithoutIcebergMetadata(id, table);
     }
-    return Optional.of(new PaimonTableWriter(table, commitUser, route, ioManager(), memory()));
+    return Optional.of(new PaimonTableWriter(table, commitUser, route, ioManager(), writeBuffer()));
   }
 
   /**
@@ -605,11 +603,11 @@ public final class PaimonFormat implements TableFormat {
   }
 
   /** The write buffer all Paimon writers of this task share. */
-  synchronized MemoryPoolFactory memory() {
-    if (memory == null) {
-      memory = new MemoryPoolFactory(new HeapMemorySegmentPool(writeBufferBytes, PAGE_SIZE));
+  synchronized TaskWriteBuffer writeBuffer() {
+    if (writeBuffer == null) {
+      writeBuffer = new TaskWriteBuffer(connector, writeBufferBytes, PAGE_SIZE);
     }
-    return memory;
+    return writeBuffer;
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.convert.InputMode;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.TableWriter;
 import java.util.List;
 import java.util.Map;
@@ -12,12 +13,13 @@ import org.apache.paimon.CoreOptions;
 import org.apache.paimon.data.GenericRow;
 import org.apache.paimon.disk.IOManager;
 import org.apache.paimon.io.DataFileMeta;
-import org.apache.paimon.memory.MemoryPoolFactory;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.table.sink.TableWriteImpl;
 import org.apache.paimon.types.RowKind;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The writes of one task to one Paimon table, in {@code write-only} mode: no compaction and no
@@ -29,6 +31,8 @@ import org.apache.paimon.types.RowKind;
  * this keeps a key's later write above its earlier ones across tasks (see the README).
  */
 final class PaimonTableWriter implements TableWriter {
+  private static final Logger LOG = LoggerFactory.getLogger(PaimonTableWriter.class);
+
   /**
    * Identifier given to {@code prepareCommit}: above any real commit identifier, so that Paimon
    * never closes a bucket writer whose files are still uncommitted (its idle-writer cleanup
@@ -37,7 +41,10 @@ final class PaimonTableWriter implements TableWriter {
   private static final long PREPARE_IDENTIFIER = Long.MAX_VALUE - 1;
 
   private final String table;
-  private final TableWriteImpl<?> write;
+  private final FileStoreTable writeOnly;
+  private final String commitUser;
+  private final IOManager ioManager;
+  private final TaskWriteBuffer buffer;
   private final ChangeDecoder decoder;
   private final PaimonRowConverter converter;
   private final List<String> primaryKey;
@@ -45,23 +52,42 @@ final class PaimonTableWriter implements TableWriter {
   private final boolean debezium;
   private final io.streamhouse.connect.schema.TableColumns columns;
 
+  /** The write the put thread writes to, and its memory; replaced at each {@link #detach}. */
+  private TableWriteImpl<?> write;
+
+  private WriteMemory memory;
+
   PaimonTableWriter(
       FileStoreTable table,
       String commitUser,
       RouteSettings route,
       IOManager ioManager,
-      MemoryPoolFactory memory) {
+      TaskWriteBuffer buffer) {
     this.table = table.fullName();
-    FileStoreTable writeOnly = table.copy(Map.of(CoreOptions.WRITE_ONLY.key(), "true"));
-    this.write =
-        (TableWriteImpl<?>) writeOnly.newStreamWriteBuilder().withCommitUser(commitUser).newWrite();
-    write.withIOManager(ioManager).withMemoryPoolFactory(memory);
+    this.writeOnly = table.copy(Map.of(CoreOptions.WRITE_ONLY.key(), "true"));
+    this.commitUser = commitUser;
+    this.ioManager = ioManager;
+    this.buffer = buffer;
     this.primaryKey = table.primaryKeys();
     this.decoder = new ChangeDecoder(route.input(), primaryKey);
     this.debezium = route.input() == InputMode.DEBEZIUM;
     this.converter = new PaimonRowConverter(table.rowType());
     this.sequenceFields = new CoreOptions(table.options()).sequenceField();
     this.columns = PaimonColumns.of(table);
+    openWrite();
+  }
+
+  private void openWrite() {
+    memory = buffer.open();
+    try {
+      write =
+          (TableWriteImpl<?>)
+              writeOnly.newStreamWriteBuilder().withCommitUser(commitUser).newWrite();
+      write.withIOManager(ioManager).withMemoryPoolFactory(memory);
+    } catch (RuntimeException e) {
+      memory.release();
+      throw e;
+    }
   }
 
   @Override
@@ -111,12 +137,58 @@ final class PaimonTableWriter implements TableWriter {
     return columns;
   }
 
+  /** Takes the files written so far out and closes them here; the writer goes on. */
   @Override
   public PreparedFiles prepare() {
+    return detach().close();
+  }
+
+  /**
+   * Takes the table write with everything written so far out and puts a new one in its place, which
+   * goes on numbering every bucket from where the old one stopped ({@link CarriedBuckets}). Quick:
+   * no file is touched here. The returned files are flushed (Paimon's prepareCommit) and the old
+   * write closed by whoever closes them, on any thread, while records go to the new write. A table
+   * whose writers cannot be carried (a dynamic bucket index) is flushed here instead.
+   */
+  @Override
+  public DetachedFiles detach() {
+    TableWriteImpl<?> detached = write;
+    WriteMemory detachedMemory = memory;
+    if (!CarriedBuckets.canCarry(detached)) {
+      return DetachedFiles.of(flush(detached));
+    }
+    openWrite();
+    try {
+      CarriedBuckets.carry(detached, write);
+    } catch (RuntimeException e) {
+      // The old write is intact: flush it here and go on with it, as before any detach.
+      LOG.warn(
+          "Could not carry the bucket writers of Paimon table {} to a new write; its files are "
+              + "flushed on the writer's thread: {}",
+          table,
+          e.toString());
+      closeQuietly(write, memory);
+      write = detached;
+      memory = detachedMemory;
+      return DetachedFiles.of(flush(detached));
+    }
+    detachedMemory.detach();
+    return () -> {
+      detachedMemory.closing();
+      try {
+        return flush(detached);
+      } finally {
+        closeQuietly(detached, detachedMemory);
+      }
+    };
+  }
+
+  /** Paimon's prepareCommit: every bucket writer's buffer becomes a level-0 file. */
+  private PreparedFiles flush(TableWriteImpl<?> from) {
     List<CommitMessage> messages;
     try {
       messages =
-          write.prepareCommit(false, PREPARE_IDENTIFIER).stream()
+          from.prepareCommit(false, PREPARE_IDENTIFIER).stream()
               .filter(m -> !((CommitMessageImpl) m).isEmpty())
               .toList();
     } catch (Exception e) {
@@ -137,7 +209,10 @@ final class PaimonTableWriter implements TableWriter {
         CommitMessagesCodec.VERSION, CommitMessagesCodec.encode(messages), files, records, bytes);
   }
 
-  /** Closing a Paimon write deletes the files it wrote since its last prepare. */
+  /**
+   * Closing a Paimon write deletes the files it wrote since its last prepare; files of a detached
+   * write are deleted by whoever discards them.
+   */
   @Override
   public void abort() {
     close();
@@ -149,6 +224,18 @@ final class PaimonTableWriter implements TableWriter {
       write.close();
     } catch (Exception e) {
       throw new IllegalStateException("Cannot close the writer of Paimon table " + table, e);
+    } finally {
+      memory.release();
+    }
+  }
+
+  private void closeQuietly(TableWriteImpl<?> closing, WriteMemory closingMemory) {
+    try {
+      closing.close();
+    } catch (Exception e) {
+      LOG.warn("Could not close a detached writer of Paimon table {}: {}", table, e.toString());
+    } finally {
+      closingMemory.release();
     }
   }
 }

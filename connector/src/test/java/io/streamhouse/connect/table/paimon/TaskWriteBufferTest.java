@@ -1,0 +1,184 @@
+package io.streamhouse.connect.table.paimon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.paimon.memory.MemoryOwner;
+import org.apache.paimon.memory.MemorySegment;
+import org.apache.paimon.memory.MemorySegmentPool;
+import org.junit.jupiter.api.Test;
+
+/** The task's shared Paimon write buffer with stand-ins for Paimon's bucket writers. */
+class TaskWriteBufferTest {
+  private static final int PAGE = 1024;
+
+  /** A bucket writer's buffer: takes pages as it writes, gives them all back when flushed. */
+  static final class Owner implements MemoryOwner {
+    MemorySegmentPool pool;
+    final List<MemorySegment> pages = new ArrayList<>();
+    int flushes;
+
+    @Override
+    public void setMemoryPool(MemorySegmentPool pool) {
+      this.pool = pool;
+    }
+
+    @Override
+    public long memoryOccupancy() {
+      return (long) pages.size() * PAGE;
+    }
+
+    @Override
+    public void flushMemory() {
+      flushes++;
+      giveBack();
+    }
+
+    /** Takes {@code n} pages; false when the pool said no. */
+    boolean take(int n) {
+      for (int i = 0; i < n; i++) {
+        MemorySegment page = pool.nextSegment();
+        if (page == null) {
+          return false;
+        }
+        pages.add(page);
+      }
+      return true;
+    }
+
+    void giveBack() {
+      pool.returnAll(new ArrayList<>(pages));
+      pages.clear();
+    }
+  }
+
+  private static Owner owner(WriteMemory memory) {
+    Owner owner = new Owner();
+    memory.notifyNewOwner(owner);
+    return owner;
+  }
+
+  @Test
+  void whenPagesRunOutTheLiveWriterHoldingMostFlushesAndTheBudgetHolds() {
+    TaskWriteBuffer buffer = new TaskWriteBuffer("c", 10 * PAGE, PAGE);
+    WriteMemory first = buffer.open();
+    WriteMemory second = buffer.open();
+    Owner small = owner(first);
+    Owner large = owner(second);
+    Owner requester = owner(second);
+    assertThat(small.take(3)).isTrue();
+    assertThat(large.take(7)).isTrue();
+
+    assertThat(requester.take(2)).isTrue();
+
+    assertThat(large.flushes).isOne();
+    assertThat(small.flushes).isZero();
+    assertThat(buffer.preemptions()).isOne();
+    assertThat(buffer.usedBytes()).isEqualTo(5L * PAGE);
+  }
+
+  @Test
+  void aWriterThatStillHoldsPagesSpillsItselfInsteadOfFlushingAnother() {
+    TaskWriteBuffer buffer = new TaskWriteBuffer("c", 10 * PAGE, PAGE);
+    WriteMemory memory = buffer.open();
+    Owner full = owner(memory);
+    assertThat(full.take(10)).isTrue();
+
+    assertThat(full.take(1)).as("told no: it spills its own buffer").isFalse();
+    assertThat(buffer.preemptions()).isZero();
+  }
+
+  @Test
+  void detachedWritersAreNeverPreemptedAndAWriterWaitsForThePagesTheirFlushGivesBack()
+      throws Exception {
+    TaskWriteBuffer buffer = new TaskWriteBuffer("c", 10 * PAGE, PAGE);
+    WriteMemory old = buffer.open();
+    Owner detached = owner(old);
+    assertThat(detached.take(10)).isTrue();
+    old.detach();
+    WriteMemory next = buffer.open();
+    Owner starting = owner(next);
+
+    java.util.concurrent.ExecutorService threads =
+        java.util.concurrent.Executors.newFixedThreadPool(2);
+    CountDownLatch closing = new CountDownLatch(1);
+    CountDownLatch flush = new CountDownLatch(1);
+    CompletableFuture<Void> control =
+        CompletableFuture.runAsync(
+            () -> {
+              old.closing();
+              closing.countDown();
+              try {
+                flush.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              detached.giveBack();
+              old.release();
+            },
+            threads);
+    closing.await();
+    java.util.concurrent.atomic.AtomicReference<Thread> putThread =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    CompletableFuture<Boolean> put =
+        CompletableFuture.supplyAsync(
+            () -> {
+              putThread.set(Thread.currentThread());
+              return starting.take(2);
+            },
+            threads);
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                putThread.get() != null
+                    && putThread.get().getState() == Thread.State.TIMED_WAITING);
+    assertThat(put).as("waiting for the flush").isNotDone();
+    flush.countDown();
+
+    assertThat(put.get(10, TimeUnit.SECONDS)).isTrue();
+    control.get(10, TimeUnit.SECONDS);
+    threads.shutdown();
+    assertThat(detached.flushes).as("never preempted").isZero();
+    assertThat(buffer.usedBytes()).isEqualTo(2L * PAGE);
+  }
+
+  @Test
+  void aStartingWriterOverdrawsWhenNoPagesAreOnTheirWayBack() {
+    TaskWriteBuffer buffer = new TaskWriteBuffer("c", 4 * PAGE, PAGE);
+    WriteMemory old = buffer.open();
+    Owner detached = owner(old);
+    assertThat(detached.take(4)).isTrue();
+    old.detach(); // detached, but nobody flushes it on another thread yet
+    Owner starting = owner(buffer.open());
+
+    assertThat(starting.take(2)).isTrue();
+    assertThat(buffer.usedBytes()).isEqualTo(6L * PAGE);
+
+    detached.giveBack();
+    starting.giveBack();
+    assertThat(buffer.usedBytes()).isZero();
+  }
+
+  @Test
+  void pagesAClosedWriterNeverGaveBackAreForgottenAndNoWriteStaysRegistered() {
+    TaskWriteBuffer buffer = new TaskWriteBuffer("c", 8 * PAGE, PAGE);
+    for (int i = 0; i < 1_000; i++) {
+      WriteMemory memory = buffer.open();
+      Owner aborted = owner(memory);
+      assertThat(aborted.take(3)).isTrue();
+      if (i % 2 == 0) {
+        memory.detach();
+      }
+      memory.release(); // closed with its buffer: the pages are dropped, not given back
+    }
+    assertThat(buffer.usedBytes()).isZero();
+    assertThat(buffer.liveWrites()).isZero();
+    assertThat(buffer.detachedWrites()).isZero();
+  }
+}
