@@ -9,6 +9,7 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -28,21 +29,26 @@ import org.apache.paimon.utils.SerializationUtils;
 /**
  * Compaction of primary-key tables, spread over the tasks (tasks write in write-only mode).
  *
- * <p>The coordinator plans: after each commit, one job per bucket the commit touched (Paimon's own
- * trigger, {@code num-sorted-run.compaction-trigger} and the lookup and deletion-vector rules, then
- * decides what to merge in it), and every {@code full-compaction.delta-commits} commits (1 for
- * {@code changelog-producer=full-compaction} when unset) a full compaction of every bucket touched
- * since the last one. A task runs the jobs it is handed: a fresh writer restores each bucket from
- * the latest snapshot and compacts it, and the result goes back to the coordinator as commit
- * messages, which commits them like written files. Tables with {@code write-only=true} are left to
- * their own compactor.
+ * <p>The coordinator plans after each commit ({@link #jobsAfterCommit}): a job for a bucket once it
+ * holds {@code num-sorted-run.compaction-trigger} level-0 files since its last compaction, or for
+ * every touched bucket on tables whose readers do not merge level-0 files (the lookup and
+ * deletion-vector rules); Paimon then decides what to merge in it. Every {@code
+ * full-compaction.delta-commits} commits (1 for {@code changelog-producer=full-compaction} when
+ * unset) it plans a full compaction of every bucket touched since the last one. A task runs the
+ * jobs it is handed: a fresh writer restores each bucket from the latest snapshot and compacts it,
+ * and the result goes back to the coordinator as commit messages, which commits them like written
+ * files. Tables with {@code write-only=true} are left to their own compactor.
  */
 final class PaimonCompactor {
   private static final int SPEC_VERSION = 1;
   private static final int MAX_PARTITION_BYTES = 64 * 1024;
 
   /** One bucket of one partition. */
-  record Bucket(BinaryRow partition, int bucket) {}
+  record Bucket(BinaryRow partition, int bucket) {
+    static Bucket of(CommitMessage message) {
+      return new Bucket(message.partition(), message.bucket());
+    }
+  }
 
   /** A job decoded on the task. */
   record Job(Bucket bucket, boolean full) {}
@@ -51,13 +57,22 @@ final class PaimonCompactor {
   private final Supplier<IOManager> ioManager;
   private final Map<TableId, Set<Bucket>> sinceFull = new ConcurrentHashMap<>();
   private final Map<TableId, Integer> commitsSinceFull = new ConcurrentHashMap<>();
+  private final LevelZeroCounts levelZero = new LevelZeroCounts();
 
   PaimonCompactor(String commitUser, Supplier<IOManager> ioManager) {
     this.commitUser = commitUser;
     this.ioManager = ioManager;
   }
 
-  /** Coordinator: the compaction jobs after a commit of {@code applied} to {@code table}. */
+  /**
+   * Coordinator: the compaction jobs after a commit of {@code applied} (written batches) to {@code
+   * table}. A table whose readers merge level-0 files themselves gets a job for a bucket once the
+   * bucket has {@code num-sorted-run.compaction-trigger} level-0 files since its last compaction; a
+   * table whose readers skip them (deletion vectors, first-row) or whose lookups need them
+   * compacted (changelog-producer lookup, force-lookup) gets one for every touched bucket; and
+   * every {@code full-compaction.delta-commits} commits, a full compaction of every bucket touched
+   * since the last one.
+   */
   List<CompactionJob> jobsAfterCommit(
       TableId id, FileStoreTable table, List<CommitMessage> applied) {
     CoreOptions options = new CoreOptions(table.options());
@@ -65,28 +80,54 @@ final class PaimonCompactor {
       return List.of();
     }
     Set<Bucket> touched = new LinkedHashSet<>();
-    applied.forEach(m -> touched.add(new Bucket(m.partition(), m.bucket())));
+    applied.forEach(m -> touched.add(Bucket.of(m)));
+    List<Bucket> due = levelZero.committed(id, applied, options.numSortedRunCompactionTrigger());
+    Collection<Bucket> compacting;
+    boolean full = fullCompactionDue(id, options, touched);
+    if (full || !readersMergeLevelZero(options)) {
+      compacting = touched;
+    } else {
+      compacting = due;
+    }
+    levelZero.handedOut(id, compacting);
+    return compacting.stream().map(b -> job(b, full)).toList();
+  }
+
+  /**
+   * Whether this commit calls for the table's full compaction; if so, {@code touched} grows by
+   * every bucket touched since the last one.
+   */
+  private boolean fullCompactionDue(TableId id, CoreOptions options, Set<Bucket> touched) {
     Integer every = options.fullCompactionDeltaCommits();
     if (every == null
         && options.changelogProducer() == CoreOptions.ChangelogProducer.FULL_COMPACTION) {
       every = 1;
     }
-    boolean full = false;
-    if (every != null) {
-      Set<Bucket> pending = sinceFull.computeIfAbsent(id, t -> new LinkedHashSet<>());
-      pending.addAll(touched);
-      full = commitsSinceFull.merge(id, 1, Integer::sum) >= every;
-      if (full) {
-        touched.addAll(pending);
-        sinceFull.remove(id);
-        commitsSinceFull.remove(id);
-      }
+    if (every == null) {
+      return false;
     }
-    List<CompactionJob> jobs = new ArrayList<>();
-    for (Bucket b : touched) {
-      jobs.add(job(b, full));
+    Set<Bucket> pending = sinceFull.computeIfAbsent(id, t -> new LinkedHashSet<>());
+    pending.addAll(touched);
+    if (commitsSinceFull.merge(id, 1, Integer::sum) < every) {
+      return false;
     }
-    return jobs;
+    touched.addAll(pending);
+    sinceFull.remove(id);
+    commitsSinceFull.remove(id);
+    return true;
+  }
+
+  /**
+   * Whether readers of the table merge its level-0 files themselves, so that its compaction may
+   * wait until Paimon's trigger calls for it.
+   */
+  private static boolean readersMergeLevelZero(CoreOptions options) {
+    return !options.needLookup() && !options.compactionForceUpLevel0();
+  }
+
+  /** Level-0 files the coordinator counts for {@code bucket} (for tests). */
+  int levelZeroFiles(TableId id, Bucket bucket) {
+    return levelZero.count(id, bucket);
   }
 
   /**

@@ -643,6 +643,44 @@ class PaimonFormatTest {
   }
 
   /**
+   * Readers of a table without deletion vectors merge level-0 files themselves: a bucket gets a
+   * compaction job only once it holds num-sorted-run.compaction-trigger of them since its last job,
+   * not after every commit.
+   */
+  @Test
+  void aBucketWhoseReadersMergeLevelZeroIsCompactedOnceItReachesTheTrigger() throws Exception {
+    StreamhouseSinkConfig config =
+        config(
+            Map.of(
+                "route.items.buckets",
+                "1",
+                "route.items.table-property.num-sorted-run.compaction-trigger",
+                "3"));
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      Map<Long, String> model = new TreeMap<>();
+      List<Integer> jobs = new ArrayList<>();
+      CommitOutcome last = null;
+      for (long round = 0; round < 5; round++) {
+        OfferedBatch batch =
+            batch(format, route, List.of(upsert(0, round, round % 2, "v" + round, null)));
+        model.put(round % 2, "v" + round);
+        last = format.commit(table, 1000 + round, List.of(batch), true);
+        jobs.add(last.compactions().size());
+        if (round == 2) {
+          assertThat(compact(format, last, 1500).decisions())
+              .containsValue(BatchPlan.Decision.APPLY);
+          assertThat(rows(format.table(table))).isEqualTo(model);
+        }
+      }
+      assertThat(jobs).as("jobs per commit").containsExactly(0, 0, 1, 0, 0);
+      assertThat(rows(format.table(table))).isEqualTo(model);
+      assertThat(format.table(table).snapshotManager().latestSnapshot().commitKind())
+          .isEqualTo(Snapshot.CommitKind.APPEND);
+    }
+  }
+
+  /**
    * What a task does with a commit's compaction jobs, and the coordinator's commit of the result.
    */
   private CommitOutcome compact(PaimonFormat format, CommitOutcome written, long commitId) {
