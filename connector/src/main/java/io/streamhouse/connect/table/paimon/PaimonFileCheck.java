@@ -26,19 +26,28 @@ final class PaimonFileCheck {
   private final int partitionArity;
   private final int buckets;
   private final String format;
-  private final long schemaId;
+
+  /** The table's latest schema, read only when a file names a schema newer than the table's. */
+  private long latestSchemaId = -1;
 
   PaimonFileCheck(FileStoreTable table) {
     this.table = table;
     this.partitionArity = table.partitionKeys().size();
     this.buckets = table.coreOptions().bucket();
     this.format = table.coreOptions().fileFormatString().toLowerCase(Locale.ROOT);
-    this.schemaId =
-        table
-            .schemaManager()
-            .latest()
-            .map(org.apache.paimon.schema.TableSchema::id)
-            .orElse(table.schema().id()); // the coordinator's table may predate a task's evolution
+  }
+
+  /** The table's latest schema: the coordinator's table may predate a task's evolution. */
+  private long latestSchemaId() {
+    if (latestSchemaId < 0) {
+      latestSchemaId =
+          table
+              .schemaManager()
+              .latest()
+              .map(org.apache.paimon.schema.TableSchema::id)
+              .orElse(table.schema().id());
+    }
+    return latestSchemaId;
   }
 
   /**
@@ -143,9 +152,10 @@ final class PaimonFileCheck {
     if (!format.equalsIgnoreCase(file.fileFormat())) {
       return Optional.of("is " + file.fileFormat() + " but the table writes " + format);
     }
-    if (file.schemaId() < 0 || file.schemaId() > schemaId) {
+    if (file.schemaId() < 0
+        || (file.schemaId() > table.schema().id() && file.schemaId() > latestSchemaId())) {
       return Optional.of(
-          "has schema " + file.schemaId() + "; the table's schemas go up to " + schemaId);
+          "has schema " + file.schemaId() + "; the table's schemas go up to " + latestSchemaId());
     }
     if (file.rowCount() < 0 || file.fileSize() < 0) {
       return Optional.of("has a negative row count or size");

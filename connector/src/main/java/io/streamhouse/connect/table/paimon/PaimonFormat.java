@@ -64,6 +64,8 @@ public final class PaimonFormat implements TableFormat {
   private final long writeBufferBytes;
   private final Path spillDir;
   private final PaimonCompactor compactor;
+  private final CoordinatorTables tables;
+  private final java.util.Set<TableId> tagged = ConcurrentHashMap.newKeySet();
   private final java.util.Set<TableId> warnedWithoutIceberg = ConcurrentHashMap.newKeySet();
   private final io.streamhouse.connect.table.OrphanScanSchedule orphanScans =
       new io.streamhouse.connect.table.OrphanScanSchedule();
@@ -79,6 +81,8 @@ public final class PaimonFormat implements TableFormat {
     this.writeBufferBytes = writeBufferBytes;
     this.spillDir = spillDir;
     this.compactor = new PaimonCompactor(commitUser, this::ioManager);
+    this.tables =
+        new CoordinatorTables(this::table, CoordinatorTables.keepsTablesOf(settings.type()));
   }
 
   /** The commit user of a connector's writes and commits in every table. */
@@ -200,25 +204,32 @@ public final class PaimonFormat implements TableFormat {
   }
 
   /**
-   * Moves the connector's tag to {@code snapshotId}, its latest commit: a tag keeps a copy of the
+   * Moves the connector's tag to {@code snapshot}, its latest commit: a tag keeps a copy of the
    * snapshot (its watermarks) and its files through any snapshot expiry. After the commit, not
    * atomic with it: until the tag moves, the new snapshot is the latest and cannot be expired yet.
+   * Paimon's {@code replaceTag} by snapshot id, minus reading back the snapshot just written.
    */
-  private void moveTag(TableId id, FileStoreTable table, long snapshotId) {
+  private void moveTag(TableId id, FileStoreTable table, Snapshot snapshot) {
     try {
-      if (table.tagManager().tagExists(keys.tag())) {
-        table.replaceTag(keys.tag(), snapshotId, null);
+      org.apache.paimon.utils.TagManager tags = table.tagManager();
+      List<org.apache.paimon.table.sink.TagCallback> callbacks =
+          table.store().createTagCallbacks(table);
+      if (tagged.contains(id) || tags.tagExists(keys.tag())) {
+        tags.replaceTag(snapshot, keys.tag(), null, callbacks);
       } else {
-        table.createTag(keys.tag(), snapshotId);
+        tags.createTag(
+            snapshot, keys.tag(), table.coreOptions().tagDefaultTimeRetained(), callbacks, false);
       }
+      tagged.add(id);
     } catch (RuntimeException e) {
+      tagged.remove(id);
       LOG.warn(
           "Connector {}: could not move tag {} of Paimon table {} to snapshot {}; its watermarks "
               + "rely on the snapshot alone until the next commit: {}",
           connector,
           keys.tag(),
           id,
-          snapshotId,
+          snapshot.id(),
           e.toString());
     }
   }
@@ -240,7 +251,21 @@ public final class PaimonFormat implements TableFormat {
   @Override
   public CommitOutcome commit(
       TableId id, long commitId, List<OfferedBatch> offered, boolean fullRound) {
-    PaimonFileCheck check = new PaimonFileCheck(table(id));
+    try {
+      return commit(id, tables.get(id), commitId, offered, fullRound);
+    } catch (RuntimeException e) {
+      tables.forget(id);
+      throw e;
+    }
+  }
+
+  private CommitOutcome commit(
+      TableId id,
+      CoordinatorTables.Loaded loaded,
+      long commitId,
+      List<OfferedBatch> offered,
+      boolean fullRound) {
+    PaimonFileCheck check = new PaimonFileCheck(loaded.table());
     CheckedBatches<PaimonFileCheck.Entry> checked =
         CheckedBatches.check(
             connector,
@@ -271,12 +296,12 @@ public final class PaimonFormat implements TableFormat {
     List<OfferedBatch> accepted = checked.accepted(offered);
     List<OfferedBatch> batches = accepted.stream().filter(b -> !b.ranges().isEmpty()).toList();
     List<OfferedBatch> compactions = accepted.stream().filter(b -> b.ranges().isEmpty()).toList();
-    CommitOutcome appended = commitWrites(id, commitId, batches, checked, fullRound);
+    CommitOutcome appended = commitWrites(id, loaded, commitId, batches, checked, fullRound);
     if (compactions.isEmpty()) {
       return appended;
     }
     Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>(appended.decisions());
-    decisions.putAll(commitCompactions(id, commitId, compactions, checked));
+    decisions.putAll(commitCompactions(id, loaded, commitId, compactions, checked));
     return new CommitOutcome(
         decisions,
         appended.watermarks(),
@@ -289,10 +314,13 @@ public final class PaimonFormat implements TableFormat {
 
   private CommitOutcome commitWrites(
       TableId id,
+      CoordinatorTables.Loaded loaded,
       long commitId,
       List<OfferedBatch> batches,
       CheckedBatches<PaimonFileCheck.Entry> checked,
       boolean fullRound) {
+    FileStoreTable table = loaded.table();
+    SnapshotManager snapshots = table.snapshotManager();
     return CommitLoop.run(
         connector,
         id,
@@ -302,15 +330,13 @@ public final class PaimonFormat implements TableFormat {
         fullRound,
         keys,
         new CommitLoop.Table() {
-          private FileStoreTable table;
           private Long base;
           private Optional<Snapshot> own;
 
           @Override
           public Watermarks refresh() {
-            table = table(id);
-            base = table.snapshotManager().latestSnapshotId();
-            own = ownSnapshot(table);
+            base = snapshots.latestSnapshotId();
+            own = tables.ownIfLatest(id, base).or(() -> ownSnapshot(table));
             return watermarksOf(own);
           }
 
@@ -336,25 +362,29 @@ public final class PaimonFormat implements TableFormat {
               }
             }
             summary.forEach(committable::addProperty);
-            SnapshotManager snapshots = table.snapshotManager();
             // Paimon has no commit hook: check that nobody committed since the plan, then commit
-            // with
-            // Paimon's own retry off, so a snapshot-id race fails instead of committing unchecked.
+            // with Paimon's own retry off, so a snapshot-id race fails instead of committing
+            // unchecked.
             if (!Objects.equals(snapshots.latestSnapshotId(), base)) {
               throw new CommitLoop.ConcurrentCommitException(
                   "snapshot " + snapshots.latestSnapshotId() + " appeared while planning", null);
             }
             try {
-              commitOnce(table, committable);
+              commitOnce(loaded.retryOff(), committable);
             } catch (RuntimeException conflict) {
               throw new CommitLoop.ConcurrentCommitException(conflict.toString(), conflict);
             }
-            long snapshotId = reportConcurrentCommitters(id, snapshots, base, identifier);
-            if (snapshotId >= 0) {
-              moveTag(id, table, snapshotId);
-            }
+            Optional<Snapshot> ours = reportConcurrentCommitters(id, snapshots, base, identifier);
+            ours.ifPresent(
+                snapshot -> {
+                  tables.ownSnapshot(id, snapshot);
+                  moveTag(id, table, snapshot);
+                });
             return new CommitLoop.Committed(
-                snapshotId, records, files, compactor.jobsAfterCommit(id, table, applied));
+                ours.map(Snapshot::id).orElse(-1L),
+                records,
+                files,
+                compactor.jobsAfterCommit(id, table, applied));
           }
         });
   }
@@ -367,14 +397,18 @@ public final class PaimonFormat implements TableFormat {
    */
   private Map<String, BatchPlan.Decision> commitCompactions(
       TableId id,
+      CoordinatorTables.Loaded loaded,
       long commitId,
       List<OfferedBatch> compactions,
       CheckedBatches<PaimonFileCheck.Entry> checked) {
     Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
+    FileStoreTable table = loaded.table();
     for (OfferedBatch batch : compactions) {
       long start = System.nanoTime();
-      FileStoreTable table = table(id);
-      Optional<Snapshot> own = ownSnapshot(table);
+      Optional<Snapshot> own =
+          tables
+              .ownIfLatest(id, table.snapshotManager().latestSnapshotId())
+              .or(() -> ownSnapshot(table));
       ManifestCommittable committable =
           new ManifestCommittable(
               Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1));
@@ -524,21 +558,22 @@ public final class PaimonFormat implements TableFormat {
   }
 
   /**
-   * Our snapshot's id; an error if another snapshot of our commit user landed after {@code base}.
+   * Our snapshot (empty if it cannot be found); an error if another snapshot of our commit user
+   * landed after {@code base}.
    */
-  private long reportConcurrentCommitters(
+  private Optional<Snapshot> reportConcurrentCommitters(
       TableId id, SnapshotManager snapshots, Long base, long identifier) {
     long first = base == null ? Snapshot.FIRST_SNAPSHOT_ID : base + 1;
     Long latest = snapshots.latestSnapshotId();
-    long ours = -1;
+    Snapshot ours = null;
     for (long s = first; latest != null && s <= latest; s++) {
       Snapshot snapshot = snapshots.snapshot(s);
       if (!snapshot.commitUser().equals(commitUser)) {
         continue;
       }
-      if (snapshot.commitIdentifier() == identifier && ours < 0) {
-        ours = s;
-      } else if (ours < 0) {
+      if (snapshot.commitIdentifier() == identifier && ours == null) {
+        ours = snapshot;
+      } else if (ours == null) {
         LOG.error(
             "Connector {}: another committer of this connector wrote snapshot {} (identifier {}) of "
                 + "Paimon table {} while commit {} was being applied: two coordinators ran at once, and "
@@ -550,7 +585,7 @@ public final class PaimonFormat implements TableFormat {
             identifier);
       }
     }
-    return ours;
+    return Optional.ofNullable(ours);
   }
 
   @Override

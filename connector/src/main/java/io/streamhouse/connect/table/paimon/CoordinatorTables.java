@@ -1,0 +1,85 @@
+package io.streamhouse.connect.table.paimon;
+
+import io.streamhouse.connect.protocol.TableId;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.apache.paimon.Snapshot;
+import org.apache.paimon.table.FileStoreTable;
+
+/**
+ * The coordinator's Paimon tables, kept between commits instead of loaded from the catalog (whose
+ * cache is off) twice per commit: the table, its copy with Paimon's commit retry off, and the
+ * connector's latest snapshot in it as the coordinator last committed or read it. A kept table is
+ * loaded again as soon as the table has a newer schema (an ALTER, a task's schema evolution: Paimon
+ * writes schema ids one after the other, so one file check tells), and after a commit failed. Only
+ * catalogs whose tables keep their schemas in the table's own schema files (filesystem, jdbc) keep
+ * tables; with the others (rest, hive) every commit loads its table once.
+ */
+final class CoordinatorTables {
+  /** One table as the coordinator keeps it. */
+  record Loaded(FileStoreTable table, FileStoreTable retryOff) {
+    long schemaId() {
+      return table.schema().id();
+    }
+  }
+
+  private final Function<TableId, FileStoreTable> catalog;
+  private final boolean keep;
+  private final Map<TableId, Loaded> tables = new ConcurrentHashMap<>();
+  private final Map<TableId, Snapshot> own = new ConcurrentHashMap<>();
+
+  /**
+   * {@code keep}: whether the catalog's tables keep their schemas in their own schema files, so
+   * that a kept table can tell that it is out of date.
+   */
+  CoordinatorTables(Function<TableId, FileStoreTable> catalog, boolean keep) {
+    this.catalog = catalog;
+    this.keep = keep;
+  }
+
+  /** Whether tables of a catalog of {@code type} ({@code catalog.<name>.type}) can be kept. */
+  static boolean keepsTablesOf(String type) {
+    return type.equals("filesystem") || type.equals("jdbc");
+  }
+
+  /** The table as it is now. */
+  Loaded get(TableId id) {
+    if (!keep) {
+      return load(id);
+    }
+    Loaded kept = tables.get(id);
+    if (kept != null && kept.table().schemaManager().schemaExists(kept.schemaId() + 1)) {
+      tables.remove(id, kept);
+    }
+    return tables.computeIfAbsent(id, this::load);
+  }
+
+  private Loaded load(TableId id) {
+    FileStoreTable table = catalog.apply(id);
+    return new Loaded(table, table.copy(Map.of("commit.max-retries", "0")));
+  }
+
+  /**
+   * The connector's latest snapshot, if it is the table's latest one ({@code latestId}) and the
+   * coordinator knows it already; empty when it has to be read.
+   */
+  Optional<Snapshot> ownIfLatest(TableId id, Long latestId) {
+    Snapshot known = own.get(id);
+    return known != null && latestId != null && known.id() == latestId
+        ? Optional.of(known)
+        : Optional.empty();
+  }
+
+  /** {@code snapshot} is the connector's latest in the table. */
+  void ownSnapshot(TableId id, Snapshot snapshot) {
+    own.put(id, snapshot);
+  }
+
+  /** Loads the table again at its next use (a commit failed, or its schema moved on). */
+  void forget(TableId id) {
+    tables.remove(id);
+    own.remove(id);
+  }
+}
