@@ -3,6 +3,7 @@ package io.streamhouse.connect.table.paimon;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.paimon.index.IndexFileMeta;
 import org.apache.paimon.io.DataFileMeta;
@@ -14,7 +15,8 @@ import org.apache.paimon.table.sink.CommitMessageImpl;
  * Whether the commit messages a task offers are plain writes into the table: a partition of the
  * table's arity, a bucket the table has, new files only (or, for the result of a compaction job, a
  * compaction increment only), bare file names in the bucket's directory (no external path, nothing
- * to climb out with), the table's file format and a schema the table has had.
+ * to climb out with), the file format the table writes at the file's level and a schema the table
+ * has had.
  */
 final class PaimonFileCheck {
   /**
@@ -26,6 +28,8 @@ final class PaimonFileCheck {
   private final int partitionArity;
   private final int buckets;
   private final String format;
+  private final Map<Integer, String> formatPerLevel;
+  private final String changelogFormat;
 
   /** The table's latest schema, read only when a file names a schema newer than the table's. */
   private long latestSchemaId = -1;
@@ -35,6 +39,19 @@ final class PaimonFileCheck {
     this.partitionArity = table.partitionKeys().size();
     this.buckets = table.coreOptions().bucket();
     this.format = table.coreOptions().fileFormatString().toLowerCase(Locale.ROOT);
+    this.formatPerLevel = table.coreOptions().fileFormatPerLevel();
+    this.changelogFormat = table.coreOptions().changelogFileFormat();
+  }
+
+  /**
+   * The format Paimon writes a file of {@code level} in ({@code file.format.per.level}, {@code
+   * changelog-file.format}, else {@code file.format}).
+   */
+  private String formatOf(int level, boolean changelog) {
+    if (changelog && changelogFormat != null) {
+      return changelogFormat;
+    }
+    return formatPerLevel.getOrDefault(level, format);
   }
 
   /** The table's latest schema: the coordinator's table may predate a task's evolution. */
@@ -76,11 +93,13 @@ final class PaimonFileCheck {
           // A file moved up a level keeps its name: no new file, one the table has (Paimon's commit
           // checks that every merged file is still live), and two results may name it.
           if (!merged.contains(file.fileName())) {
-            entries.add(new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file)));
+            entries.add(
+                new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file, false)));
           }
         }
         for (DataFileMeta file : message.compactIncrement().changelogFiles()) {
-          entries.add(new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file)));
+          entries.add(
+              new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file, true)));
         }
         for (IndexFileMeta index : message.compactIncrement().newIndexFiles()) {
           entries.add(new Entry(message, "index/" + index.fileName(), indexProblem(index)));
@@ -88,10 +107,12 @@ final class PaimonFileCheck {
         continue;
       }
       for (DataFileMeta file : message.newFilesIncrement().newFiles()) {
-        entries.add(new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file)));
+        entries.add(
+            new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file, false)));
       }
       for (DataFileMeta file : message.newFilesIncrement().changelogFiles()) {
-        entries.add(new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file)));
+        entries.add(
+            new Entry(message, bucketPath + "/" + file.fileName(), fileProblem(file, true)));
       }
       for (IndexFileMeta index : message.newFilesIncrement().newIndexFiles()) {
         entries.add(new Entry(message, "index/" + index.fileName(), indexProblem(index)));
@@ -141,7 +162,7 @@ final class PaimonFileCheck {
     return Optional.empty();
   }
 
-  private Optional<String> fileProblem(DataFileMeta file) {
+  private Optional<String> fileProblem(DataFileMeta file, boolean changelog) {
     Optional<String> name = nameProblem(file.fileName());
     if (name.isPresent()) {
       return name;
@@ -149,8 +170,15 @@ final class PaimonFileCheck {
     if (file.externalPath().isPresent()) {
       return Optional.of("has an external path " + file.externalPath().get());
     }
-    if (!format.equalsIgnoreCase(file.fileFormat())) {
-      return Optional.of("is " + file.fileFormat() + " but the table writes " + format);
+    String expected = formatOf(file.level(), changelog);
+    if (!expected.equalsIgnoreCase(file.fileFormat())) {
+      return Optional.of(
+          "is "
+              + file.fileFormat()
+              + " but the table writes "
+              + expected
+              + " at level "
+              + file.level());
     }
     if (file.schemaId() < 0
         || (file.schemaId() > table.schema().id() && file.schemaId() > latestSchemaId())) {

@@ -681,6 +681,56 @@ class PaimonFormatTest {
   }
 
   /**
+   * Created primary-key tables write level-0 files in Avro (cheap to write, read only until their
+   * compaction) and compact them into the route's format; a level-0 file in another format than the
+   * table writes at level 0 is refused.
+   */
+  @Test
+  void createdPrimaryKeyTablesWriteLevelZeroInAvroAndCompactIntoTheRouteFormat() throws Exception {
+    StreamhouseSinkConfig config =
+        config(
+            Map.of(
+                "route.items.buckets",
+                "1",
+                "route.items.table-property.full-compaction.delta-commits",
+                "2"));
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      OfferedBatch first = batch(format, route, List.of(upsert(0, 0, 1, "a", null)));
+      format.commit(table, 1000, List.of(first), true);
+      FileStoreTable t = format.table(table);
+      assertThat(t.options())
+          .containsEntry("file.format", "parquet")
+          .containsEntry("file.format.per.level", "0:avro");
+      assertThat(levelAndFormatOfFiles(t)).containsExactly("0:avro");
+
+      OfferedBatch parquetAtLevelZero =
+          forged(first, "parquet", f -> f.rename(f.fileName().replace(".avro", ".parquet")), null);
+      CommitOutcome refused = format.commit(table, 1500, List.of(parquetAtLevelZero), true);
+      assertThat(refused.refused()).containsExactly("parquet");
+
+      CommitOutcome second =
+          format.commit(
+              table,
+              2000,
+              List.of(batch(format, route, List.of(upsert(0, 1, 2, "b", null)))),
+              true);
+      compact(format, second, 2001);
+      t = format.table(table);
+      assertThat(levelAndFormatOfFiles(t))
+          .containsExactly(t.coreOptions().numLevels() - 1 + ":parquet");
+      assertThat(rows(t)).isEqualTo(Map.of(1L, "a", 2L, "b"));
+    }
+  }
+
+  private static List<String> levelAndFormatOfFiles(FileStoreTable t) {
+    return t.newSnapshotReader().read().dataSplits().stream()
+        .flatMap(split -> split.dataFiles().stream())
+        .map(f -> f.level() + ":" + f.fileFormat())
+        .toList();
+  }
+
+  /**
    * What a task does with a commit's compaction jobs, and the coordinator's commit of the result.
    */
   private CommitOutcome compact(PaimonFormat format, CommitOutcome written, long commitId) {
@@ -721,6 +771,7 @@ class PaimonFormatTest {
       format.commit(table, 1000, List.of(batch(format, route, records)), true);
       FileStoreTable t = format.table(table);
       assertThat(t.primaryKeys()).isEmpty();
+      assertThat(t.options()).doesNotContainKey("file.format.per.level");
       ReadBuilder read = t.newReadBuilder();
       List<String> names = new ArrayList<>();
       try (RecordReader<InternalRow> reader =
