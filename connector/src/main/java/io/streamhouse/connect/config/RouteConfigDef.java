@@ -33,6 +33,13 @@ public final class RouteConfigDef {
   public static final String PRIMARY_KEY = "primary-key";
   public static final String INPUT = "input";
   public static final String BUCKETS = "buckets";
+
+  /** Buckets of a created Paimon table when the route names one table. */
+  public static final int BUCKETS_ONE_TABLE = 4;
+
+  /** Buckets of a created Paimon table when the route names many (table.field, ${topic}). */
+  public static final int BUCKETS_MANY_TABLES = 1;
+
   public static final String SCHEMA_EVOLUTION = "schema-evolution";
   public static final String ICEBERG_COMPATIBLE = "iceberg-compatible";
   public static final String TABLE_PROPERTY_PREFIX = "table-property.";
@@ -233,11 +240,20 @@ public final class RouteConfigDef {
         .define(
             p + BUCKETS,
             Type.INT,
-            4,
-            ConfigDef.Range.between(1, 4096),
+            null,
+            NullOrRange.between(1, 4096),
             Importance.LOW,
             "Paimon: fixed bucket count of created primary-key tables (it cannot change later "
-                + "without rewriting the table).",
+                + "without rewriting the table; tables that exist keep theirs). Unset: "
+                + BUCKETS_ONE_TABLE
+                + " when the route names one table, "
+                + BUCKETS_MANY_TABLES
+                + " when it names many (table.field, or a ${topic} table with topics.regex or "
+                + "several topics). Every commit writes one file per written bucket and task, and "
+                + "the coordinator compacts and commits per bucket, so with hundreds of tables these "
+                + "costs multiply by the bucket count, while a small table gains nothing from more "
+                + "buckets. One large table gains from 4: its compactions spread over the tasks and "
+                + "readers split it by bucket.",
             group,
             ++order,
             Width.SHORT,

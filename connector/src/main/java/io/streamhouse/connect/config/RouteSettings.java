@@ -40,6 +40,23 @@ public record RouteSettings(
     return topics.contains(topic) || topicsRegex.map(p -> p.matcher(topic).matches()).orElse(false);
   }
 
+  /**
+   * {@code route.<name>.buckets}, or when unset, {@link RouteConfigDef#BUCKETS_MANY_TABLES} for a
+   * route that names many tables (a table field, or a {@code ${topic}} table over a topic regex or
+   * several topics) and {@link RouteConfigDef#BUCKETS_ONE_TABLE} for one that names one.
+   */
+  static int buckets(
+      Integer explicit, String table, String tableField, List<String> topics, String topicsRegex) {
+    if (explicit != null) {
+      return explicit;
+    }
+    boolean perTopic =
+        table != null && table.contains("${topic}") && (topicsRegex != null || topics.size() > 1);
+    return tableField != null || perTopic
+        ? RouteConfigDef.BUCKETS_MANY_TABLES
+        : RouteConfigDef.BUCKETS_ONE_TABLE;
+  }
+
   static RouteSettings from(String name, AbstractConfig config, List<String> catalogs) {
     String p = RouteConfigDef.PREFIX + name + ".";
     Map<String, ?> v = config.values();
@@ -79,7 +96,12 @@ public record RouteSettings(
         tableProperties,
         List.copyOf(primaryKey),
         ConfigWords.parse(InputMode.class, (String) v.get(p + RouteConfigDef.INPUT)),
-        (Integer) v.get(p + RouteConfigDef.BUCKETS),
+        buckets(
+            (Integer) v.get(p + RouteConfigDef.BUCKETS),
+            (String) v.get(p + RouteConfigDef.TABLE),
+            (String) v.get(p + RouteConfigDef.TABLE_FIELD),
+            topics,
+            (String) v.get(p + RouteConfigDef.TOPICS_REGEX)),
         EvolutionMode.of((String) v.get(p + RouteConfigDef.SCHEMA_EVOLUTION)),
         (Boolean) v.get(p + RouteConfigDef.ICEBERG_COMPATIBLE),
         (Boolean) v.get(p + RouteConfigDef.TABLE_FIELD_QUALIFIED),
