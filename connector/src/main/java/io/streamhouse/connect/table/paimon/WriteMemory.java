@@ -72,9 +72,14 @@ final class WriteMemory extends MemoryPoolFactory {
     return live;
   }
 
-  /** The put thread is done with this write: its writers are no longer preempted. */
+  /**
+   * The put thread is done with this write: its writers are no longer preempted. The thread that
+   * detaches it is taken to be the one that flushes it (the task's control thread answering a
+   * commit request, or the put thread handing its files over), until {@link #closing} says which.
+   */
   void detach() {
     live = false;
+    closingThread = Thread.currentThread();
     buffer.detached(this);
   }
 
@@ -83,7 +88,7 @@ final class WriteMemory extends MemoryPoolFactory {
     closingThread = Thread.currentThread();
   }
 
-  /** Whether a thread other than the current one is giving this write's pages back. */
+  /** Whether a thread other than the current one gives this write's pages back. */
   boolean givingBackElsewhere() {
     Thread closer = closingThread;
     return closer != null && closer != Thread.currentThread() && pagesHeld() > 0;

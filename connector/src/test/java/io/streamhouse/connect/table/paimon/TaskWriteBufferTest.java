@@ -148,6 +148,46 @@ class TaskWriteBufferTest {
     assertThat(buffer.usedBytes()).isEqualTo(2L * PAGE);
   }
 
+  /**
+   * The thread that detaches a write is the one that flushes it: a writer on another thread waits
+   * for its pages even before the flush starts (the control thread may close other tables first).
+   */
+  @Test
+  void aWriterWaitsForTheWriteAnotherThreadDetachedAndWillFlush() throws Exception {
+    TaskWriteBuffer buffer = new TaskWriteBuffer("c", 4 * PAGE, PAGE);
+    WriteMemory old = buffer.open();
+    Owner detached = owner(old);
+    assertThat(detached.take(4)).isTrue();
+    Owner starting = owner(buffer.open());
+    java.util.concurrent.ExecutorService control =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    control.submit(old::detach).get(10, TimeUnit.SECONDS);
+
+    java.util.concurrent.ExecutorService putter =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    java.util.concurrent.atomic.AtomicReference<Thread> putThread =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    CompletableFuture<Boolean> put =
+        CompletableFuture.supplyAsync(
+            () -> {
+              putThread.set(Thread.currentThread());
+              return starting.take(2);
+            },
+            putter);
+    await()
+        .atMost(10, TimeUnit.SECONDS)
+        .until(
+            () ->
+                putThread.get() != null
+                    && putThread.get().getState() == Thread.State.TIMED_WAITING);
+    control.submit(detached::giveBack).get(10, TimeUnit.SECONDS);
+
+    assertThat(put.get(10, TimeUnit.SECONDS)).isTrue();
+    assertThat(buffer.usedBytes()).as("no page beyond the budget").isEqualTo(2L * PAGE);
+    control.shutdown();
+    putter.shutdown();
+  }
+
   @Test
   void aStartingWriterOverdrawsWhenNoPagesAreOnTheirWayBack() {
     TaskWriteBuffer buffer = new TaskWriteBuffer("c", 4 * PAGE, PAGE);
