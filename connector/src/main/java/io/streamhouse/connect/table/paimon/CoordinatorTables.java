@@ -6,7 +6,10 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.apache.paimon.Snapshot;
+import org.apache.paimon.fs.Path;
+import org.apache.paimon.options.MemorySize;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.utils.SegmentsCache;
 
 /**
  * The coordinator's Paimon tables, kept between commits instead of loaded from the catalog (whose
@@ -25,8 +28,24 @@ final class CoordinatorTables {
     }
   }
 
+  /**
+   * Manifest and manifest-list files the coordinator's commits read, shared by its tables (Paimon's
+   * CachingCatalog keeps one, but the catalog cache is off): a commit reads every manifest of the
+   * partitions it touches (commit.discard-duplicate-files) and the table's manifest list, and they
+   * never change once written. Soft values, so a full heap sheds them.
+   */
+  static final long MANIFEST_CACHE_BYTES = 32L << 20;
+
+  private static final int MANIFEST_CACHE_PAGE = 4096;
+  private static final long MANIFEST_CACHE_LARGEST_FILE = 1L << 20;
+
   private final Function<TableId, FileStoreTable> catalog;
   private final boolean keep;
+  private final SegmentsCache<Path> manifests =
+      SegmentsCache.create(
+          MANIFEST_CACHE_PAGE,
+          MemorySize.ofBytes(MANIFEST_CACHE_BYTES),
+          MANIFEST_CACHE_LARGEST_FILE);
   private final Map<TableId, Loaded> tables = new ConcurrentHashMap<>();
   private final Map<TableId, Snapshot> own = new ConcurrentHashMap<>();
 
@@ -58,7 +77,10 @@ final class CoordinatorTables {
 
   private Loaded load(TableId id) {
     FileStoreTable table = catalog.apply(id);
-    return new Loaded(table, table.copy(Map.of("commit.max-retries", "0")));
+    FileStoreTable retryOff = table.copy(Map.of("commit.max-retries", "0"));
+    table.setManifestCache(manifests);
+    retryOff.setManifestCache(manifests);
+    return new Loaded(table, retryOff);
   }
 
   /**
