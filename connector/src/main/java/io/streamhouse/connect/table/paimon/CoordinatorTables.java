@@ -36,7 +36,7 @@ final class CoordinatorTables {
    */
   static final long MANIFEST_CACHE_BYTES = 32L << 20;
 
-  private static final int MANIFEST_CACHE_PAGE = 4096;
+  private static final int MANIFEST_CACHE_PAGE = 1024;
   private static final long MANIFEST_CACHE_LARGEST_FILE = 1L << 20;
 
   private final Function<TableId, FileStoreTable> catalog;
