@@ -74,18 +74,21 @@ final class PaimonTableWriter implements TableWriter {
     this.converter = new PaimonRowConverter(table.rowType());
     this.sequenceFields = new CoreOptions(table.options()).sequenceField();
     this.columns = PaimonColumns.of(table);
-    openWrite();
+    this.memory = buffer.open();
+    this.write = openWrite(memory);
+    memory.opened();
   }
 
-  private void openWrite() {
-    memory = buffer.open();
+  /** A new write-only table write whose bucket writers take their pages from {@code pages}. */
+  private TableWriteImpl<?> openWrite(WriteMemory pages) {
     try {
-      write =
+      TableWriteImpl<?> opened =
           (TableWriteImpl<?>)
               writeOnly.newStreamWriteBuilder().withCommitUser(commitUser).newWrite();
-      write.withIOManager(ioManager).withMemoryPoolFactory(memory);
+      opened.withIOManager(ioManager).withMemoryPoolFactory(pages);
+      return opened;
     } catch (RuntimeException e) {
-      memory.release();
+      pages.release();
       throw e;
     }
   }
@@ -157,9 +160,12 @@ final class PaimonTableWriter implements TableWriter {
     if (!CarriedBuckets.canCarry(detached)) {
       return DetachedFiles.of(flush(detached));
     }
-    openWrite();
+    detachedMemory.detach();
+    WriteMemory nextMemory = buffer.open();
+    TableWriteImpl<?> next = null;
     try {
-      CarriedBuckets.carry(detached, write);
+      next = openWrite(nextMemory);
+      CarriedBuckets.carry(detached, next);
     } catch (RuntimeException e) {
       // The old write is intact: flush it here and go on with it, as before any detach.
       LOG.warn(
@@ -167,12 +173,15 @@ final class PaimonTableWriter implements TableWriter {
               + "flushed on the writer's thread: {}",
           table,
           e.toString());
-      closeQuietly(write, memory);
-      write = detached;
-      memory = detachedMemory;
+      if (next != null) {
+        closeQuietly(next, nextMemory);
+      }
+      detachedMemory.reattach();
       return DetachedFiles.of(flush(detached));
     }
-    detachedMemory.detach();
+    nextMemory.opened();
+    write = next;
+    memory = nextMemory;
     return () -> {
       detachedMemory.closing();
       try {

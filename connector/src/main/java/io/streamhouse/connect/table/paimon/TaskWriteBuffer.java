@@ -38,7 +38,10 @@ final class TaskWriteBuffer {
     this.pages = new SharedPages(bytes, pageSize);
   }
 
-  /** The memory of a new table write, preemptable until it is detached. */
+  /**
+   * The memory of a new table write, preemptable until it is detached; {@link WriteMemory#opened}
+   * once its carried bucket writers are in place.
+   */
   WriteMemory open() {
     WriteMemory memory = new WriteMemory(this, pages);
     live.add(memory);
@@ -48,6 +51,12 @@ final class TaskWriteBuffer {
   void detached(WriteMemory memory) {
     if (live.remove(memory)) {
       detached.add(memory);
+    }
+  }
+
+  void reattached(WriteMemory memory) {
+    if (detached.remove(memory)) {
+      live.add(memory);
     }
   }
 

@@ -26,6 +26,7 @@ final class WriteMemory extends MemoryPoolFactory {
   private final SharedPages pages;
   private final Collection<OwnerPages> owners = new ConcurrentLinkedQueue<>();
   private volatile boolean live = true;
+  private volatile boolean opening = true;
   private volatile Thread closingThread;
 
   WriteMemory(TaskWriteBuffer buffer, SharedPages pages) {
@@ -73,6 +74,15 @@ final class WriteMemory extends MemoryPoolFactory {
   }
 
   /**
+   * The write's carried bucket writers are in place. Until then, a writer being created takes its
+   * pages beyond the budget rather than spill another write's buffer: Paimon's sort buffer takes
+   * two pages when it is created and gives them back at once.
+   */
+  void opened() {
+    opening = false;
+  }
+
+  /**
    * The put thread is done with this write: its writers are no longer preempted. The thread that
    * detaches it is taken to be the one that flushes it (the task's control thread answering a
    * commit request, or the put thread handing its files over), until {@link #closing} says which.
@@ -81,6 +91,13 @@ final class WriteMemory extends MemoryPoolFactory {
     live = false;
     closingThread = Thread.currentThread();
     buffer.detached(this);
+  }
+
+  /** A detach that could not carry the write's bucket writers: the put thread goes on with it. */
+  void reattach() {
+    closingThread = null;
+    live = true;
+    buffer.reattached(this);
   }
 
   /** The current thread flushes this write now: pages it holds are on their way back. */
@@ -144,14 +161,18 @@ final class WriteMemory extends MemoryPoolFactory {
     }
 
     /**
-     * A page from the shared budget. When none is free: a page that a flush on another thread gives
-     * back, if one is coming; else a live write preempts the writers holding most pages; else a
-     * writer that still has pages is told no (it spills its own buffer, as Paimon's writers do),
-     * and one that cannot start without a page overdraws the budget by the few pages it needs.
+     * A page from the shared budget. When none is free: while the write opens, a page beyond the
+     * budget (given back at once); else a page that a flush on another thread gives back, if one is
+     * coming; else a live write preempts the writers holding most pages; else a writer that still
+     * has pages is told no (it spills its own buffer, as Paimon's writers do), and one that cannot
+     * start without a page overdraws the budget by the few pages it needs.
      */
     @Override
     public MemorySegment nextSegment() {
       MemorySegment page = pages.nextSegment();
+      if (page == null && opening) {
+        page = pages.overdraw();
+      }
       if (page == null) {
         page = buffer.pageGivenBack(pages);
       }

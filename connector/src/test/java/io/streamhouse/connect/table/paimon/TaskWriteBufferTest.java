@@ -57,6 +57,13 @@ class TaskWriteBufferTest {
     }
   }
 
+  /** A write whose carried writers are in place, as the put thread writes to it. */
+  private static WriteMemory opened(TaskWriteBuffer buffer) {
+    WriteMemory memory = buffer.open();
+    memory.opened();
+    return memory;
+  }
+
   private static Owner owner(WriteMemory memory) {
     Owner owner = new Owner();
     memory.notifyNewOwner(owner);
@@ -66,8 +73,8 @@ class TaskWriteBufferTest {
   @Test
   void whenPagesRunOutTheLiveWriterHoldingMostFlushesAndTheBudgetHolds() {
     TaskWriteBuffer buffer = new TaskWriteBuffer("c", 10 * PAGE, PAGE);
-    WriteMemory first = buffer.open();
-    WriteMemory second = buffer.open();
+    WriteMemory first = opened(buffer);
+    WriteMemory second = opened(buffer);
     Owner small = owner(first);
     Owner large = owner(second);
     Owner requester = owner(second);
@@ -82,10 +89,31 @@ class TaskWriteBufferTest {
     assertThat(buffer.usedBytes()).isEqualTo(5L * PAGE);
   }
 
+  /**
+   * While a write opens (its carried bucket writers are created, on the control thread at a
+   * detach), Paimon's sort buffers take two pages each and give them back at once: those come from
+   * beyond the budget rather than spill the live buffers of the tables not detached yet.
+   */
+  @Test
+  void aWriteThatOpensTakesItsFirstPagesBeyondTheBudgetInsteadOfFlushingAnother() {
+    TaskWriteBuffer buffer = new TaskWriteBuffer("c", 4 * PAGE, PAGE);
+    Owner full = owner(opened(buffer));
+    assertThat(full.take(4)).isTrue();
+    WriteMemory opening = buffer.open();
+    Owner created = owner(opening);
+
+    assertThat(created.take(2)).isTrue();
+    created.giveBack();
+    opening.opened();
+
+    assertThat(full.flushes).isZero();
+    assertThat(buffer.usedBytes()).isEqualTo(4L * PAGE);
+  }
+
   @Test
   void aWriterThatStillHoldsPagesSpillsItselfInsteadOfFlushingAnother() {
     TaskWriteBuffer buffer = new TaskWriteBuffer("c", 10 * PAGE, PAGE);
-    WriteMemory memory = buffer.open();
+    WriteMemory memory = opened(buffer);
     Owner full = owner(memory);
     assertThat(full.take(10)).isTrue();
 
@@ -97,11 +125,11 @@ class TaskWriteBufferTest {
   void detachedWritersAreNeverPreemptedAndAWriterWaitsForThePagesTheirFlushGivesBack()
       throws Exception {
     TaskWriteBuffer buffer = new TaskWriteBuffer("c", 10 * PAGE, PAGE);
-    WriteMemory old = buffer.open();
+    WriteMemory old = opened(buffer);
     Owner detached = owner(old);
     assertThat(detached.take(10)).isTrue();
     old.detach();
-    WriteMemory next = buffer.open();
+    WriteMemory next = opened(buffer);
     Owner starting = owner(next);
 
     java.util.concurrent.ExecutorService threads =
@@ -155,10 +183,10 @@ class TaskWriteBufferTest {
   @Test
   void aWriterWaitsForTheWriteAnotherThreadDetachedAndWillFlush() throws Exception {
     TaskWriteBuffer buffer = new TaskWriteBuffer("c", 4 * PAGE, PAGE);
-    WriteMemory old = buffer.open();
+    WriteMemory old = opened(buffer);
     Owner detached = owner(old);
     assertThat(detached.take(4)).isTrue();
-    Owner starting = owner(buffer.open());
+    Owner starting = owner(opened(buffer));
     java.util.concurrent.ExecutorService control =
         java.util.concurrent.Executors.newSingleThreadExecutor();
     control.submit(old::detach).get(10, TimeUnit.SECONDS);
@@ -191,11 +219,11 @@ class TaskWriteBufferTest {
   @Test
   void aStartingWriterOverdrawsWhenNoPagesAreOnTheirWayBack() {
     TaskWriteBuffer buffer = new TaskWriteBuffer("c", 4 * PAGE, PAGE);
-    WriteMemory old = buffer.open();
+    WriteMemory old = opened(buffer);
     Owner detached = owner(old);
     assertThat(detached.take(4)).isTrue();
     old.detach(); // detached, but nobody flushes it on another thread yet
-    Owner starting = owner(buffer.open());
+    Owner starting = owner(opened(buffer));
 
     assertThat(starting.take(2)).isTrue();
     assertThat(buffer.usedBytes()).isEqualTo(6L * PAGE);
@@ -209,7 +237,7 @@ class TaskWriteBufferTest {
   void pagesAClosedWriterNeverGaveBackAreForgottenAndNoWriteStaysRegistered() {
     TaskWriteBuffer buffer = new TaskWriteBuffer("c", 8 * PAGE, PAGE);
     for (int i = 0; i < 1_000; i++) {
-      WriteMemory memory = buffer.open();
+      WriteMemory memory = opened(buffer);
       Owner aborted = owner(memory);
       assertThat(aborted.take(3)).isTrue();
       if (i % 2 == 0) {
