@@ -51,15 +51,4 @@ final class LevelZeroCounts {
       }
     }
   }
-
-  /** Level-0 files counted for {@code bucket} (for tests). */
-  int count(TableId id, PaimonCompactor.Bucket bucket) {
-    Map<PaimonCompactor.Bucket, Integer> table = counts.get(id);
-    if (table == null) {
-      return 0;
-    }
-    synchronized (table) {
-      return table.getOrDefault(bucket, 0);
-    }
-  }
 }

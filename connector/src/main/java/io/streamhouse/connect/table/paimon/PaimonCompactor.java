@@ -125,11 +125,6 @@ final class PaimonCompactor {
     return !options.needLookup() && !options.compactionForceUpLevel0();
   }
 
-  /** Level-0 files the coordinator counts for {@code bucket} (for tests). */
-  int levelZeroFiles(TableId id, Bucket bucket) {
-    return levelZero.count(id, bucket);
-  }
-
   /**
    * Coordinator, at its start: a job for every bucket of {@code table} that has level-0 files,
    * which readers of tables with deletion vectors do not see until they are compacted. Covers the

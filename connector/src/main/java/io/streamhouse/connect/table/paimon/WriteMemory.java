@@ -69,10 +69,6 @@ final class WriteMemory extends MemoryPoolFactory {
     return buffer.preemptions();
   }
 
-  boolean live() {
-    return live;
-  }
-
   /**
    * The write's carried bucket writers are in place. Until then, a writer being created takes its
    * pages beyond the budget rather than spill another write's buffer: Paimon's sort buffer takes
