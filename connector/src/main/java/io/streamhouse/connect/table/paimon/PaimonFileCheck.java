@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.apache.paimon.index.IndexFileMeta;
 import org.apache.paimon.io.DataFileMeta;
+import org.apache.paimon.schema.TableSchema;
 import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
@@ -58,11 +59,7 @@ final class PaimonFileCheck {
   private long latestSchemaId() {
     if (latestSchemaId < 0) {
       latestSchemaId =
-          table
-              .schemaManager()
-              .latest()
-              .map(org.apache.paimon.schema.TableSchema::id)
-              .orElse(table.schema().id());
+          table.schemaManager().latest().map(TableSchema::id).orElse(table.schema().id());
     }
     return latestSchemaId;
   }

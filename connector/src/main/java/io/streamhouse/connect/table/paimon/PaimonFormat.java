@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.paimon.Snapshot;
@@ -43,7 +44,9 @@ import org.apache.paimon.table.FileStoreTable;
 import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.table.sink.TableCommitImpl;
+import org.apache.paimon.table.sink.TagCallback;
 import org.apache.paimon.utils.SnapshotManager;
+import org.apache.paimon.utils.TagManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +68,7 @@ public final class PaimonFormat implements TableFormat {
   private final Path spillDir;
   private final PaimonCompactor compactor;
   private final CoordinatorTables tables;
-  private final java.util.Set<TableId> tagged = ConcurrentHashMap.newKeySet();
+  private final Set<TableId> tagged = ConcurrentHashMap.newKeySet();
   private final java.util.Set<TableId> warnedWithoutIceberg = ConcurrentHashMap.newKeySet();
   private final io.streamhouse.connect.table.OrphanScanSchedule orphanScans =
       new io.streamhouse.connect.table.OrphanScanSchedule();
@@ -211,9 +214,8 @@ public final class PaimonFormat implements TableFormat {
    */
   private void moveTag(TableId id, FileStoreTable table, Snapshot snapshot) {
     try {
-      org.apache.paimon.utils.TagManager tags = table.tagManager();
-      List<org.apache.paimon.table.sink.TagCallback> callbacks =
-          table.store().createTagCallbacks(table);
+      TagManager tags = table.tagManager();
+      List<TagCallback> callbacks = table.store().createTagCallbacks(table);
       if (tagged.contains(id) || tags.tagExists(keys.tag())) {
         tags.replaceTag(snapshot, keys.tag(), null, callbacks);
       } else {

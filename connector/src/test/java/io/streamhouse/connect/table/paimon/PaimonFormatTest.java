@@ -15,6 +15,7 @@ import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.MaintenanceCheckpoints;
 import io.streamhouse.connect.table.TableWriter;
@@ -38,6 +39,7 @@ import org.apache.paimon.Snapshot;
 import org.apache.paimon.data.InternalRow;
 import org.apache.paimon.reader.RecordReader;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.sink.CommitMessageImpl;
 import org.apache.paimon.table.source.ReadBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -868,10 +870,10 @@ class PaimonFormatTest {
         writer.write(upsert(0, offset++, key, "v1-" + key, null));
       }
       long firstEnd = offset;
-      io.streamhouse.connect.table.DetachedFiles first = writer.detach();
+      DetachedFiles first = writer.detach();
       writer.write(upsert(0, offset++, 100, "other", null)); // one bucket only
       long secondEnd = offset;
-      io.streamhouse.connect.table.DetachedFiles second = writer.detach();
+      DetachedFiles second = writer.detach();
       Map<Long, String> model = new TreeMap<>(Map.of(100L, "other"));
       for (long key = 0; key < 40; key++) {
         writer.write(upsert(0, offset++, key, "v2-" + key, null));
@@ -914,7 +916,7 @@ class PaimonFormatTest {
               .orElseThrow();
       writer.write(upsert(0, 0, 1, "a", null));
       writer.write(upsert(0, 1, 2, "b", null));
-      io.streamhouse.connect.table.DetachedFiles detached = writer.detach();
+      DetachedFiles detached = writer.detach();
       writer.write(upsert(0, 2, 3, "c", null));
       writer.abort();
       Path tablePath = dir.resolve("warehouse").resolve("db.db").resolve("items");
@@ -957,12 +959,7 @@ class PaimonFormatTest {
         assertThat(CommitMessagesCodec.decode(files.payloadVersion(), files.payload()))
             .singleElement()
             .satisfies(
-                m ->
-                    assertThat(
-                            ((org.apache.paimon.table.sink.CommitMessageImpl) m)
-                                .compactIncrement()
-                                .isEmpty())
-                        .isTrue());
+                m -> assertThat(((CommitMessageImpl) m).compactIncrement().isEmpty()).isTrue());
       }
       format.commit(
           table,

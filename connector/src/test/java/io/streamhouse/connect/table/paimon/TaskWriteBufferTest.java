@@ -7,7 +7,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.paimon.memory.MemoryOwner;
 import org.apache.paimon.memory.MemorySegment;
 import org.apache.paimon.memory.MemorySegmentPool;
@@ -132,8 +135,7 @@ class TaskWriteBufferTest {
     WriteMemory next = opened(buffer);
     Owner starting = owner(next);
 
-    java.util.concurrent.ExecutorService threads =
-        java.util.concurrent.Executors.newFixedThreadPool(2);
+    ExecutorService threads = Executors.newFixedThreadPool(2);
     CountDownLatch closing = new CountDownLatch(1);
     CountDownLatch flush = new CountDownLatch(1);
     CompletableFuture<Void> control =
@@ -151,8 +153,7 @@ class TaskWriteBufferTest {
             },
             threads);
     closing.await();
-    java.util.concurrent.atomic.AtomicReference<Thread> putThread =
-        new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Thread> putThread = new AtomicReference<>();
     CompletableFuture<Boolean> put =
         CompletableFuture.supplyAsync(
             () -> {
@@ -187,14 +188,11 @@ class TaskWriteBufferTest {
     Owner detached = owner(old);
     assertThat(detached.take(4)).isTrue();
     Owner starting = owner(opened(buffer));
-    java.util.concurrent.ExecutorService control =
-        java.util.concurrent.Executors.newSingleThreadExecutor();
+    ExecutorService control = Executors.newSingleThreadExecutor();
     control.submit(old::detach).get(10, TimeUnit.SECONDS);
 
-    java.util.concurrent.ExecutorService putter =
-        java.util.concurrent.Executors.newSingleThreadExecutor();
-    java.util.concurrent.atomic.AtomicReference<Thread> putThread =
-        new java.util.concurrent.atomic.AtomicReference<>();
+    ExecutorService putter = Executors.newSingleThreadExecutor();
+    AtomicReference<Thread> putThread = new AtomicReference<>();
     CompletableFuture<Boolean> put =
         CompletableFuture.supplyAsync(
             () -> {
