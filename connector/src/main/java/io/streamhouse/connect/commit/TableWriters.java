@@ -135,8 +135,12 @@ final class TableWriters {
       throws RecordConversionException {
     rolled.add(detach(to.table(), table));
     open.remove(to.table());
-    closeQuietly(table.writer);
-    OpenTable next = open(record, to);
+    OpenTable next;
+    try {
+      next = open(record, to, Optional.of(table.writer));
+    } finally {
+      closeQuietly(table.writer);
+    }
     if (next == null || !followsSchema(record, to, next)) {
       throw new IllegalStateException(
           "Connector "
@@ -158,8 +162,17 @@ final class TableWriters {
 
   /** A new writer of {@code to.table()}; null when {@code record} changes nothing in it. */
   private OpenTable open(SinkRecord record, Destination to) throws RecordConversionException {
+    return open(record, to, Optional.empty());
+  }
+
+  /** A new writer of {@code to.table()}, going on after {@code previous} if there is one. */
+  private OpenTable open(SinkRecord record, Destination to, Optional<TableWriter> previous)
+      throws RecordConversionException {
+    TableFormat format = formats.get(to.table().catalog());
     Optional<TableWriter> writer =
-        formats.get(to.table().catalog()).openWriter(to.table(), to.route(), record, budget);
+        previous.isPresent()
+            ? format.openWriterAfter(previous.get(), to.table(), to.route(), record, budget)
+            : format.openWriter(to.table(), to.route(), record, budget);
     if (writer.isEmpty()) {
       return null;
     }

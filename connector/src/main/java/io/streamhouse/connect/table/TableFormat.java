@@ -35,6 +35,22 @@ public interface TableFormat extends AutoCloseable {
       throws RecordConversionException;
 
   /**
+   * A writer of {@code table}'s current schema that goes on after {@code previous}, whose files
+   * were detached when the schema changed. A format whose rows carry sequence numbers numbers the
+   * new writer's rows above every row {@code previous} wrote, which are not committed yet. By
+   * default, a new writer.
+   */
+  default Optional<TableWriter> openWriterAfter(
+      TableWriter previous,
+      TableId table,
+      RouteSettings route,
+      SinkRecord sample,
+      FileBudget budget)
+      throws RecordConversionException {
+    return openWriter(table, route, sample, budget);
+  }
+
+  /**
    * Changes {@code table} so that it takes rows of {@code row}: plans against the table's current
    * schema (another task may have changed it already; then nothing is left to do) and applies the
    * plan, retrying when a concurrent change wins. A rejected plan changes nothing.

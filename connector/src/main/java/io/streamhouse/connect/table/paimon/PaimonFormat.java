@@ -118,6 +118,22 @@ public final class PaimonFormat implements TableFormat {
   }
 
   /**
+   * The writer of a table whose schema changed numbers its rows above every row of the writer it
+   * follows: those rows are in files not committed yet, which a new writer's restore would not see.
+   */
+  @Override
+  public Optional<TableWriter> openWriterAfter(
+      TableWriter previous, TableId id, RouteSettings route, SinkRecord sample, FileBudget budget)
+      throws RecordConversionException {
+    Optional<TableWriter> next = openWriter(id, route, sample, budget);
+    if (previous instanceof PaimonTableWriter before
+        && next.orElse(null) instanceof PaimonTableWriter after) {
+      after.continueAfter(before);
+    }
+    return next;
+  }
+
+  /**
    * {@code iceberg-compatible} sets options on tables the connector creates; a table that existed
    * before is left alone, and said so once.
    */

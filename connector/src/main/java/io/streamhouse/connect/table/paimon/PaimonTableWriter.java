@@ -192,6 +192,16 @@ final class PaimonTableWriter implements TableWriter {
     };
   }
 
+  /**
+   * Numbers this writer's rows above every row {@code previous} wrote (its files detached, not
+   * committed yet): the writer of a table whose schema changed goes on after the old schema's.
+   */
+  void continueAfter(PaimonTableWriter previous) {
+    if (CarriedBuckets.canCarry(previous.write)) {
+      CarriedBuckets.carry(previous.write, write);
+    }
+  }
+
   /** Paimon's prepareCommit: every bucket writer's buffer becomes a level-0 file. */
   private PreparedFiles flush(TableWriteImpl<?> from) {
     List<CommitMessage> messages;

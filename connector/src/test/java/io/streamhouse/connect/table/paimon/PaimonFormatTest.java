@@ -196,6 +196,70 @@ class PaimonFormatTest {
     return new OfferedBatch(id, 1, real.ranges(), files, -1);
   }
 
+  /**
+   * A schema change rolls a writer over: the new writer, of the new schema, numbers a key's rows
+   * above the old writer's, whose files are not committed yet, so the key's last value wins
+   * (without the carried sequence numbers it would number from the committed table and lose).
+   */
+  @Test
+  void theWriterAfterASchemaChangeNumbersAboveTheWriterItFollows() throws Exception {
+    StreamhouseSinkConfig config = config(Map.of());
+    try (PaimonFormat format = format(config)) {
+      RouteSettings route =
+          new StreamhouseSinkConfig(
+                  LocalCatalogConfigs.paimonItems(
+                      dir, Map.of("route.items.schema-evolution", "add-and-widen")))
+              .routes()
+              .get(0);
+      FileBudget budget = new FileBudget(8, 64L << 20);
+      TableWriter before =
+          format.openWriter(table, route, upsert(0, 0, 1, "v0", null), budget).orElseThrow();
+      for (long offset = 0; offset < 5; offset++) {
+        before.write(upsert(0, offset, 1, "v" + offset, null));
+      }
+      DetachedFiles oldSchema = before.detach();
+      Schema wider =
+          SchemaBuilder.struct()
+              .name("Row")
+              .field("id", Schema.INT64_SCHEMA)
+              .field("name", Schema.OPTIONAL_STRING_SCHEMA)
+              .field("seq", Schema.OPTIONAL_INT64_SCHEMA)
+              .field("email", Schema.OPTIONAL_STRING_SCHEMA)
+              .build();
+      SinkRecord newest =
+          new SinkRecord(
+              "items",
+              0,
+              KEY,
+              new Struct(KEY).put("id", 1L),
+              wider,
+              new Struct(wider).put("id", 1L).put("name", "newest").put("email", "a@b"),
+              5);
+      format.evolve(
+          table,
+          io.streamhouse.connect.schema.RecordSchemas.rowOf(newest, route.input()).orElseThrow(),
+          route.schemaEvolution());
+      TableWriter after =
+          format.openWriterAfter(before, table, route, newest, budget).orElseThrow();
+      before.close();
+      after.write(newest);
+      PreparedFiles newSchema = after.prepare();
+      after.close();
+      TopicPartition tp = new TopicPartition("items", 0);
+      CommitOutcome outcome =
+          format.commit(
+              table,
+              1000,
+              List.of(
+                  new OfferedBatch(
+                      "old", 0, Map.of(tp, new OffsetRange(0, 5)), oldSchema.close(), -1),
+                  new OfferedBatch("new", 0, Map.of(tp, new OffsetRange(5, 6)), newSchema, -1)),
+              true);
+      assertThat(outcome.decisions().values()).containsOnly(BatchPlan.Decision.APPLY);
+      assertThat(rows(format.table(table))).containsExactlyEntriesOf(Map.of(1L, "newest"));
+    }
+  }
+
   @Test
   void batchesWhoseFilesAreNotPlainNewFilesOfTheTableAreRefusedAndLeftAlone() throws Exception {
     StreamhouseSinkConfig config = config(Map.of());
