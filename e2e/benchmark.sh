@@ -5,7 +5,8 @@
 # Options: --records N (default 1000000), --partitions N (default 4), --commit-interval-ms N (default 2000,
 # for both table sinks; the only non-default setting), --worker-version V (the Kafka worker of our sink;
 # default 4.3.1, the Apache sink's, so that both run on the same worker), --repeat N (each configuration
-# N times, the sinks taking turns; compared by medians), --skip-apache, --skip-ceiling (no do-nothing runs).
+# N times, the sinks taking turns; compared by medians), --skip-apache, --skip-ceiling (no do-nothing runs),
+# --streamhouse-plugin DIR (the unpacked plugin of another build, to compare two builds; default this one's).
 # About 5 minutes per repetition for 1M records on 2 cores.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -58,6 +58,7 @@ public final class SinkBenchmark {
   private final String mavenCmd;
   private final String commitIntervalMs;
   private final String workerVersion;
+  private final Path ourPlugin;
   private final List<Map<String, String>> results = new ArrayList<>();
   private final List<CostOverCeiling.Run> runs = new ArrayList<>();
   private final java.util.Set<String> configsShown = new java.util.HashSet<>();
@@ -71,7 +72,9 @@ public final class SinkBenchmark {
       int partitions,
       String mavenCmd,
       String commitIntervalMs,
-      String workerVersion) {
+      String workerVersion,
+      Path ourPlugin) {
+    this.ourPlugin = ourPlugin;
     this.commitIntervalMs = commitIntervalMs;
     this.workerVersion = workerVersion;
     this.root = root;
@@ -100,7 +103,11 @@ public final class SinkBenchmark {
             Integer.parseInt(o.getOrDefault("partitions", "4")),
             o.getOrDefault("maven-cmd", root.resolve("mvnw").toString()),
             o.getOrDefault("commit-interval-ms", "2000"),
-            o.getOrDefault("worker-version", APACHE_WORKER));
+            o.getOrDefault("worker-version", APACHE_WORKER),
+            Path.of(
+                o.getOrDefault(
+                    "streamhouse-plugin",
+                    root.resolve("connector/target/plugin-path/streamhouse-connect").toString())));
     bench.run(
         !o.containsKey("skip-apache"),
         !o.containsKey("skip-ceiling"),
@@ -122,8 +129,7 @@ public final class SinkBenchmark {
         Path plugins = runDir.resolve("plugins-" + worker.getKey());
         BenchPlugins.discardSink(plugins);
         if (worker.getValue().contains("streamhouse")) {
-          BenchPlugins.streamhouse(
-              plugins, root.resolve("connector/target/plugin-path/streamhouse-connect"));
+          BenchPlugins.streamhouse(plugins, ourPlugin);
         }
         if (worker.getValue().contains("apache")) {
           BenchPlugins.apacheIcebergSink(
