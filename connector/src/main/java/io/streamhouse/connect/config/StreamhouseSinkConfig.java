@@ -114,18 +114,18 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
 
   /** The Apache Iceberg sink's control topic to take tables over from; empty: none. */
   public String apacheControlTopic() {
-    return getString(SinkConfigDef.APACHE_CONTROL_TOPIC_CONFIG).trim();
+    return getString(MigrationConfigDef.CONTROL_TOPIC_CONFIG).trim();
   }
 
   /** The Apache Iceberg sink's Connect group id ({@code connect-<name>} unless set). */
   public String apacheGroupId() {
-    String set = getString(SinkConfigDef.APACHE_GROUP_ID_CONFIG).trim();
+    String set = getString(MigrationConfigDef.GROUP_ID_CONFIG).trim();
     return set.isEmpty() ? "connect-" + connectorName() : set;
   }
 
   /** The catalog of the tables taken over from the Apache sink; empty: the only Iceberg one. */
   public String apacheCatalog() {
-    return getString(SinkConfigDef.APACHE_CATALOG_CONFIG).trim();
+    return getString(MigrationConfigDef.CATALOG_CONFIG).trim();
   }
 
   public String controlTopic() {

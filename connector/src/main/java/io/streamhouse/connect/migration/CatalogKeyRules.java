@@ -3,6 +3,7 @@ package io.streamhouse.connect.migration;
 import static io.streamhouse.connect.migration.ApacheKeys.*;
 
 import io.streamhouse.connect.config.CatalogConfigDef;
+import io.streamhouse.connect.config.MigrationConfigDef;
 import io.streamhouse.connect.config.RouteConfigDef;
 import io.streamhouse.connect.config.SinkConfigDef;
 import io.streamhouse.connect.config.TableFormatKind;
@@ -81,7 +82,7 @@ final class CatalogKeyRules {
             prefix(in) + CatalogConfigDef.FORMAT,
             TableFormatKind.ICEBERG.configValue(),
             CATALOG_NAME));
-    effects.add(new Effect.Mapped(SinkConfigDef.APACHE_CATALOG_CONFIG, catalog, CATALOG_NAME));
+    effects.add(new Effect.Mapped(MigrationConfigDef.CATALOG_CONFIG, catalog, CATALOG_NAME));
     for (ApacheLayout.Route route : in.layout().routes()) {
       effects.add(
           new Effect.Mapped(route.prefix() + RouteConfigDef.CATALOG, catalog, CATALOG_NAME));

@@ -2,6 +2,7 @@ package io.streamhouse.connect.migration;
 
 import static io.streamhouse.connect.migration.ApacheKeys.*;
 
+import io.streamhouse.connect.config.MigrationConfigDef;
 import io.streamhouse.connect.config.SinkConfigDef;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,8 +73,7 @@ final class CommitKeyRules {
   private static List<Effect> controlTopic(KeyRule.Input in) {
     List<Effect> effects = new ArrayList<>();
     String apacheTopic = in.config().value(CONTROL_TOPIC, DEFAULT_CONTROL_TOPIC);
-    effects.add(
-        new Effect.Mapped(SinkConfigDef.APACHE_CONTROL_TOPIC_CONFIG, apacheTopic, in.key()));
+    effects.add(new Effect.Mapped(MigrationConfigDef.CONTROL_TOPIC_CONFIG, apacheTopic, in.key()));
     if (!in.present()) {
       return effects;
     }

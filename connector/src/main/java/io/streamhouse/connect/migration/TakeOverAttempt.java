@@ -1,6 +1,6 @@
 package io.streamhouse.connect.migration;
 
-import io.streamhouse.connect.config.SinkConfigDef;
+import io.streamhouse.connect.config.MigrationConfigDef;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.monitor.PluginGauges;
 import io.streamhouse.connect.table.TableFormat;
@@ -79,9 +79,9 @@ final class TakeOverAttempt implements Runnable {
           "Connector "
               + config.connectorName()
               + ": "
-              + SinkConfigDef.APACHE_CONTROL_TOPIC_CONFIG
+              + MigrationConfigDef.CONTROL_TOPIC_CONFIG
               + " is set, so "
-              + SinkConfigDef.APACHE_CATALOG_CONFIG
+              + MigrationConfigDef.CATALOG_CONFIG
               + " must name one Iceberg catalog"
               + (name.isEmpty() ? " (there is not exactly one)" : " (" + name + " is not one)"));
     }
