@@ -18,7 +18,7 @@ import org.apache.kafka.common.TopicPartition;
 /** What a sink connector has consumed: end offsets of its topics, and what its tasks reported. */
 public final class SinkProgress {
   private static final Pattern RECEIVED =
-      Pattern.compile("\\[(.+)\\|task-(\\d+)\\] Received (\\d+) records in total");
+      Pattern.compile("\\[([^|\\[\\]]+)\\|task-(\\d+)\\] Received (\\d+) records in total");
 
   private SinkProgress() {}
 

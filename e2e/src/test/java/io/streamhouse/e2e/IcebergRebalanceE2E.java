@@ -136,10 +136,14 @@ class IcebergRebalanceE2E {
 
     awaitAllAndCheck(stack, sink.name(), topic, produced);
     String zombieLog = java.nio.file.Files.readString(zombie.logFile());
-    assertThat(zombieLog)
-        .as("the zombie coordinator tried its stale commit")
+    String afterStall = zombieLog.substring(zombieLog.indexOf("goes on after the stall"));
+    // Stopped meanwhile, the coordinator still finishes the round in hand: the stale commit is
+    // tried, and the table's watermarks leave nothing of it to add.
+    assertThat(afterStall)
+        .as("the zombie coordinator tried its stale commit and it added nothing")
         .containsPattern(
-            "\\[zombie\\|task-\\d+\\] Commit \\d+ of local:e2e.zombie_orders|watermarks changed");
+            "\\[zombie\\|task-\\d+\\] Commit \\d+ of local:e2e.zombie_orders: \\d+ batches, 0"
+                + " records in 0 files|watermarks changed");
     stack.connect().delete(sink.name());
   }
 

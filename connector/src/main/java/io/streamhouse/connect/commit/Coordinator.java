@@ -146,6 +146,8 @@ public final class Coordinator implements Runnable, AutoCloseable {
         LOG.error("Coordinator of connector {} failed", connector, t);
         failure.set(t);
       }
+    } finally {
+      committers.shutdownNow();
     }
   }
 
@@ -440,10 +442,14 @@ public final class Coordinator implements Runnable, AutoCloseable {
     return failure.get();
   }
 
+  /**
+   * Stops after the round in hand: table commits already started finish (a stale round of a
+   * coordinator that was frozen is fenced by the tables' watermarks, a current one saves its tasks
+   * from re-doing the round); the committer threads stop when {@link #run} returns.
+   */
   @Override
   public void close() {
     running = false;
     channel.wakeup();
-    committers.shutdownNow();
   }
 }
