@@ -222,9 +222,7 @@ public final class Participant {
     boolean done = state.settled();
     if (done) {
       LOG.info(
-          "Handed over {} batches in {} ms; the next owners skip what they" + " hold",
-          handedIn,
-          tookMs);
+          "Handed over {} batches in {} ms; the next owners skip what they hold", handedIn, tookMs);
     } else {
       LOG.warn(
           "{} of {} handed-over batches were not committed within {} ms{};"

@@ -43,6 +43,10 @@ public final class FanoutBenchmark {
       Pattern.compile(
           "\\[([^|\\]]+)\\|task-\\d+\\] Commit \\d+: no report for .* after \\d+ ms; committing what"
               + " arrived");
+  private static final Pattern ANSWERED =
+      Pattern.compile("\\[([^|\\]]+)\\|task-\\d+\\] Answered commit \\d+ in (\\d+) ms");
+  private static final Pattern HANDED_OVER =
+      Pattern.compile("\\[([^|\\]]+)\\|task-\\d+\\] Handed over (\\d+) batches in (\\d+) ms");
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(15);
 
   /** A drain fails when nothing new became durable for this long. */
@@ -507,7 +511,19 @@ public final class FanoutBenchmark {
     long maxRoundMs = 0;
     long maxWaitMs = 0;
     long timedOut = 0;
+    long maxAnswerMs = -1;
+    long handOvers = 0;
+    long maxHandOverMs = -1;
     for (String line : log) {
+      Matcher a = ANSWERED.matcher(line);
+      if (a.find() && a.group(1).equals(connector)) {
+        maxAnswerMs = Math.max(maxAnswerMs, Long.parseLong(a.group(2)));
+      }
+      Matcher h = HANDED_OVER.matcher(line);
+      if (h.find() && h.group(1).equals(connector) && Long.parseLong(h.group(2)) > 0) {
+        handOvers++;
+        maxHandOverMs = Math.max(maxHandOverMs, Long.parseLong(h.group(3)));
+      }
       Matcher t = TABLE_COMMIT.matcher(line);
       if (t.find() && t.group(1).equals(connector)) {
         long f = Long.parseLong(t.group(4));
@@ -538,6 +554,10 @@ public final class FanoutBenchmark {
     figures.put("round ms (mean/max)", rounds == 0 ? "n/a" : roundMs / rounds + "/" + maxRoundMs);
     figures.put("rounds past timeout", Long.toString(timedOut));
     figures.put("max wait for tasks ms", rounds == 0 ? "n/a" : Long.toString(maxWaitMs));
+    figures.put("max task answer ms", maxAnswerMs < 0 ? "n/a" : Long.toString(maxAnswerMs));
+    figures.put(
+        "hand-overs (max ms)",
+        handOvers == 0 ? "0" : String.format("%d (%d)", handOvers, maxHandOverMs));
     return figures;
   }
 

@@ -21,6 +21,18 @@ class FanoutBenchmarkTest {
                 + " 30000 ms; committing what arrived (io.streamhouse.connect.commit.Coordinator)",
             "[2026-12-01 10:00:50,100] INFO [c1|task-0] Commit 2 round: 1 tables in 100 ms after 30004 ms"
                 + " waiting for the tasks (io.streamhouse.connect.commit.Coordinator)",
+            "[2026-12-01 10:00:09,500] INFO [c1|task-1] Answered commit 1 in 812 ms: detach 3 ms,"
+                + " flush 800 ms, 100 new batches with 100 files and 9 bytes, 0 batches offered again"
+                + " (io.streamhouse.connect.commit.CommitAnswers)",
+            "[2026-12-01 10:00:49,500] WARN [c1|task-0] Answered commit 2 in 31000 ms, longer than"
+                + " commit.timeout.ms (30000 ms): the coordinator commits that round without these"
+                + " 3 batches (io.streamhouse.connect.commit.CommitAnswers)",
+            "[2026-12-01 10:00:51,000] INFO [c1|task-1] Handed over 0 batches in 1 ms; the next"
+                + " owners skip what they hold (io.streamhouse.connect.commit.Participant)",
+            "[2026-12-01 10:00:52,000] INFO [c1|task-1] Handed over 200 batches in 1500 ms; the next"
+                + " owners skip what they hold (io.streamhouse.connect.commit.Participant)",
+            "[2026-12-01 10:00:52,000] INFO [c2|task-1] Handed over 9 batches in 9999 ms; the next"
+                + " owners skip what they hold (io.streamhouse.connect.commit.Participant)",
             "[2026-12-01 10:00:50,100] WARN [c2|task-0] Commit 9: no report for [x-0] after 30000 ms;"
                 + " committing what arrived (io.streamhouse.connect.commit.Coordinator)",
             "[2026-12-01 10:00:50,100] INFO [c2|task-0] Commit 9 round: 1 tables in 5 ms after 99999 ms"
@@ -30,7 +42,9 @@ class FanoutBenchmarkTest {
         .containsEntry("commit rounds", "2")
         .containsEntry("round ms (mean/max)", "80/100")
         .containsEntry("rounds past timeout", "1")
-        .containsEntry("max wait for tasks ms", "30004");
+        .containsEntry("max wait for tasks ms", "30004")
+        .containsEntry("max task answer ms", "31000")
+        .containsEntry("hand-overs (max ms)", "1 (1500)");
   }
 
   @Test
@@ -39,6 +53,8 @@ class FanoutBenchmarkTest {
         .containsEntry("commit rounds", "0")
         .containsEntry("round ms (mean/max)", "n/a")
         .containsEntry("rounds past timeout", "0")
-        .containsEntry("max wait for tasks ms", "n/a");
+        .containsEntry("max wait for tasks ms", "n/a")
+        .containsEntry("max task answer ms", "n/a")
+        .containsEntry("hand-overs (max ms)", "0");
   }
 }
