@@ -60,6 +60,7 @@ public final class FanoutBenchmark {
   private final int records;
   private final String commitIntervalMs;
   private final String heap;
+  private final boolean restartTaskAtHalf;
   private final List<Map<String, String>> results = new ArrayList<>();
   private final List<String> failures = new ArrayList<>();
   private final Map<Integer, Long> payloadBytes = new HashMap<>();
@@ -67,7 +68,13 @@ public final class FanoutBenchmark {
   private final java.util.Set<String> configsShown = new java.util.HashSet<>();
 
   private FanoutBenchmark(
-      Path root, Path runDir, int records, String commitIntervalMs, String heap) {
+      Path root,
+      Path runDir,
+      int records,
+      String commitIntervalMs,
+      String heap,
+      boolean restartTaskAtHalf) {
+    this.restartTaskAtHalf = restartTaskAtHalf;
     this.root = root;
     this.runDir = runDir;
     this.records = records;
@@ -79,7 +86,7 @@ public final class FanoutBenchmark {
       """
       e2e/benchmark-fanout.sh [--records 500000] [--tables 1,10,200,1000] [--tasks 1,2]
           [--formats iceberg,paimon|none] [--commit-interval-ms 10000] [--heap 1g]
-          [--apache-tables 200 [--apache-tasks 1]] [--run-dir DIR]
+          [--apache-tables 200 [--apache-tasks 1]] [--restart-task-at-half true] [--run-dir DIR]
       A subset, for example: --tables 200 --tasks 1 --formats paimon""";
 
   public static void main(String[] args) throws Exception {
@@ -99,7 +106,8 @@ public final class FanoutBenchmark {
                 .resolve("fanout-" + System.currentTimeMillis()),
             Integer.parseInt(o.getOrDefault("records", "500000")),
             o.getOrDefault("commit-interval-ms", "10000"),
-            o.getOrDefault("heap", "1g"));
+            o.getOrDefault("heap", "1g"),
+            Boolean.parseBoolean(o.getOrDefault("restart-task-at-half", "false")));
     List<String> formats =
         Arrays.stream(o.getOrDefault("formats", "iceberg,paimon").split(","))
             .map(String::trim)
@@ -399,6 +407,7 @@ public final class FanoutBenchmark {
       long progressAt = start;
       long quarterAt = -1;
       long quarterRecords = 0;
+      boolean restarted = false;
       while (drained < records) {
         try {
           stack.connect().requireNotFailed(name);
@@ -431,6 +440,11 @@ public final class FanoutBenchmark {
           if (quarterAt < 0 && drained >= records / 4) {
             quarterAt = progressAt;
             quarterRecords = drained;
+          }
+          if (restartTaskAtHalf && tasks > 1 && !restarted && drained >= records / 2) {
+            // A rebalance in mid-stream: the tasks hand over what they hold (hand-overs column).
+            stack.connect().restartTask(name, tasks - 1);
+            restarted = true;
           }
         }
       }
