@@ -121,8 +121,7 @@ final class TaskRuntime implements AutoCloseable {
             participant::rewoundOffsets,
             participant::lastAnswerMs,
             participant::lateAnswers);
-    compactions =
-        new CompactionRunner(config.connectorName(), config.taskId(), formats, participant);
+    compactions = new CompactionRunner(config.connectorName(), config.taskId(), formats, channel);
     controlLoop = new TaskControlLoop(taskName, channel, participant, compactions);
     controlThread = daemon(controlLoop, "streamhouse-control-" + taskName);
     if (config.taskId() == 0) {

@@ -47,14 +47,13 @@ final class CompactionAssignments {
     this.timeoutMs = timeoutMs;
   }
 
-  /** Batches decided in a commit: those that were compaction results free their keys. */
-  void decided(Collection<String> batchIds) {
-    for (String batchId : batchIds) {
-      Job job = jobs.remove(batchId);
+  /** Jobs whose results were decided (committed or not): they free their keys. */
+  void decided(Collection<String> jobIds) {
+    for (String jobId : jobIds) {
+      Job job = jobs.remove(jobId);
       if (job != null) {
         job.keys()
-            .forEach(
-                k -> out.computeIfPresent(k, (key, o) -> o.jobId().equals(batchId) ? null : o));
+            .forEach(k -> out.computeIfPresent(k, (key, o) -> o.jobId().equals(jobId) ? null : o));
       }
     }
   }
@@ -173,12 +172,9 @@ final class CompactionAssignments {
    * Whether {@code chunk} belongs to the result of a job that is out: the job's id, table and task.
    * Results are taken only then, so a replayed result of a decided job is passed over.
    */
-  boolean isResultOfJobOut(ControlEvent.BatchChunk chunk) {
-    Job job = jobs.get(chunk.batchId());
-    return job != null
-        && chunk.ranges().isEmpty()
-        && job.table().equals(chunk.table())
-        && job.task() == chunk.taskId();
+  boolean isResultOfJobOut(ControlEvent.CompactionResultChunk chunk) {
+    Job job = jobs.get(chunk.jobId());
+    return job != null && job.table().equals(chunk.table()) && job.task() == chunk.taskId();
   }
 
   boolean isOut(String jobId) {

@@ -1,5 +1,6 @@
 package io.streamhouse.connect.commit;
 
+import io.streamhouse.connect.protocol.CompactionResult;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.table.TableFormat;
 import java.util.Map;
@@ -12,8 +13,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs the compaction jobs the coordinator hands to this task, one request at a time on a thread of
  * its own (neither the task's put thread nor its control thread waits for a compaction), and sends
- * each result to the coordinator as soon as it is ready. A job that fails is logged; the
- * coordinator hands its buckets out again after its timeout.
+ * each result to the coordinator as soon as it is ready ({@link
+ * ControlEvent.CompactionResultChunk}s; the coordinator commits it between rounds). A job that
+ * fails is logged; the coordinator hands its buckets out again after its timeout.
  */
 public final class CompactionRunner implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CompactionRunner.class);
@@ -21,15 +23,15 @@ public final class CompactionRunner implements AutoCloseable {
   private final String connector;
   private final int taskId;
   private final Map<String, TableFormat> formats;
-  private final Participant participant;
+  private final ControlChannel channel;
   private final ExecutorService thread;
 
   public CompactionRunner(
-      String connector, int taskId, Map<String, TableFormat> formats, Participant participant) {
+      String connector, int taskId, Map<String, TableFormat> formats, ControlChannel channel) {
     this.connector = connector;
     this.taskId = taskId;
     this.formats = formats;
-    this.participant = participant;
+    this.channel = channel;
     this.thread =
         Executors.newSingleThreadExecutor(
             ConnectorThreads.factory(
@@ -59,7 +61,13 @@ public final class CompactionRunner implements AutoCloseable {
   private void run(TableFormat format, ControlEvent.CompactRequest request) {
     try {
       PreparedFiles files = format.compact(request.table(), request.jobs());
-      participant.sendCompactionResult(request.table(), request.commitId(), request.jobId(), files);
+      // The channel is safe for concurrent senders, and the task writes on meanwhile.
+      channel.send(
+          ChunkAssembler.split(
+              connector,
+              request.commitId(),
+              request.table(),
+              new CompactionResult(request.jobId(), taskId, files)));
     } catch (RuntimeException e) {
       LOG.warn(
           "Compaction job {} ({} buckets of {}) failed; the coordinator hands its "

@@ -19,6 +19,34 @@ public sealed interface ControlEvent {
    */
   record StartCommit(String connector, long commitId) implements ControlEvent {}
 
+  /**
+   * One piece of prepared files, which may be too large for one event: piece {@code chunk} of
+   * {@code chunks} of what {@link #id} names, reassembled by {@link ChunkAssembler}. All pieces
+   * agree on everything but {@code chunk} and {@code data}.
+   */
+  sealed interface Chunk extends ControlEvent {
+    int taskId();
+
+    /** The batch or compaction job the piece belongs to. */
+    String id();
+
+    TableId table();
+
+    int payloadVersion();
+
+    int files();
+
+    long records();
+
+    long bytes();
+
+    int chunk();
+
+    int chunks();
+
+    byte[] data();
+  }
+
   /** Task to coordinator: one chunk of one prepared batch for one table. */
   record BatchChunk(
       String connector,
@@ -35,7 +63,37 @@ public sealed interface ControlEvent {
       int chunk,
       int chunks,
       byte[] data)
-      implements ControlEvent {}
+      implements Chunk {
+    @Override
+    public String id() {
+      return batchId;
+    }
+  }
+
+  /**
+   * Task to coordinator: one chunk of the result of compaction job {@code jobId} of {@code table},
+   * sent as soon as the task ran the job; {@code commitId} is the round that handed the job out. It
+   * holds no records of Kafka, so no offsets.
+   */
+  record CompactionResultChunk(
+      String connector,
+      long commitId,
+      int taskId,
+      String jobId,
+      TableId table,
+      int payloadVersion,
+      int files,
+      long records,
+      long bytes,
+      int chunk,
+      int chunks,
+      byte[] data)
+      implements Chunk {
+    @Override
+    public String id() {
+      return jobId;
+    }
+  }
 
   /** Task to coordinator: every batch of this task for {@code commitId} was sent. */
   record TaskDone(String connector, long commitId, int taskId, List<TopicPartition> assigned)
@@ -49,9 +107,9 @@ public sealed interface ControlEvent {
   record RoundRequest(String connector, long commitId, int taskId) implements ControlEvent {}
 
   /**
-   * Coordinator to task {@code taskId}: run these maintenance jobs of {@code table} (a format's
-   * {@link io.streamhouse.connect.protocol.CompactionJob}s, one key each) and offer the result,
-   * without offsets, as batch {@code jobId}.
+   * Coordinator to task {@code taskId}: run these compaction jobs of {@code table} (a format's
+   * {@link CompactionJob}s, one key each) and send the result as {@link CompactionResultChunk}s of
+   * {@code jobId}.
    */
   record CompactRequest(
       String connector,

@@ -37,7 +37,10 @@ public final class ControlEventCodec {
    */
   static final int MAX_EVENT_BYTES = 4 * ControlChannel.CHUNK_BYTES;
 
-  /** Chunks of one batch: 256 x 512 KiB = 128 MiB of file metadata, far above any real batch. */
+  /**
+   * Chunks of one batch or compaction result: 256 x 512 KiB = 128 MiB of file metadata, far above
+   * any real one.
+   */
   static final int MAX_CHUNKS = 256;
 
   private static final int MAX_NAME_BYTES = 1024;
@@ -50,6 +53,7 @@ public final class ControlEventCodec {
   private static final byte COMMITTED = 4;
   private static final byte REQUEST = 5;
   private static final byte COMPACT = 6;
+  private static final byte RESULT = 7;
 
   /** Jobs in one compaction request; the coordinator sends more requests for more. */
   static final int MAX_JOBS = 4_096;
@@ -83,7 +87,12 @@ public final class ControlEventCodec {
       } else if (event instanceof ControlEvent.BatchChunk e) {
         out.writeByte(CHUNK);
         out.writeLong(e.commitId());
-        writeChunk(out, e);
+        writeBatchChunk(out, e);
+      } else if (event instanceof ControlEvent.CompactionResultChunk e) {
+        out.writeByte(RESULT);
+        out.writeLong(e.commitId());
+        writeChunkHead(out, e);
+        writeChunkFiles(out, e);
       } else if (event instanceof ControlEvent.TaskDone e) {
         out.writeByte(DONE);
         out.writeLong(e.commitId());
@@ -126,11 +135,9 @@ public final class ControlEventCodec {
     return bytes.toByteArray();
   }
 
-  private static void writeChunk(DataOutputStream out, ControlEvent.BatchChunk e)
+  private static void writeBatchChunk(DataOutputStream out, ControlEvent.BatchChunk e)
       throws IOException {
-    out.writeInt(e.taskId());
-    out.writeUTF(e.batchId());
-    writeTable(out, e.table());
+    writeChunkHead(out, e);
     out.writeInt(e.ranges().size());
     for (Map.Entry<TopicPartition, OffsetRange> r : e.ranges().entrySet()) {
       writeTopicPartition(out, r.getKey());
@@ -138,6 +145,20 @@ public final class ControlEventCodec {
       out.writeLong(r.getValue().to());
     }
     out.writeLong(e.maxRecordTimestamp());
+    writeChunkFiles(out, e);
+  }
+
+  /** What every chunk starts with: its task, its batch or job, its table. */
+  private static void writeChunkHead(DataOutputStream out, ControlEvent.Chunk e)
+      throws IOException {
+    out.writeInt(e.taskId());
+    out.writeUTF(e.id());
+    writeTable(out, e.table());
+  }
+
+  /** What every chunk ends with: what the files hold, and this chunk's piece of their payload. */
+  private static void writeChunkFiles(DataOutputStream out, ControlEvent.Chunk e)
+      throws IOException {
     out.writeInt(e.payloadVersion());
     out.writeInt(e.files());
     out.writeLong(e.records());
@@ -199,7 +220,8 @@ public final class ControlEventCodec {
     ControlEvent event =
         switch (type) {
           case START -> new ControlEvent.StartCommit(connector, commitId);
-          case CHUNK -> readChunk(in, commitId);
+          case CHUNK -> readBatchChunk(in, commitId);
+          case RESULT -> readCompactionResultChunk(in, commitId);
           case DONE -> readTaskDone(in, commitId);
           case COMMITTED -> readTableCommitted(in, commitId);
           case REQUEST ->
@@ -220,7 +242,7 @@ public final class ControlEventCodec {
         && Arrays.equals(data, 3, 3 + length, connectorBytes, 0, length);
   }
 
-  private ControlEvent.BatchChunk readChunk(WireReader in, long commitId)
+  private ControlEvent.BatchChunk readBatchChunk(WireReader in, long commitId)
       throws InvalidControlEventException {
     int taskId = in.readInt("task id", 0, Integer.MAX_VALUE);
     String batchId = in.readString("batch id", MAX_NAME_BYTES);
@@ -236,13 +258,7 @@ public final class ControlEventCodec {
       }
     }
     long maxTs = in.readLong("max record timestamp");
-    int payloadVersion = in.readInt("payload version", 0, Integer.MAX_VALUE);
-    int files = in.readInt("file count", 0, Integer.MAX_VALUE);
-    long records = in.readLong("record count", 0, Long.MAX_VALUE);
-    long bytes = in.readLong("byte count", 0, Long.MAX_VALUE);
-    int chunk = in.readInt("chunk index", 0, MAX_CHUNKS - 1);
-    int chunks = in.readInt("chunk count", chunk + 1, MAX_CHUNKS);
-    byte[] payload = in.readBytes("payload", ControlChannel.CHUNK_BYTES);
+    ChunkFiles f = readChunkFiles(in);
     return new ControlEvent.BatchChunk(
         connector,
         commitId,
@@ -251,13 +267,55 @@ public final class ControlEventCodec {
         table,
         ranges,
         maxTs,
-        payloadVersion,
-        files,
-        records,
-        bytes,
-        chunk,
-        chunks,
-        payload);
+        f.payloadVersion(),
+        f.files(),
+        f.records(),
+        f.bytes(),
+        f.chunk(),
+        f.chunks(),
+        f.data());
+  }
+
+  private ControlEvent.CompactionResultChunk readCompactionResultChunk(WireReader in, long commitId)
+      throws InvalidControlEventException {
+    int taskId = in.readInt("task id", 0, Integer.MAX_VALUE);
+    String jobId = in.readString("job id", MAX_NAME_BYTES);
+    TableId table = readTable(in);
+    ChunkFiles f = readChunkFiles(in);
+    return new ControlEvent.CompactionResultChunk(
+        connector,
+        commitId,
+        taskId,
+        jobId,
+        table,
+        f.payloadVersion(),
+        f.files(),
+        f.records(),
+        f.bytes(),
+        f.chunk(),
+        f.chunks(),
+        f.data());
+  }
+
+  /** The end of every chunk, as {@link #writeChunkFiles} wrote it. */
+  private record ChunkFiles(
+      int payloadVersion,
+      int files,
+      long records,
+      long bytes,
+      int chunk,
+      int chunks,
+      byte[] data) {}
+
+  private static ChunkFiles readChunkFiles(WireReader in) throws InvalidControlEventException {
+    int payloadVersion = in.readInt("payload version", 0, Integer.MAX_VALUE);
+    int files = in.readInt("file count", 0, Integer.MAX_VALUE);
+    long records = in.readLong("record count", 0, Long.MAX_VALUE);
+    long bytes = in.readLong("byte count", 0, Long.MAX_VALUE);
+    int chunk = in.readInt("chunk index", 0, MAX_CHUNKS - 1);
+    int chunks = in.readInt("chunk count", chunk + 1, MAX_CHUNKS);
+    byte[] payload = in.readBytes("payload", ControlChannel.CHUNK_BYTES);
+    return new ChunkFiles(payloadVersion, files, records, bytes, chunk, chunks, payload);
   }
 
   private ControlEvent.TaskDone readTaskDone(WireReader in, long commitId)

@@ -2,7 +2,6 @@ package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
-import io.streamhouse.connect.protocol.CompactionJob;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
@@ -31,7 +30,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The single committer of the connector, in task 0: every commit interval it asks all tasks for
  * their batches, waits until every consumed partition reported (or the timeout), commits one
- * snapshot per table and tells the tasks what each table decided.
+ * snapshot per table and tells the tasks what each table decided. Compaction, the jobs each commit
+ * calls for and their results, is the {@link CompactionCoordinator}'s, which it calls between and
+ * after its rounds.
  */
 public final class Coordinator implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
@@ -46,17 +47,11 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final FaultInjection faults;
   private final CommitObserver observer;
   private final ExecutorService committers;
-  private final BatchAssembler assembler = new BatchAssembler();
+  private final ChunkAssembler<ControlEvent.BatchChunk, OfferedBatch> assembler =
+      ChunkAssembler.batches();
   private final Map<TableId, Map<String, OfferedBatch>> offered = new TreeMap<>();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
-  private final CompactionAssignments compactions;
-
-  /** Tables the consumed topics go to by their routes alone (not those a record field names). */
-  private final Supplier<? extends Collection<TableId>> knownTables;
-
-  private boolean pendingChecked;
-  private final BatchAssembler resultChunks = new BatchAssembler();
-  private final Map<TableId, List<OfferedBatch>> compactionResults = new TreeMap<>();
+  private final CompactionCoordinator compactions;
   private volatile boolean running = true;
 
   /** An incomplete round asks again this often: tasks whose assignment changed report anew. */
@@ -109,7 +104,6 @@ public final class Coordinator implements Runnable, AutoCloseable {
       FaultInjection faults,
       CommitObserver observer,
       Supplier<? extends Collection<TableId>> knownTables) {
-    this.knownTables = knownTables;
     this.connector = connector;
     this.formats = formats;
     this.channel = channel;
@@ -125,7 +119,9 @@ public final class Coordinator implements Runnable, AutoCloseable {
             ConnectorThreads.factory(
                 "streamhouse-committer-" + connector.replace("%", "%%") + "-%d"));
     this.nextRoundAt = clock.millis() + intervalMs;
-    this.compactions = new CompactionAssignments(connector, Math.max(2 * intervalMs, 10_000));
+    this.compactions =
+        new CompactionCoordinator(
+            connector, formats, knownTables, Math.max(2 * intervalMs, 10_000), clock);
   }
 
   @Override
@@ -157,21 +153,14 @@ public final class Coordinator implements Runnable, AutoCloseable {
       startRound(now);
     }
     for (ControlEvent event : channel.poll(Duration.ofMillis(100))) {
-      if (event instanceof ControlEvent.BatchChunk chunk && compactions.isResultOfJobOut(chunk)) {
+      if (event instanceof ControlEvent.CompactionResultChunk chunk) {
         // A compaction result, sent as soon as its task finished: committed now, between rounds.
-        resultChunks
-            .add(chunk)
-            .ifPresent(
-                batch ->
-                    compactionResults
-                        .computeIfAbsent(chunk.table(), t -> new ArrayList<>())
-                        .add(batch));
+        compactions.onResultChunk(chunk);
       } else if (event instanceof ControlEvent.BatchChunk chunk
           && round != null
           && chunk.commitId() == round.commitId()) {
         // Only batches offered for the round in progress: tasks offer every undecided batch again
-        // in
-        // each round, so an older offer, or a replayed one, has nothing to add.
+        // in each round, so an older offer, or a replayed one, has nothing to add.
         assembler
             .add(chunk)
             .ifPresent(
@@ -191,9 +180,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
         onRoundRequest(request);
       }
     }
-    if (!compactionResults.isEmpty()) {
-      commitCompactionResults();
-    }
+    compactions.commitResults(lastCommitId);
     if (round != null) {
       boolean complete = round.reported().containsAll(round.expected());
       if (!complete && round.handOverAnswered()) {
@@ -294,10 +281,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
         CommitOutcome outcome = e.getValue().get();
         results.add(
             new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
-        compactions.decided(outcome.decisions().keySet());
-        results.addAll(
-            compactions.handOut(
-                commitId, table, outcome.compactions(), round.reporters(), clock.millis()));
+        results.addAll(compactions.afterTableCommit(commitId, table, outcome, round.reporters()));
       } catch (ExecutionException failed) {
         observer.failed(table);
         LOG.error(
@@ -320,15 +304,9 @@ public final class Coordinator implements Runnable, AutoCloseable {
           now - committingAt,
           committingAt - round.startedAt());
     }
-    results.addAll(compactions.reissueExpired(commitId, round.reporters(), clock.millis()));
-    results.addAll(compactions.handOutDeferred(commitId, round.reporters(), clock.millis()));
-    if (!pendingChecked && !round.reporters().isEmpty()) {
-      pendingChecked = true;
-      results.addAll(pendingCompactions(commitId));
-    }
+    results.addAll(compactions.afterRound(commitId, round.reporters()));
     offered.clear();
     assembler.clear();
-    resultChunks.retain(compactions::isOut);
     if (!results.isEmpty()) {
       channel.send(results);
     }
@@ -370,71 +348,6 @@ public final class Coordinator implements Runnable, AutoCloseable {
       format.discard(table, rejected);
     }
     return outcome;
-  }
-
-  /**
-   * Once per coordinator, in its first round that a task answered: the maintenance the configured
-   * tables need as they are (a predecessor may have crashed with jobs out, and a table that gets no
-   * more writes would wait for them forever).
-   */
-  private List<ControlEvent.CompactRequest> pendingCompactions(long commitId) {
-    List<ControlEvent.CompactRequest> requests = new ArrayList<>();
-    Collection<TableId> tables;
-    try {
-      tables = knownTables.get();
-    } catch (RuntimeException e) {
-      LOG.warn("Could not list the tables of the consumed topics: {}", e.toString());
-      pendingChecked = false; // the next round tries again
-      return List.of();
-    }
-    for (TableId table : tables) {
-      TableFormat format = formats.get(table.catalog());
-      try {
-        List<CompactionJob> jobs = format == null ? List.of() : format.pendingCompactions(table);
-        if (!jobs.isEmpty()) {
-          LOG.info("{} buckets of {} wait for a compaction; handing them out", jobs.size(), table);
-          requests.addAll(
-              compactions.handOut(commitId, table, jobs, round.reporters(), clock.millis()));
-        }
-      } catch (RuntimeException e) {
-        LOG.warn(
-            "Could not check {} for buckets waiting for a compaction: {}", table, e.toString());
-      }
-    }
-    return requests;
-  }
-
-  /**
-   * Commits the compaction results that arrived, on the coordinator's thread (so never at the same
-   * time as a round's commit of the same table), and frees their buckets for the next jobs. Their
-   * tasks do not wait for the decision: a result that is not committed is dropped, and the bucket
-   * gets a new job with its next write.
-   */
-  private void commitCompactionResults() {
-    compactionResults.forEach(
-        (table, batches) -> {
-          long start = System.nanoTime();
-          try {
-            CommitOutcome outcome =
-                formats.get(table.catalog()).commit(table, lastCommitId, batches, false);
-            compactions.decided(outcome.decisions().keySet());
-            LOG.debug(
-                "Compaction results of {} decided in {} ms: {}",
-                table,
-                (System.nanoTime() - start) / 1_000_000,
-                outcome.decisions());
-          } catch (RuntimeException e) {
-            compactions.decided(batches.stream().map(OfferedBatch::batchId).toList());
-            LOG.warn(
-                "Could not commit {} compaction results to {}; their buckets get new jobs with "
-                    + "their next writes: {}",
-                batches.size(),
-                table,
-                e.toString());
-          }
-        });
-    compactionResults.clear();
-    resultChunks.retain(compactions::isOut);
   }
 
   /** Why the coordinator stopped, if it failed. */

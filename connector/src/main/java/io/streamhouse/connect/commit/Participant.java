@@ -1,9 +1,7 @@
 package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.errors.RecordConversionException;
-import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.PreparedFiles;
-import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
@@ -171,7 +169,7 @@ public final class Participant {
   private List<ControlEvent> chunks(long commitId, Collection<InFlightBatches.Pending> batches) {
     List<ControlEvent> events = new ArrayList<>();
     for (InFlightBatches.Pending p : batches) {
-      events.addAll(BatchAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
+      events.addAll(ChunkAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
     }
     return events;
   }
@@ -254,23 +252,6 @@ public final class Participant {
    */
   public long rewoundOffsets() {
     return state.rewoundOffsets();
-  }
-
-  /**
-   * Sends the result of compaction job {@code jobId} (handed out in round {@code commitId}) to the
-   * coordinator at once, as a batch without offsets; it commits it between rounds. Called by the
-   * thread that ran the job.
-   */
-  public void sendCompactionResult(
-      TableId table, long commitId, String jobId, PreparedFiles files) {
-    // The channel is safe for concurrent senders, and the task writes on meanwhile.
-    channel.send(
-        BatchAssembler.split(
-            connector,
-            commitId,
-            taskId,
-            table,
-            new OfferedBatch(jobId, taskId, Map.of(), files, -1)));
   }
 
   /** Milliseconds from the last commit request to this task's answer. */

@@ -3,8 +3,10 @@ package io.streamhouse.connect.table;
 import io.streamhouse.connect.config.MaintenanceSettings;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.CompactionJob;
+import io.streamhouse.connect.protocol.CompactionResult;
 import io.streamhouse.connect.protocol.MaintenanceReport;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.PreparedFiles;
@@ -13,6 +15,7 @@ import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.schema.FieldType;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.connect.sink.SinkRecord;
 
@@ -64,11 +67,23 @@ public interface TableFormat extends AutoCloseable {
   Watermarks watermarks(TableId table);
 
   /**
-   * Commits {@code batches} to {@code table} in one snapshot under invariant <em>contiguity</em>
-   * (docs/architecture.md): the contiguity check and the snapshot are atomic; batches already in
-   * are acknowledged, others rejected.
+   * Commits {@code batches} (written records, each with its offset ranges) to {@code table} in one
+   * snapshot under invariant <em>contiguity</em> (docs/architecture.md): the contiguity check and
+   * the snapshot are atomic; batches already in are acknowledged, others rejected.
    */
   CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound);
+
+  /**
+   * Commits the results of compaction jobs (from this format's {@link #compact}) to {@code table},
+   * on the coordinator, between its rounds: per job id, whether its result was applied or rejected
+   * (a result that fails the file checks, or whose merged files are gone). The snapshots keep the
+   * connector's watermarks as they are. Formats that never hand out jobs ({@link
+   * CommitOutcome#compactions} always empty) do not implement it.
+   */
+  default Map<String, BatchPlan.Decision> commitCompactions(
+      TableId table, long commitId, List<CompactionResult> results) {
+    throw new UnsupportedOperationException("table " + table + " has no compaction jobs");
+  }
 
   /**
    * Whether two committers of this connector may commit to one table at the same time without a
@@ -80,9 +95,9 @@ public interface TableFormat extends AutoCloseable {
   }
 
   /**
-   * Runs maintenance jobs the coordinator handed to this task (jobs from this format's {@link
-   * CommitOutcome#compactions}) and returns their result as files for the coordinator to commit,
-   * like written files; empty files when there was nothing to do.
+   * Runs compaction jobs the coordinator handed to this task (jobs from this format's {@link
+   * CommitOutcome#compactions}) and returns their result as files for the coordinator to commit
+   * ({@link #commitCompactions}); empty files when there was nothing to do.
    */
   default PreparedFiles compact(TableId table, List<CompactionJob> jobs) {
     throw new UnsupportedOperationException("table " + table + " has no maintenance jobs");

@@ -47,15 +47,13 @@ class CompactionAssignmentsTest {
         .isFalse();
   }
 
-  private static ControlEvent.BatchChunk result(ControlEvent.CompactRequest request) {
-    return new ControlEvent.BatchChunk(
+  private static ControlEvent.CompactionResultChunk result(ControlEvent.CompactRequest request) {
+    return new ControlEvent.CompactionResultChunk(
         "conn",
         request.commitId(),
         request.taskId(),
         request.jobId(),
         TABLE,
-        java.util.Map.of(),
-        -1,
         1,
         1,
         0,

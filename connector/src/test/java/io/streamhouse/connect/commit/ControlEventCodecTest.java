@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.streamhouse.connect.commit.InvalidControlEventException.Reason;
 import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.CompactionJob;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
 import java.util.List;
@@ -58,9 +59,14 @@ class ControlEventCodecTest {
             1,
             "conn-compact-1",
             TABLE,
-            List.of(
-                new io.streamhouse.connect.protocol.CompactionJob(
-                    "partition 00000000 bucket 3", new byte[] {0, 0, 0, 1, 1}))));
+            List.of(new CompactionJob("partition 00000000 bucket 3", new byte[] {0, 0, 0, 1, 1}))),
+        compactionResult(connector));
+  }
+
+  /** The result of a compaction job, in one chunk: the last of {@link #samples}. */
+  static ControlEvent.CompactionResultChunk compactionResult(String connector) {
+    return new ControlEvent.CompactionResultChunk(
+        connector, 7, 1, "conn-compact-1", TABLE, 1, 2, 40, 8192, 0, 1, new byte[] {9, 8, 7, 6, 5});
   }
 
   @Test
@@ -71,6 +77,11 @@ class ControlEventCodecTest {
           instanceof ControlEvent.BatchChunk chunk) { // a record with an array: compare its parts
         assertThat(decoded).usingRecursiveComparison().ignoringFields("ranges").isEqualTo(chunk);
         assertThat(((ControlEvent.BatchChunk) decoded).ranges()).isEqualTo(chunk.ranges());
+      } else if (event instanceof ControlEvent.CompactionResultChunk result) {
+        assertThat(decoded)
+            .isInstanceOf(ControlEvent.CompactionResultChunk.class)
+            .usingRecursiveComparison()
+            .isEqualTo(result);
       } else if (event instanceof ControlEvent.CompactRequest request) {
         assertThat(decoded).usingRecursiveComparison().isEqualTo(request);
       } else {
@@ -158,6 +169,69 @@ class ControlEventCodecTest {
         .hasMessageContaining("unread bytes");
     assertThat(codec.decode(codec.encode(samples("conn").get(0))))
         .isEqualTo(Optional.of(samples("conn").get(0)));
+  }
+
+  /**
+   * A compaction result read from the control topic is as untrusted as any event: cut short at any
+   * byte, or signed with fields out of range, it ends in a typed rejection (which the channel
+   * counts and logs, passing on to the next event), never in another exception.
+   */
+  @Test
+  void aTruncatedOrGarbledCompactionResultIsRefusedAndCounted() throws Exception {
+    ControlEventSigner signer = new ControlEventSigner(KEY);
+    byte[] whole = codec.encode(compactionResult("conn"));
+    int body = whole.length - ControlEventSigner.MAC_BYTES;
+    ControlEventRejections rejections = new ControlEventRejections("conn-0");
+    // Cut short anywhere after the connector's name, and signed again: truncated or malformed.
+    for (int cut = 1 + 2 + 4; cut < body; cut++) {
+      byte[] truncated = java.util.Arrays.copyOf(whole, cut + ControlEventSigner.MAC_BYTES);
+      resign(signer, truncated);
+      int at = cut;
+      assertThatThrownBy(() -> codec.decode(truncated))
+          .as("cut after %d of %d bytes", at, body)
+          .isInstanceOf(InvalidControlEventException.class)
+          .satisfies(e -> rejections.rejected("ctl", 0, at, (InvalidControlEventException) e))
+          .extracting(e -> ((InvalidControlEventException) e).reason())
+          .isIn(Reason.TRUNCATED, Reason.MALFORMED);
+    }
+    assertThat(rejections.total()).isEqualTo(body - (1 + 2 + 4));
+    // The end of the event: chunk index, chunk count, payload length, 5 payload bytes, the MAC.
+    int data = body - 5;
+    int length = data - 4;
+    int chunks = length - 4;
+    int chunk = chunks - 4;
+    assertThat(garbled(signer, whole, chunk, 1))
+        .as("chunk 1 of 1")
+        .hasMessageContaining("chunk count");
+    assertThat(garbled(signer, whole, chunks, ControlEventCodec.MAX_CHUNKS + 1))
+        .hasMessageContaining("chunk count");
+    assertThat(garbled(signer, whole, length, ControlChannel.CHUNK_BYTES + 1))
+        .hasMessageContaining("payload length");
+    assertThat(garbled(signer, whole, length, -1)).hasMessageContaining("payload length");
+    // The job id's length (after the type, commit id and task id) claims more than the event holds.
+    int jobId = 1 + 2 + 4 + 1 + 8 + 4;
+    byte[] longId = whole.clone();
+    longId[jobId] = (byte) 0x03;
+    resign(signer, longId);
+    assertThatThrownBy(() -> codec.decode(longId))
+        .isInstanceOf(InvalidControlEventException.class)
+        .hasMessageContaining("job id");
+    // Unchanged, it still decodes.
+    assertThat(codec.decode(whole)).isPresent();
+  }
+
+  /** {@code event} with the int at {@code offset} set to {@code value}, signed again: refused. */
+  private InvalidControlEventException garbled(
+      ControlEventSigner signer, byte[] event, int offset, int value) {
+    byte[] copy = event.clone();
+    java.nio.ByteBuffer.wrap(copy).putInt(offset, value);
+    resign(signer, copy);
+    InvalidControlEventException e =
+        org.assertj.core.api.Assertions.catchThrowableOfType(
+            InvalidControlEventException.class, () -> codec.decode(copy));
+    assertThat(e).as("int %d at %d", value, offset).isNotNull();
+    assertThat(e.reason()).isEqualTo(Reason.MALFORMED);
+    return e;
   }
 
   /**

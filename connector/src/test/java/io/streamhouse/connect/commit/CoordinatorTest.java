@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.CompactionJob;
+import io.streamhouse.connect.protocol.CompactionResult;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.PreparedFiles;
@@ -21,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.function.LongFunction;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
@@ -111,7 +114,7 @@ class CoordinatorTest {
             Map.of(P0, new OffsetRange(0, 5)),
             new PreparedFiles(1, payload, 3, 5, payload.length),
             0);
-    List<ControlEvent.BatchChunk> chunks = BatchAssembler.split("conn", commitId, 0, TABLE, big);
+    List<ControlEvent.BatchChunk> chunks = ChunkAssembler.split("conn", commitId, 0, TABLE, big);
     assertThat(chunks).hasSize(3);
     chunks.forEach(channel::deliver);
     channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1)));
@@ -286,10 +289,7 @@ class CoordinatorTest {
   void compactionJobsGoToTheTasksThatAnsweredAndNoBucketHasTwoJobsOutUntilItsResultIsDecided() {
     format.jobs =
         java.util.stream.IntStream.range(0, 20)
-            .mapToObj(
-                i ->
-                    new io.streamhouse.connect.protocol.CompactionJob(
-                        "bucket " + i, new byte[] {(byte) i}))
+            .mapToObj(i -> new CompactionJob("bucket " + i, new byte[] {(byte) i}))
             .toList();
     long first = round(List.of(offer(0, "b0", P0, 0, 10)), 0, 1);
     List<ControlEvent.CompactRequest> handedOut = compactRequests();
@@ -309,8 +309,20 @@ class CoordinatorTest {
         handedOut.stream().filter(r -> r.taskId() == 0).findFirst().orElseThrow();
     long third = round(List.of(offer(2, "b2", P0, 20, 30), compactionResult(0, done.jobId())), 2);
     assertThat(format.commits)
-        .as("the result is committed as it arrives, by itself")
-        .contains("commit " + third + " [" + done.jobId() + "] full=false");
+        .as("the result is committed as it arrives, by itself, as a compaction result")
+        .contains("compactions " + third + " [" + done.jobId() + "]")
+        .contains("commit " + third + " [b2] full=true");
+    // A replay of the decided result, and a result from a task its job did not go to, are
+    // passed over.
+    ControlEvent.CompactRequest otherTask =
+        handedOut.stream().filter(r -> r.taskId() == 1).findFirst().orElseThrow();
+    round(
+        List.of(
+            offer(2, "b3", P0, 30, 40),
+            compactionResult(0, done.jobId()),
+            compactionResult(2, otherTask.jobId())),
+        2);
+    assertThat(format.commits).filteredOn(c -> c.startsWith("compactions")).hasSize(1);
     List<ControlEvent.CompactRequest> again =
         compactRequests().subList(2, compactRequests().size());
     assertThat(again)
@@ -320,18 +332,15 @@ class CoordinatorTest {
               assertThat(r.taskId()).isEqualTo(2);
               assertThat(r.commitId()).isEqualTo(third);
               assertThat(r.jobs())
-                  .extracting(io.streamhouse.connect.protocol.CompactionJob::key)
+                  .extracting(CompactionJob::key)
                   .containsExactlyInAnyOrderElementsOf(
-                      done.jobs().stream()
-                          .map(io.streamhouse.connect.protocol.CompactionJob::key)
-                          .toList());
+                      done.jobs().stream().map(CompactionJob::key).toList());
             });
   }
 
   @Test
   void aNewCoordinatorHandsOutTheCompactionsTheConfiguredTablesStillNeedOnce() {
-    format.pending =
-        List.of(new io.streamhouse.connect.protocol.CompactionJob("bucket 0", new byte[] {0}));
+    format.pending = List.of(new CompactionJob("bucket 0", new byte[] {0}));
     Coordinator fresh =
         new Coordinator(
             "conn",
@@ -367,8 +376,7 @@ class CoordinatorTest {
   }
 
   /** Runs one round: the batches are offered, then the given tasks report every partition. */
-  private long round(
-      List<java.util.function.LongFunction<ControlEvent.BatchChunk>> batches, int... tasks) {
+  private long round(List<LongFunction<ControlEvent>> batches, int... tasks) {
     clock.advance(1_000);
     coordinator.tick();
     List<ControlEvent.StartCommit> starts = startCommits();
@@ -381,16 +389,15 @@ class CoordinatorTest {
     return commitId;
   }
 
-  private static java.util.function.LongFunction<ControlEvent.BatchChunk> offer(
+  private static LongFunction<ControlEvent> offer(
       int task, String id, TopicPartition tp, long from, long to) {
     return commitId -> batch(commitId, task, id, tp, from, to);
   }
 
-  private static java.util.function.LongFunction<ControlEvent.BatchChunk> compactionResult(
-      int task, String jobId) {
+  private static LongFunction<ControlEvent> compactionResult(int task, String jobId) {
     return commitId ->
-        new ControlEvent.BatchChunk(
-            "conn", commitId, task, jobId, TABLE, Map.of(), -1, 1, 1, 0, 10, 0, 1, new byte[] {7});
+        new ControlEvent.CompactionResultChunk(
+            "conn", commitId, task, jobId, TABLE, 1, 1, 0, 10, 0, 1, new byte[] {7});
   }
 
   private List<ControlEvent.CompactRequest> compactRequests() {
@@ -465,14 +472,24 @@ class CoordinatorTest {
     String refuse;
 
     /** The maintenance every commit calls for. */
-    List<io.streamhouse.connect.protocol.CompactionJob> jobs = List.of();
+    List<CompactionJob> jobs = List.of();
 
     /** The maintenance the tables need as they are. */
-    List<io.streamhouse.connect.protocol.CompactionJob> pending = List.of();
+    List<CompactionJob> pending = List.of();
 
     @Override
-    public List<io.streamhouse.connect.protocol.CompactionJob> pendingCompactions(TableId table) {
+    public List<CompactionJob> pendingCompactions(TableId table) {
       return pending;
+    }
+
+    @Override
+    public Map<String, BatchPlan.Decision> commitCompactions(
+        TableId table, long commitId, List<CompactionResult> results) {
+      Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
+      results.forEach(r -> decisions.put(r.jobId(), BatchPlan.Decision.APPLY));
+      commits.add(
+          "compactions " + commitId + " " + results.stream().map(CompactionResult::jobId).toList());
+      return decisions;
     }
 
     @Override

@@ -79,7 +79,7 @@ class SchemaChangeRollOverTest {
       participant.onStartCommit(1);
 
       List<OfferedBatch> batches = new ArrayList<>();
-      BatchAssembler assembler = new BatchAssembler();
+      ChunkAssembler<ControlEvent.BatchChunk, OfferedBatch> assembler = ChunkAssembler.batches();
       TableId table = null;
       for (ControlEvent.BatchChunk chunk : channel.batches()) {
         table = chunk.table();

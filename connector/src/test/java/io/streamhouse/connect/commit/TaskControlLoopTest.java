@@ -28,7 +28,7 @@ class TaskControlLoopTest {
             1);
     TaskControlLoop loop =
         new TaskControlLoop(
-            "conn-0", channel, participant, new CompactionRunner("conn", 0, Map.of(), participant));
+            "conn-0", channel, participant, new CompactionRunner("conn", 0, Map.of(), channel));
 
     loop.dispatch(
         List.of(

@@ -164,7 +164,7 @@ public final class InProcessFanout {
             config.commitParallelism());
     Set<TopicPartition> tps = Set.of(new TopicPartition("fan", 0));
     participant.assigned(tps);
-    CompactionRunner compactions = new CompactionRunner("probe", 0, formats, participant);
+    CompactionRunner compactions = new CompactionRunner("probe", 0, formats, taskChannel);
     AtomicLong committedRecords = new AtomicLong();
     CommitObserver observer =
         new CommitObserver() {

@@ -1,10 +1,14 @@
 package io.streamhouse.connect.table.paimon;
 
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.table.CheckedBatches;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.paimon.index.IndexFileMeta;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.schema.TableSchema;
@@ -13,19 +17,28 @@ import org.apache.paimon.table.sink.CommitMessage;
 import org.apache.paimon.table.sink.CommitMessageImpl;
 
 /**
- * Whether the commit messages a task offers are plain writes into the table: a partition of the
- * table's arity, a bucket the table has, new files only (or, for the result of a compaction job, a
+ * Whether the commit messages a task sends are plain writes into the table: a partition of the
+ * table's arity, a bucket the table has, new files only (or, for the results of compaction jobs, a
  * compaction increment only), bare file names in the bucket's directory (no external path, nothing
  * to climb out with), the file format the table writes at the file's level and a schema the table
- * has had.
+ * has had. It reads the files of a commit's batches for {@link CheckedBatches}.
  */
-final class PaimonFileCheck {
+final class PaimonFileCheck implements CheckedBatches.FileReader<PaimonFileCheck.Entry> {
+  /** What the checked messages are. */
+  enum Kind {
+    /** Written records: new files only. */
+    WRITES,
+    /** Results of compaction jobs: a compaction increment only. */
+    COMPACTION_RESULTS
+  }
+
   /**
    * One thing of a message to check: the message itself ({@code path} null) or one of its files.
    */
   record Entry(CommitMessageImpl message, String path, Optional<String> problem) {}
 
   private final FileStoreTable table;
+  private final Kind kind;
   private final int partitionArity;
   private final int buckets;
   private final String format;
@@ -35,8 +48,9 @@ final class PaimonFileCheck {
   /** The table's latest schema, read only when a file names a schema newer than the table's. */
   private long latestSchemaId = -1;
 
-  PaimonFileCheck(FileStoreTable table) {
+  PaimonFileCheck(FileStoreTable table, Kind kind) {
     this.table = table;
+    this.kind = kind;
     this.partitionArity = table.partitionKeys().size();
     this.buckets = table.coreOptions().bucket();
     this.format = table.coreOptions().fileFormatString().toLowerCase(Locale.ROOT);
@@ -64,12 +78,45 @@ final class PaimonFileCheck {
     return latestSchemaId;
   }
 
+  @Override
+  public List<Entry> read(OfferedBatch batch)
+      throws CommitMessagesCodec.InvalidCommitMessagesException {
+    return entries(
+        CommitMessagesCodec.decode(batch.files().payloadVersion(), batch.files().payload()));
+  }
+
+  @Override
+  public String path(Entry entry) {
+    return entry.path();
+  }
+
+  @Override
+  public Optional<String> problem(Entry entry) {
+    return entry.problem();
+  }
+
+  @Override
+  public String describe(OfferedBatch batch) {
+    return kind == Kind.COMPACTION_RESULTS
+        ? "compaction result " + batch.batchId() + " of task " + batch.taskId()
+        : CheckedBatches.FileReader.super.describe(batch);
+  }
+
+  /** The messages of checked entries, in order: one entry without a path stands for each. */
+  static List<CommitMessage> messagesOf(List<Entry> entries) {
+    return entries.stream()
+        .filter(e -> e.path() == null)
+        .map(e -> (CommitMessage) e.message())
+        .toList();
+  }
+
   /**
-   * The entries of a task's messages: writes ({@code compaction} false: new files only) or the
-   * result of a compaction job (only a compaction increment: the files it merged, which Paimon's
-   * commit checks are still live, and the files it wrote, checked here like written ones).
+   * The entries of a task's messages: writes (new files only) or the result of a compaction job
+   * (only a compaction increment: the files it merged, which Paimon's commit checks are still live,
+   * and the files it wrote, checked here like written ones).
    */
-  List<Entry> entries(List<CommitMessage> messages, boolean compaction) {
+  private List<Entry> entries(List<CommitMessage> messages) {
+    boolean compaction = kind == Kind.COMPACTION_RESULTS;
     List<Entry> entries = new ArrayList<>();
     for (CommitMessage m : messages) {
       if (!(m instanceof CommitMessageImpl message)) {
@@ -84,7 +131,7 @@ final class PaimonFileCheck {
       String bucketPath =
           table.store().pathFactory().bucketPath(message.partition(), message.bucket()).toString();
       if (compaction) {
-        java.util.Set<String> merged = new java.util.HashSet<>();
+        Set<String> merged = new HashSet<>();
         message.compactIncrement().compactBefore().forEach(f -> merged.add(f.fileName()));
         for (DataFileMeta file : message.compactIncrement().compactAfter()) {
           // A file moved up a level keeps its name: no new file, one the table has (Paimon's commit

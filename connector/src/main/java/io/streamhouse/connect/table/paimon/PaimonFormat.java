@@ -6,6 +6,7 @@ import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.CompactionJob;
+import io.streamhouse.connect.protocol.CompactionResult;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
@@ -283,51 +284,13 @@ public final class PaimonFormat implements TableFormat {
       long commitId,
       List<OfferedBatch> offered,
       boolean fullRound) {
-    PaimonFileCheck check = new PaimonFileCheck(loaded.table());
     CheckedBatches<PaimonFileCheck.Entry> checked =
         CheckedBatches.check(
             connector,
             id,
             offered,
-            new CheckedBatches.FileReader<>() {
-              @Override
-              public List<PaimonFileCheck.Entry> read(OfferedBatch batch)
-                  throws CommitMessagesCodec.InvalidCommitMessagesException {
-                // A batch without offsets is the result of a compaction job; one with offsets holds
-                // written records.
-                return check.entries(
-                    CommitMessagesCodec.decode(
-                        batch.files().payloadVersion(), batch.files().payload()),
-                    batch.ranges().isEmpty());
-              }
-
-              @Override
-              public String path(PaimonFileCheck.Entry entry) {
-                return entry.path();
-              }
-
-              @Override
-              public Optional<String> problem(PaimonFileCheck.Entry entry) {
-                return entry.problem();
-              }
-            });
-    List<OfferedBatch> accepted = checked.accepted(offered);
-    List<OfferedBatch> batches = accepted.stream().filter(b -> !b.ranges().isEmpty()).toList();
-    List<OfferedBatch> compactions = accepted.stream().filter(b -> b.ranges().isEmpty()).toList();
-    CommitOutcome appended = commitWrites(id, loaded, commitId, batches, checked, fullRound);
-    if (compactions.isEmpty()) {
-      return appended;
-    }
-    Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>(appended.decisions());
-    decisions.putAll(commitCompactions(id, loaded, commitId, compactions, checked));
-    return new CommitOutcome(
-        decisions,
-        appended.watermarks(),
-        appended.snapshotId(),
-        appended.records(),
-        appended.files(),
-        appended.refused(),
-        appended.compactions());
+            new PaimonFileCheck(loaded.table(), PaimonFileCheck.Kind.WRITES));
+    return commitWrites(id, loaded, commitId, checked.accepted(offered), checked, fullRound);
   }
 
   private CommitOutcome commitWrites(
@@ -369,7 +332,8 @@ public final class PaimonFormat implements TableFormat {
             long records = 0;
             int files = 0;
             for (OfferedBatch batch : applying) {
-              for (CommitMessage message : messagesOf(checked.files(batch.batchId()))) {
+              for (CommitMessage message :
+                  PaimonFileCheck.messagesOf(checked.files(batch.batchId()))) {
                 committable.addFileCommittable(message);
                 applied.add(message);
                 for (DataFileMeta file :
@@ -408,20 +372,39 @@ public final class PaimonFormat implements TableFormat {
   }
 
   /**
-   * Commits the results of compaction jobs, one commit each, after the written records: a result
-   * whose merged files are gone (a second compaction of its bucket won, a job handed out again
-   * after a rebalance) fails Paimon's conflict check and is rejected; its files are left for the
-   * orphan cleanup, since a result may be offered again after it was committed (a lost answer).
+   * Commits the results of compaction jobs, one commit each: a result that fails the file checks is
+   * rejected and its files are left alone; a result whose merged files are gone (a second
+   * compaction of its bucket won, a job handed out again after a rebalance) fails Paimon's conflict
+   * check and is rejected; its files are left for the orphan cleanup, since a result may be sent
+   * again after it was committed (a lost answer).
    */
+  @Override
+  public Map<String, BatchPlan.Decision> commitCompactions(
+      TableId id, long commitId, List<CompactionResult> results) {
+    try {
+      return commitCompactions(id, tables.get(id), commitId, results);
+    } catch (RuntimeException e) {
+      tables.forget(id);
+      throw e;
+    }
+  }
+
   private Map<String, BatchPlan.Decision> commitCompactions(
-      TableId id,
-      CoordinatorTables.Loaded loaded,
-      long commitId,
-      List<OfferedBatch> compactions,
-      CheckedBatches<PaimonFileCheck.Entry> checked) {
-    Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
+      TableId id, CoordinatorTables.Loaded loaded, long commitId, List<CompactionResult> results) {
+    // The file check reads batches: a result is one without offsets, checked as a compaction.
+    List<OfferedBatch> offered =
+        results.stream()
+            .map(r -> new OfferedBatch(r.jobId(), r.taskId(), Map.of(), r.files(), -1))
+            .toList();
+    CheckedBatches<PaimonFileCheck.Entry> checked =
+        CheckedBatches.check(
+            connector,
+            id,
+            offered,
+            new PaimonFileCheck(loaded.table(), PaimonFileCheck.Kind.COMPACTION_RESULTS));
+    Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>(checked.withRefused(Map.of()));
     FileStoreTable table = loaded.table();
-    for (OfferedBatch batch : compactions) {
+    for (OfferedBatch batch : checked.accepted(offered)) {
       long start = System.nanoTime();
       Optional<Snapshot> own =
           tables
@@ -430,7 +413,7 @@ public final class PaimonFormat implements TableFormat {
       ManifestCommittable committable =
           new ManifestCommittable(
               Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1));
-      List<CommitMessage> messages = messagesOf(checked.files(batch.batchId()));
+      List<CommitMessage> messages = PaimonFileCheck.messagesOf(checked.files(batch.batchId()));
       if (messages.isEmpty()) {
         decisions.put(batch.batchId(), BatchPlan.Decision.APPLY); // Paimon found nothing to merge
         continue;
@@ -550,14 +533,6 @@ public final class PaimonFormat implements TableFormat {
         (int) files,
         rows,
         bytes);
-  }
-
-  /** The messages of a checked batch, in order: one entry without a path stands for each. */
-  private static List<CommitMessage> messagesOf(List<PaimonFileCheck.Entry> entries) {
-    return entries.stream()
-        .filter(e -> e.path() == null)
-        .map(e -> (CommitMessage) e.message())
-        .toList();
   }
 
   private void commitOnce(FileStoreTable table, ManifestCommittable committable) {

@@ -10,6 +10,7 @@ import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.CompactionJob;
+import io.streamhouse.connect.protocol.CompactionResult;
 import io.streamhouse.connect.protocol.MaintenanceReport;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.OffsetRange;
@@ -555,8 +556,7 @@ class PaimonFormatTest {
       // full-compaction.delta-commits=1: the commit hands out a full compaction of every touched
       // bucket; a task runs it and the coordinator commits its result in the next round.
       assertThat(written.compactions()).hasSize(2);
-      assertThat(compact(format, written, 1001).decisions())
-          .containsValue(BatchPlan.Decision.APPLY);
+      assertThat(compact(format, written, 1001)).containsValue(BatchPlan.Decision.APPLY);
       FileStoreTable t = format.table(table);
       assertThat(rows(t)).isEqualTo(model);
       assertThat(t.snapshotManager().latestSnapshot().commitKind())
@@ -644,16 +644,23 @@ class PaimonFormatTest {
       PreparedFiles first = task1.compact(table, written.compactions());
       PreparedFiles stale = task2.compact(table, written.compactions());
       assertThat(first.files()).isPositive();
-      CommitOutcome outcome =
+      // A result sent as a batch of written records is not taken for a compaction: refused.
+      CommitOutcome asBatch =
           coordinator.commit(
+              table, 1001, List.of(new OfferedBatch("compact-a", 1, Map.of(), first, -1)), true);
+      assertThat(asBatch.decisions()).containsEntry("compact-a", BatchPlan.Decision.REJECT);
+      assertThat(asBatch.refused()).containsExactly("compact-a");
+      assertThat(coordinator.table(table).snapshotManager().latestSnapshotId())
+          .isEqualTo(written.snapshotId().getAsLong());
+      Map<String, BatchPlan.Decision> decisions =
+          coordinator.commitCompactions(
               table,
               1001,
               List.of(
-                  new OfferedBatch("compact-a", 1, Map.of(), first, -1),
-                  new OfferedBatch("compact-b", 2, Map.of(), stale, -1)),
-              true);
-      assertThat(outcome.refused()).as("the results pass the file checks").isEmpty();
-      assertThat(outcome.decisions())
+                  new CompactionResult("compact-a", 1, first),
+                  new CompactionResult("compact-b", 2, stale)));
+      assertThat(decisions)
+          .as("the first passes the file checks and applies; the second's files are gone")
           .containsEntry("compact-a", BatchPlan.Decision.APPLY)
           .containsEntry("compact-b", BatchPlan.Decision.REJECT);
       FileStoreTable t = coordinator.table(table);
@@ -700,8 +707,10 @@ class PaimonFormatTest {
           .containsExactlyInAnyOrderElementsOf(
               written.compactions().stream().map(CompactionJob::key).toList());
       PreparedFiles result = next.compact(table, pending);
-      next.commit(
-          table, 2000, List.of(new OfferedBatch("compact-2000", 0, Map.of(), result, -1)), true);
+      assertThat(
+              next.commitCompactions(
+                  table, 2000, List.of(new CompactionResult("compact-2000", 0, result))))
+          .containsEntry("compact-2000", BatchPlan.Decision.APPLY);
       assertThat(rows(next.table(table))).isEqualTo(model);
       assertThat(next.pendingCompactions(table)).isEmpty();
       assertThat(next.pendingCompactions(new TableId("lake", List.of("db"), "missing"))).isEmpty();
@@ -734,8 +743,7 @@ class PaimonFormatTest {
         last = format.commit(table, 1000 + round, List.of(batch), true);
         jobs.add(last.compactions().size());
         if (round == 2) {
-          assertThat(compact(format, last, 1500).decisions())
-              .containsValue(BatchPlan.Decision.APPLY);
+          assertThat(compact(format, last, 1500)).containsValue(BatchPlan.Decision.APPLY);
           assertThat(rows(format.table(table))).isEqualTo(model);
         }
       }
@@ -799,14 +807,12 @@ class PaimonFormatTest {
   /**
    * What a task does with a commit's compaction jobs, and the coordinator's commit of the result.
    */
-  private CommitOutcome compact(PaimonFormat format, CommitOutcome written, long commitId) {
+  private Map<String, BatchPlan.Decision> compact(
+      PaimonFormat format, CommitOutcome written, long commitId) {
     assertThat(written.compactions()).isNotEmpty();
     PreparedFiles result = format.compact(table, written.compactions());
-    return format.commit(
-        table,
-        commitId,
-        List.of(new OfferedBatch("compact-" + commitId, 1, Map.of(), result, -1)),
-        true);
+    return format.commitCompactions(
+        table, commitId, List.of(new CompactionResult("compact-" + commitId, 1, result)));
   }
 
   @Test

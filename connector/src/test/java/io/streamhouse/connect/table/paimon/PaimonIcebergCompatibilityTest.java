@@ -11,6 +11,7 @@ import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.CompactionResult;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
@@ -104,17 +105,15 @@ class PaimonIcebergCompatibilityTest {
   }
 
   /** Runs a commit's compaction jobs as a task does and commits the result. */
-  private CommitOutcome compact(PaimonFormat format, CommitOutcome written, long commitId) {
+  private Map<String, BatchPlan.Decision> compact(
+      PaimonFormat format, CommitOutcome written, long commitId) {
     assertThat(written.compactions()).isNotEmpty();
     PreparedFiles result = format.compact(table, written.compactions());
-    CommitOutcome outcome =
-        format.commit(
-            table,
-            commitId,
-            List.of(new OfferedBatch("compact-" + commitId, 1, Map.of(), result, -1)),
-            true);
-    assertThat(outcome.decisions()).containsValue(BatchPlan.Decision.APPLY);
-    return outcome;
+    Map<String, BatchPlan.Decision> decisions =
+        format.commitCompactions(
+            table, commitId, List.of(new CompactionResult("compact-" + commitId, 1, result)));
+    assertThat(decisions).containsValue(BatchPlan.Decision.APPLY);
+    return decisions;
   }
 
   private static SinkRecord keyless(long at, long id, String name) {
