@@ -51,7 +51,7 @@ class PaimonUpsertE2E {
       assertThat(
               IcebergRebalanceE2E.count(
                   logs,
-                  "Connector upserts committed the compaction of \\d+ buckets of \\S+ by task "
+                  "\\[upserts\\|task-\\d+\\] Committed the compaction of \\d+ buckets of \\S+ by task "
                       + task
                       + " "))
           .as("compactions by task %d", task)

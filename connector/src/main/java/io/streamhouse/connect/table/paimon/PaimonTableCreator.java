@@ -25,7 +25,7 @@ import org.apache.paimon.types.RowType;
  * override.
  */
 final class PaimonTableCreator {
-  /** Defaults that keep a table healthy under this connector; see the README's Paimon section. */
+  /** Defaults that keep a table healthy under this connector; see docs/paimon.md. */
   static final Map<String, String> SAFE_DEFAULTS =
       Map.of(
           // An ALTER that casts STRING->INT (accepted by default) makes the table unreadable.

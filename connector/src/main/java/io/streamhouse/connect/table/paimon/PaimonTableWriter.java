@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The writer's sequence numbers start above what the table held when it was created, and the
  * task creates it only after it loaded the table's watermarks; together with the contiguity check
- * this keeps a key's later write above its earlier ones across tasks (see the README).
+ * this keeps a key's later write above its earlier ones across tasks (see docs/paimon.md).
  */
 final class PaimonTableWriter implements TableWriter {
   private static final Logger LOG = LoggerFactory.getLogger(PaimonTableWriter.class);

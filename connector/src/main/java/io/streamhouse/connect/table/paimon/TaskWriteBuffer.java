@@ -126,10 +126,9 @@ final class TaskWriteBuffer {
   MemorySegment overdraw(SharedPages from) {
     if (overdrawn.getAndIncrement() % 10_000 == 0) {
       LOG.warn(
-          "Connector {}: the Paimon write buffer ({} pages of {} bytes) is spent and no flush gives "
-              + "pages back; a writer takes a page beyond it (paimon.write-buffer-bytes may be too "
-              + "small for the number of tables and buckets written at once)",
-          connector,
+          "The Paimon write buffer ({} pages of {} bytes) is spent and no flush gives pages back; a "
+              + "writer takes a page beyond it (paimon.write-buffer-bytes may be too small for the "
+              + "number of tables and buckets written at once)",
           pages.maxPages(),
           pages.pageSize());
     }
