@@ -152,7 +152,7 @@ class ApacheTakeOverE2E {
       }
       assertThat(Files.readString(stack.worker().logFile()))
           .contains("Take-over from the Apache sink")
-          .doesNotContain("refused event");
+          .doesNotContain("Refused event at");
     }
   }
 

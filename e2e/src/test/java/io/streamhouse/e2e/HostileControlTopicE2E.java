@@ -120,7 +120,7 @@ class HostileControlTopicE2E {
       }
       String log = java.nio.file.Files.readString(stack.worker().logFile());
       assertThat(log)
-          .contains("refused the control event at " + sink.config().get("control.topic"));
+          .contains("Refused the control event at " + sink.config().get("control.topic"));
       // The key the connector made reached its tasks through their configs, and never the log.
       String key =
           stack
