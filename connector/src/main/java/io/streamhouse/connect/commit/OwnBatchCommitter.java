@@ -34,6 +34,12 @@ final class OwnBatchCommitter {
     this.formats = formats;
   }
 
+  /** True when the format of a table of {@code pending} takes a second committer. */
+  boolean canCommitAny(Collection<InFlightBatches.Pending> pending) {
+    return pending.stream()
+        .anyMatch(p -> formats.get(p.table().catalog()).toleratesConcurrentCommitters());
+  }
+
   /** Commits {@code pending} as commit {@code commitId}; the decisions of the tables it could. */
   Map<String, BatchPlan.Decision> commit(
       Collection<InFlightBatches.Pending> pending, long commitId) {
@@ -54,7 +60,7 @@ final class OwnBatchCommitter {
               format.discard(table, rejected);
             }
             LOG.info(
-                "No coordinator answered; committed its own {} batches to {}" + " (commit {}): {}",
+                "No coordinator answered; committed its own {} batches to {} (commit {}): {}",
                 batches.size(),
                 table,
                 commitId,

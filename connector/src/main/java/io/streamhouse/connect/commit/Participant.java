@@ -189,10 +189,11 @@ public final class Participant {
    * committed their offsets): hands in everything written so far as batches, asks the coordinator
    * for a round, and waits up to {@code timeoutMs} until every batch of the task is decided. If no
    * coordinator answers within half of it (task 0 often moves in the same rebalance), the task
-   * commits its own batches where the format allows ({@link OwnBatchCommitter}). True when nothing
-   * is left in flight: the next owner of a partition finds its records in the tables and skips
-   * them, and {@link #reset} rewinds nothing. False if the wait ran out, a batch was rejected or
-   * its files could not be closed: the caller resets, and the records are written again.
+   * commits its own batches where the format allows ({@link OwnBatchCommitter}); where no format of
+   * the batches allows it, the wait for the coordinator takes all of {@code timeoutMs}. True when
+   * nothing is left in flight: the next owner of a partition finds its records in the tables and
+   * skips them, and {@link #reset} rewinds nothing. False if the wait ran out, a batch was rejected
+   * or its files could not be closed: the caller resets, and the records are written again.
    */
   public boolean handOver(long timeoutMs) {
     long started = System.nanoTime();
@@ -211,7 +212,11 @@ public final class Participant {
     if (handedIn == 0) {
       return !state.resetRequested();
     }
-    awaitCoordinator(started + TimeUnit.MILLISECONDS.toNanos(timeoutMs / 2));
+    // Half the time for the coordinator when the task can commit its own batches after it, all of
+    // it when no table of the batches takes a second committer (Paimon): a 200-table round can
+    // take longer than half.
+    long coordinatorMs = ownCommitter.canCommitAny(state.pending()) ? timeoutMs / 2 : timeoutMs;
+    awaitCoordinator(started + TimeUnit.MILLISECONDS.toNanos(coordinatorMs));
     if (!state.settled() && !state.resetRequested() && !Thread.currentThread().isInterrupted()) {
       long commitId = Math.max(System.currentTimeMillis(), state.lastAnsweredCommit() + 1);
       state.decide(ownCommitter.commit(state.pending(), commitId));

@@ -251,6 +251,19 @@ class ParticipantTest {
   }
 
   @Test
+  void whereNoTableTakesASecondCommitterTheHandOverWaitsItsWholeTimeForTheCoordinator()
+      throws Exception {
+    format.closing.countDown();
+    write(0, 10);
+    long started = System.nanoTime();
+    assertThat(participant.handOver(400)).isFalse(); // no coordinator answers
+    assertThat(Duration.ofNanos(System.nanoTime() - started))
+        .as("not half of it: the task cannot commit these batches itself")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(400));
+    assertThat(format.committed).isEmpty();
+  }
+
+  @Test
   void withoutACoordinatorTheTaskCommitsItsOwnBatchWhereTheFormatToleratesASecondCommitter()
       throws Exception {
     format.closing.countDown();
