@@ -489,7 +489,7 @@ public final class FanoutBenchmark {
     if (format.equals("paimon")) {
       c.put("catalog.bench.format", "paimon");
       c.put("catalog.bench.type", "filesystem");
-      c.put("route.r.primary-key", "id"); // a primary-key table, the default 4 buckets
+      c.put("route.r.primary-key", "id"); // a primary-key table, the default buckets (1 here)
     } else {
       c.put("catalog.bench.type", "jdbc");
       c.put("catalog.bench.uri", "jdbc:sqlite:" + warehouse.resolve("catalog.db"));
