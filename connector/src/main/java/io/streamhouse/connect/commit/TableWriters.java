@@ -198,7 +198,7 @@ final class TableWriters {
     EvolutionPlan plan = schema != null ? table.plans.get(schema) : null;
     Optional<FieldType.Struct> row = Optional.empty();
     if (plan == null) {
-      row = RecordSchemas.rowOf(record, to.route().input());
+      row = rowOf(record, to);
       if (row.isEmpty()) {
         return true; // not a row: the writer reports what it cannot take
       }
@@ -215,7 +215,7 @@ final class TableWriters {
       return true;
     }
     if (row.isEmpty()) {
-      row = RecordSchemas.rowOf(record, to.route().input());
+      row = rowOf(record, to);
     }
     formats.get(to.table().catalog()).evolve(to.table(), row.orElseThrow(), mode);
     LOG.info(
@@ -227,6 +227,13 @@ final class TableWriters {
         record.kafkaOffset(),
         plan.changes());
     return false;
+  }
+
+  /** The row {@code record} writes to {@code to}, with the route's Kafka metadata column. */
+  private static Optional<FieldType.Struct> rowOf(SinkRecord record, Destination to)
+      throws RecordConversionException {
+    return RecordSchemas.rowOf(
+        record, to.route().input(), to.route().kafkaMetadata(), to.route().name());
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.streamhouse.connect.config;
 
 import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.convert.KafkaMetadata;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -140,6 +141,7 @@ final class CrossFieldRules {
       TableNames.checkTemplate(table)
           .ifPresent(m -> error.accept(p + RouteConfigDef.TABLE, "route " + name + ": " + m));
     }
+    checkMetadataColumn(name, props, error);
     Optional<TableFormatKind> format =
         formatOf(
             blank(catalog) ? (catalogs.size() == 1 ? catalogs.get(0) : null) : catalog.trim(),
@@ -189,6 +191,41 @@ final class CrossFieldRules {
                 + ": primary keys need a Paimon "
                 + "catalog (format=paimon); Iceberg tables here are append-only");
       }
+    }
+  }
+
+  /**
+   * A route with Kafka metadata: its column is a value column, neither a primary-key nor a
+   * partition column.
+   */
+  private static void checkMetadataColumn(
+      String name, Map<String, String> props, BiConsumer<String, String> error) {
+    String p = RouteConfigDef.PREFIX + name + ".";
+    if (SinkConfigDef.names(props.get(p + RouteConfigDef.KAFKA_METADATA)).isEmpty()) {
+      return;
+    }
+    String column = props.get(p + RouteConfigDef.KAFKA_METADATA_COLUMN);
+    String metadataColumn = blank(column) ? KafkaMetadata.DEFAULT_COLUMN : column.trim();
+    boolean inKey =
+        SinkConfigDef.names(props.get(p + RouteConfigDef.PRIMARY_KEY)).contains(metadataColumn);
+    boolean inPartition = false;
+    for (String term : PartitionTerm.split(props.get(p + RouteConfigDef.PARTITION_BY))) {
+      try {
+        inPartition |= PartitionTerm.parse(term).column().equals(metadataColumn);
+      } catch (IllegalArgumentException e) {
+        // reported by the partition-by check
+      }
+    }
+    if (inKey || inPartition) {
+      error.accept(
+          p + RouteConfigDef.KAFKA_METADATA_COLUMN,
+          "route "
+              + name
+              + ": the Kafka metadata column '"
+              + metadataColumn
+              + "' is a value column; it cannot be in "
+              + p
+              + (inKey ? RouteConfigDef.PRIMARY_KEY : RouteConfigDef.PARTITION_BY));
     }
   }
 

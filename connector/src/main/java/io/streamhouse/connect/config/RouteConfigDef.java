@@ -1,7 +1,10 @@
 package io.streamhouse.connect.config;
 
 import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.convert.MetadataText;
 import io.streamhouse.connect.schema.EvolutionMode;
+import java.util.Arrays;
 import java.util.List;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -43,6 +46,8 @@ public final class RouteConfigDef {
   public static final String SCHEMA_EVOLUTION = "schema-evolution";
   public static final String ICEBERG_COMPATIBLE = "iceberg-compatible";
   public static final String TABLE_PROPERTY_PREFIX = "table-property.";
+  public static final String KAFKA_METADATA = "kafka-metadata";
+  public static final String KAFKA_METADATA_COLUMN = "kafka-metadata.column";
 
   private RouteConfigDef() {}
 
@@ -287,6 +292,47 @@ public final class RouteConfigDef {
             group,
             ++order,
             Width.SHORT,
-            "Iceberg-compatible");
+            "Iceberg-compatible")
+        .define(
+            p + KAFKA_METADATA,
+            Type.LIST,
+            List.of(),
+            new WordListValidator(
+                Arrays.stream(KafkaMetadata.Part.values()).map(KafkaMetadata.Part::word).toList()),
+            Importance.LOW,
+            "Kafka metadata written with every row, in one struct column (kafka-metadata.column) "
+                + "of optional fields, chosen from: topic (string), partition (int), offset (long; "
+                + "the record's original topic, partition and offset, before any transform), "
+                + "timestamp (the record's Kafka timestamp, with time zone; null when it has none), "
+                + "key (the key as text: strings as they are, bytes in Base64, structs and maps as "
+                + "JSON; null past "
+                + MetadataText.MAX_KEY_CHARS
+                + " characters), headers (a map of header name to its last value as text, like the "
+                + "key, null past "
+                + MetadataText.MAX_HEADER_CHARS
+                + " characters; the first "
+                + KafkaMetadata.MAX_HEADERS
+                + " headers, names up to "
+                + KafkaMetadata.MAX_HEADER_NAME_CHARS
+                + " characters). Created tables get the column; tables that exist gain it through "
+                + "schema evolution (not with schema-evolution=none). Paimon: a value column, never "
+                + "part of the primary key. Empty: no metadata column.",
+            group,
+            ++order,
+            Width.LONG,
+            "Kafka metadata")
+        .define(
+            p + KAFKA_METADATA_COLUMN,
+            Type.STRING,
+            KafkaMetadata.DEFAULT_COLUMN,
+            ColumnNameValidator.INSTANCE,
+            Importance.LOW,
+            "With kafka-metadata: the name of the metadata column. A record with a field of this "
+                + "name is an error (dead-letter queue or task failure); it cannot be a primary-key "
+                + "or partition column.",
+            group,
+            ++order,
+            Width.SHORT,
+            "Kafka metadata column");
   }
 }

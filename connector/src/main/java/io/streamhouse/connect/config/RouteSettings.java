@@ -1,6 +1,7 @@
 package io.streamhouse.connect.config;
 
 import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.convert.KafkaMetadata;
 import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,8 @@ public record RouteSettings(
     EvolutionMode schemaEvolution,
     boolean icebergCompatible,
     boolean tableFieldQualified,
-    Optional<FieldMatch> match) {
+    Optional<FieldMatch> match,
+    KafkaMetadata kafkaMetadata) {
 
   /** The route takes a record only when the value of {@code field} fully matches {@code regex}. */
   public record FieldMatch(String field, Pattern regex) {}
@@ -66,6 +68,8 @@ public record RouteSettings(
     }
     @SuppressWarnings("unchecked")
     List<String> topics = (List<String>) v.get(p + RouteConfigDef.TOPICS);
+    @SuppressWarnings("unchecked")
+    List<String> metadata = (List<String>) v.get(p + RouteConfigDef.KAFKA_METADATA);
     @SuppressWarnings("unchecked")
     List<String> primaryKey = (List<String>) v.get(p + RouteConfigDef.PRIMARY_KEY);
     List<String> partitionBy = PartitionTerm.split((String) v.get(p + RouteConfigDef.PARTITION_BY));
@@ -110,7 +114,7 @@ public record RouteSettings(
             .map(
                 f ->
                     new FieldMatch(
-                        f.trim(),
-                        Pattern.compile((String) v.get(p + RouteConfigDef.MATCH_REGEX)))));
+                        f.trim(), Pattern.compile((String) v.get(p + RouteConfigDef.MATCH_REGEX)))),
+        KafkaMetadata.of((String) v.get(p + RouteConfigDef.KAFKA_METADATA_COLUMN), metadata));
   }
 }

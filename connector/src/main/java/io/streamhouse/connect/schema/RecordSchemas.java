@@ -2,6 +2,8 @@ package io.streamhouse.connect.schema;
 
 import io.streamhouse.connect.convert.Envelopes;
 import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.schema.FieldType.Field;
 import io.streamhouse.connect.schema.FieldType.Kind;
 import java.math.BigDecimal;
@@ -23,6 +25,54 @@ import org.apache.kafka.connect.sink.SinkRecord;
  */
 public final class RecordSchemas {
   private RecordSchemas() {}
+
+  /**
+   * The schema of the row {@code record} writes under a route's {@code input} and {@code metadata}:
+   * {@link #rowOf(SinkRecord, InputMode)} with the Kafka metadata column last, when the route has
+   * one. Empty for a tombstone or a value that is not a row.
+   *
+   * @param route the route's name, for the error
+   * @throws RecordConversionException if the row has a field of the metadata column's name
+   */
+  public static Optional<FieldType.Struct> rowOf(
+      SinkRecord record, InputMode input, KafkaMetadata metadata, String route)
+      throws RecordConversionException {
+    Optional<FieldType.Struct> row = rowOf(record, input);
+    if (row.isEmpty() || !metadata.enabled()) {
+      return row;
+    }
+    if (row.get().field(metadata.column()).isPresent()) {
+      throw new RecordConversionException(
+          metadata.column(), KafkaMetadata.clashMessage(route, metadata.column()));
+    }
+    List<Field> fields = new ArrayList<>(row.get().fields());
+    fields.add(new Field(metadata.column(), metadataType(metadata), true));
+    return Optional.of(new FieldType.Struct(fields));
+  }
+
+  /**
+   * The type of a route's Kafka metadata column: a struct of its optional fields, in the order of
+   * {@link KafkaMetadata.Part}: topic string, partition int32, offset int64, timestamp (with time
+   * zone), key string, headers map of string to string.
+   */
+  public static FieldType.Struct metadataType(KafkaMetadata metadata) {
+    List<Field> fields = new ArrayList<>();
+    for (KafkaMetadata.Part part : KafkaMetadata.Part.values()) {
+      if (metadata.has(part)) {
+        FieldType type =
+            switch (part) {
+              case TOPIC, KEY -> FieldType.of(Kind.STRING);
+              case PARTITION -> FieldType.of(Kind.INT32);
+              case OFFSET -> FieldType.of(Kind.INT64);
+              case TIMESTAMP -> FieldType.of(Kind.TIMESTAMP);
+              case HEADERS ->
+                  new FieldType.MapOf(FieldType.of(Kind.STRING), FieldType.of(Kind.STRING));
+            };
+        fields.add(new Field(part.word(), type, true));
+      }
+    }
+    return new FieldType.Struct(fields);
+  }
 
   /**
    * The schema of the row {@code record} writes under a route's {@code input}: the value's, the

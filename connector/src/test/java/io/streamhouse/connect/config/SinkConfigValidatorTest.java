@@ -211,4 +211,75 @@ class SinkConfigValidatorTest {
     assertThat(cfg.controlTopic()).isEqualTo("ctl");
     assertThat(cfg.taskId()).isEqualTo(3);
   }
+
+  @Test
+  void kafkaMetadataTakesKnownFieldsOnceAndAColumnOutsideKeysAndPartitions() {
+    StreamhouseSinkConfig cfg =
+        new StreamhouseSinkConfig(
+            config("route.r.kafka-metadata", "topic, OFFSET,headers", "route.r.partition-by", ""));
+    assertThat(cfg.routes().get(0).kafkaMetadata())
+        .isEqualTo(
+            new io.streamhouse.connect.convert.KafkaMetadata(
+                "_kafka",
+                java.util.Set.of(
+                    io.streamhouse.connect.convert.KafkaMetadata.Part.TOPIC,
+                    io.streamhouse.connect.convert.KafkaMetadata.Part.OFFSET,
+                    io.streamhouse.connect.convert.KafkaMetadata.Part.HEADERS)));
+    assertThat(new StreamhouseSinkConfig(config()).routes().get(0).kafkaMetadata().enabled())
+        .isFalse();
+
+    Config unknown =
+        new StreamhouseSinkConnector().validate(config("route.r.kafka-metadata", "offset,value"));
+    assertThat(errorsOf(unknown, "route.r.kafka-metadata"))
+        .singleElement()
+        .asString()
+        .contains("'value' is not one of [topic, partition, offset, timestamp, key, headers]");
+    Config twice =
+        new StreamhouseSinkConnector().validate(config("route.r.kafka-metadata", "key,Key"));
+    assertThat(errorsOf(twice, "route.r.kafka-metadata"))
+        .singleElement()
+        .asString()
+        .contains("'Key' is listed twice");
+    Config badName =
+        new StreamhouseSinkConnector()
+            .validate(
+                config(
+                    "route.r.kafka-metadata",
+                    "key",
+                    "route.r.kafka-metadata.column",
+                    "kafka.meta"));
+    assertThat(errorsOf(badName, "route.r.kafka-metadata.column"))
+        .singleElement()
+        .asString()
+        .contains("is not a column name");
+    Config inPartition =
+        new StreamhouseSinkConnector()
+            .validate(
+                config(
+                    "route.r.kafka-metadata",
+                    "offset",
+                    "route.r.kafka-metadata.column",
+                    "meta",
+                    "route.r.partition-by",
+                    "meta"));
+    assertThat(errorsOf(inPartition, "route.r.kafka-metadata.column"))
+        .singleElement()
+        .asString()
+        .contains("route r: the Kafka metadata column 'meta' is a value column")
+        .contains("route.r.partition-by");
+    Config inKey =
+        new StreamhouseSinkConnector()
+            .validate(
+                config(
+                    "catalog.local.format",
+                    "paimon",
+                    "route.r.kafka-metadata",
+                    "offset",
+                    "route.r.primary-key",
+                    "id,_kafka"));
+    assertThat(errorsOf(inKey, "route.r.kafka-metadata.column"))
+        .singleElement()
+        .asString()
+        .contains("cannot be in route.r.primary-key");
+  }
 }

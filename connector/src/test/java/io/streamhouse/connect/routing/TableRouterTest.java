@@ -3,6 +3,7 @@ package io.streamhouse.connect.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.convert.KafkaMetadata;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.List;
@@ -94,7 +95,8 @@ class TableRouterTest {
             plain.schemaEvolution(),
             plain.icebergCompatible(),
             true,
-            Optional.empty());
+            Optional.empty(),
+            KafkaMetadata.NONE);
     org.apache.kafka.connect.sink.SinkRecord record =
         new org.apache.kafka.connect.sink.SinkRecord(
             "t", 0, null, null, null, Map.of("target", "DB.F0"), 0);
@@ -141,7 +143,8 @@ class TableRouterTest {
             base.schemaEvolution(),
             base.icebergCompatible(),
             false,
-            Optional.of(new RouteSettings.FieldMatch("a.kind", Pattern.compile("click"))));
+            Optional.of(new RouteSettings.FieldMatch("a.kind", Pattern.compile("click"))),
+            KafkaMetadata.NONE);
     TableRouter router = new TableRouter(List.of(clicks));
     assertThat(router.staticDestinations("t")).isEmpty();
     assertThat(
@@ -189,6 +192,7 @@ class TableRouterTest {
         EvolutionMode.NONE,
         false,
         false,
-        Optional.empty());
+        Optional.empty(),
+        KafkaMetadata.NONE);
   }
 }

@@ -2,6 +2,7 @@ package io.streamhouse.connect.testing;
 
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.convert.KafkaMetadata;
 import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,7 @@ public final class TestRoutes {
         EvolutionMode.NONE,
         false,
         false,
-        Optional.empty());
+        Optional.empty(),
+        KafkaMetadata.NONE);
   }
 }

@@ -72,16 +72,18 @@ public final class IcebergFormat implements TableFormat {
 
   @Override
   public Optional<TableWriter> openWriter(
-      TableId id, RouteSettings route, SinkRecord sample, FileBudget budget) {
+      TableId id, RouteSettings route, SinkRecord sample, FileBudget budget)
+      throws RecordConversionException {
     if (sample.value() == null && !catalog.tableExists(identifier(id))) {
       return Optional.empty(); // a tombstone adds nothing to an append table
     }
     Table table = loadOrCreate(id, route, sample);
     table.refresh();
-    return Optional.of(new IcebergTableWriter(table, taskId, budget));
+    return Optional.of(new IcebergTableWriter(table, taskId, budget, route));
   }
 
-  private Table loadOrCreate(TableId id, RouteSettings route, SinkRecord sample) {
+  private Table loadOrCreate(TableId id, RouteSettings route, SinkRecord sample)
+      throws RecordConversionException {
     TableIdentifier identifier = identifier(id);
     try {
       return catalog.loadTable(identifier);

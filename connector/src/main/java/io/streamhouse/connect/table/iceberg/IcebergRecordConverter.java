@@ -43,6 +43,14 @@ public final class IcebergRecordConverter {
     return struct(schema.asStruct(), value, "");
   }
 
+  /**
+   * The value of the top-level column at {@code position} for {@code value} (a struct, a JSON
+   * object, a scalar), fitted to the column's type as a record field would be.
+   */
+  public Object column(int position, Object value) throws RecordConversionException {
+    return field(schema.columns().get(position), value, "");
+  }
+
   private Record struct(Types.StructType type, Object value, String path)
       throws RecordConversionException {
     GenericRecord record = templates.computeIfAbsent(type, GenericRecord::create).copy();

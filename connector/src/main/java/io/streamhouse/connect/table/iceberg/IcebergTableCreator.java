@@ -3,6 +3,7 @@ package io.streamhouse.connect.table.iceberg;
 import io.streamhouse.connect.config.PartitionTerm;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.schema.RecordSchemas;
 import java.util.HashMap;
 import java.util.Map;
@@ -20,12 +21,13 @@ import org.apache.kafka.connect.sink.SinkRecord;
 final class IcebergTableCreator {
   private IcebergTableCreator() {}
 
-  static Table create(Catalog catalog, TableIdentifier id, RouteSettings route, SinkRecord sample) {
+  static Table create(Catalog catalog, TableIdentifier id, RouteSettings route, SinkRecord sample)
+      throws RecordConversionException {
     Schema schema;
     try {
       schema =
           IcebergColumns.schemaFor(
-              RecordSchemas.rowOf(sample, InputMode.UPSERT)
+              RecordSchemas.rowOf(sample, InputMode.UPSERT, route.kafkaMetadata(), route.name())
                   .orElseThrow(
                       () ->
                           new IllegalArgumentException(

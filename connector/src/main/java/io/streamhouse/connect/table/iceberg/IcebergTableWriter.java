@@ -1,5 +1,7 @@
 package io.streamhouse.connect.table.iceberg;
 
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.convert.KafkaMetadata;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.schema.TableColumns;
@@ -61,8 +63,17 @@ final class IcebergTableWriter implements TableWriter {
 
   private final List<DataFile> finished = new ArrayList<>();
 
-  IcebergTableWriter(Table table, int taskId, FileBudget budget) {
+  /** The route's name, its Kafka metadata, and the position of its column (-1: none to write). */
+  private final String route;
+
+  private final KafkaMetadata metadata;
+  private final int metadataPosition;
+
+  IcebergTableWriter(Table table, int taskId, FileBudget budget, RouteSettings route) {
     this.table = table;
+    this.route = route.name();
+    this.metadata = route.kafkaMetadata();
+    this.metadataPosition = metadataPosition(table.schema(), metadata);
     this.budget = budget;
     this.converter = new IcebergRecordConverter(table.schema());
     this.columns = IcebergColumns.of(table);
@@ -93,9 +104,31 @@ final class IcebergTableWriter implements TableWriter {
     this.streamingBytes = Math.max(budget.maxBytes() / 8, openFileBytes * 2);
   }
 
+  /**
+   * Where the table has the metadata column of a route that writes one; -1 otherwise (with
+   * schema-evolution=none a table may lack it: then no metadata is written).
+   */
+  private static int metadataPosition(org.apache.iceberg.Schema schema, KafkaMetadata metadata) {
+    if (metadata.enabled()) {
+      List<org.apache.iceberg.types.Types.NestedField> columns = schema.columns();
+      for (int i = 0; i < columns.size(); i++) {
+        if (columns.get(i).name().equals(metadata.column())) {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
+
   @Override
   public void write(SinkRecord record) throws RecordConversionException {
+    if (metadataPosition >= 0) {
+      metadata.checkNoClash(route, record.value());
+    }
     Record row = converter.convert(record.value());
+    if (metadataPosition >= 0) {
+      row.set(metadataPosition, converter.column(metadataPosition, metadata.valuesOf(record)));
+    }
     PartitionFile file;
     PartitionKey key = null;
     if (spec.isUnpartitioned()) {

@@ -59,6 +59,15 @@ public final class PaimonRowConverter {
     return row;
   }
 
+  /**
+   * The value of the top-level column at {@code position} for {@code value} (a struct, a JSON
+   * object, a scalar), fitted to the column's type as a record field would be.
+   */
+  public Object column(int position, Object value) throws RecordConversionException {
+    DataField field = rowType.getFields().get(position);
+    return value(field.type(), value, field.name());
+  }
+
   private GenericRow row(RowType type, Object value, String path, RowKind kind)
       throws RecordConversionException {
     List<DataField> fields = type.getFields();

@@ -73,7 +73,7 @@ final class PaimonTableCreator {
           "<value>", "a tombstone cannot define the columns of a new table");
     }
     FieldType.Struct row =
-        RecordSchemas.rowOf(sample, route.input())
+        RecordSchemas.rowOf(sample, route.input(), route.kafkaMetadata(), route.name())
             .orElseThrow(
                 () ->
                     new RecordConversionException(

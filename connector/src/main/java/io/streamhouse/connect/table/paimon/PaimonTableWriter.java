@@ -2,6 +2,7 @@ package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.convert.KafkaMetadata;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.table.DetachedFiles;
@@ -52,6 +53,12 @@ final class PaimonTableWriter implements TableWriter {
   private final boolean debezium;
   private final io.streamhouse.connect.schema.TableColumns columns;
 
+  /** The route's name, its Kafka metadata, and the position of its column (-1: none to write). */
+  private final String route;
+
+  private final KafkaMetadata metadata;
+  private final int metadataPosition;
+
   /** The write the put thread writes to, and its memory; replaced at each {@link #detach}. */
   private TableWriteImpl<?> write;
 
@@ -74,6 +81,11 @@ final class PaimonTableWriter implements TableWriter {
     this.converter = new PaimonRowConverter(table.rowType());
     this.sequenceFields = new CoreOptions(table.options()).sequenceField();
     this.columns = PaimonColumns.of(table);
+    this.route = route.name();
+    this.metadata = route.kafkaMetadata();
+    // With schema-evolution=none a table may lack the column: then no metadata is written.
+    this.metadataPosition =
+        metadata.enabled() ? table.rowType().getFieldIndex(metadata.column()) : -1;
     this.memory = buffer.open();
     this.write = openWrite(memory);
     memory.opened();
@@ -126,7 +138,13 @@ final class PaimonTableWriter implements TableWriter {
               + ", which a delete that carries only the Kafka key cannot "
               + "give; Paimon would ignore it");
     }
+    if (metadataPosition >= 0 && !change.keyOnly()) {
+      metadata.checkNoClash(route, change.row());
+    }
     GenericRow row = converter.convert(change.row(), change.kind(), change.keyOnly(), primaryKey);
+    if (metadataPosition >= 0) {
+      row.setField(metadataPosition, converter.column(metadataPosition, metadata.valuesOf(record)));
+    }
     try {
       write.write(row);
     } catch (Exception e) {
