@@ -6,7 +6,9 @@
 # for both table sinks; the only non-default setting), --worker-version V (the Kafka worker of our sink;
 # default 4.3.1, the Apache sink's, so that both run on the same worker), --repeat N (each configuration
 # N times, the sinks taking turns; compared by medians), --skip-apache, --skip-ceiling (no do-nothing runs),
-# --streamhouse-plugin DIR (the unpacked plugin of another build, to compare two builds; default this one's).
+# --streamhouse-plugin DIR (the unpacked plugin of another build, to compare two builds; default this one's),
+# --kafka-metadata LIST (our sink writes these Kafka metadata fields, e.g. topic,partition,offset,timestamp,key,headers;
+# with headers every record of the backlog gets two small headers, for every sink).
 # About 5 minutes per repetition for 1M records on 2 cores.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

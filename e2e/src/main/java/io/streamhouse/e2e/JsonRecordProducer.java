@@ -83,6 +83,26 @@ public final class JsonRecordProducer implements AutoCloseable {
     return send(new ProducerRecord<>(topic, partition, key, value));
   }
 
+  /** Sends a raw string value with a timestamp and headers (a header name may repeat). */
+  public Future<RecordMetadata> sendRaw(
+      String topic,
+      Integer partition,
+      long timestamp,
+      String key,
+      String value,
+      List<Map.Entry<String, String>> headers) {
+    List<org.apache.kafka.common.header.Header> kafkaHeaders = new java.util.ArrayList<>();
+    for (Map.Entry<String, String> h : headers) {
+      kafkaHeaders.add(
+          new org.apache.kafka.common.header.internals.RecordHeader(
+              h.getKey(),
+              h.getValue() == null
+                  ? null
+                  : h.getValue().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+    return send(new ProducerRecord<>(topic, partition, timestamp, key, value, kafkaHeaders));
+  }
+
   /**
    * Blocks until everything sent so far is acknowledged; re-sends failures, then fails if any
    * remain.

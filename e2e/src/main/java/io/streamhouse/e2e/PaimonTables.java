@@ -122,7 +122,33 @@ public final class PaimonTables implements AutoCloseable {
         }
         yield values;
       }
+      case MAP -> {
+        org.apache.paimon.data.InternalMap map = row.getMap(i);
+        org.apache.paimon.types.MapType type = (org.apache.paimon.types.MapType) field.type();
+        Map<Object, Object> values = new HashMap<>();
+        for (int j = 0; j < map.size(); j++) {
+          values.put(
+              element(map.keyArray(), j, type.getKeyType()),
+              element(map.valueArray(), j, type.getValueType()));
+        }
+        yield values;
+      }
       default -> String.valueOf(InternalRow.createFieldGetter(field.type(), i).getFieldOrNull(row));
+    };
+  }
+
+  /** An element of a Paimon array: a string as a Java string, anything else as its text. */
+  private static Object element(
+      org.apache.paimon.data.InternalArray array, int j, org.apache.paimon.types.DataType type) {
+    if (array.isNullAt(j)) {
+      return null;
+    }
+    return switch (type.getTypeRoot()) {
+      case CHAR, VARCHAR -> array.getString(j).toString();
+      default ->
+          String.valueOf(
+              org.apache.paimon.data.InternalArray.createElementGetter(type)
+                  .getElementOrNull(array, j));
     };
   }
 

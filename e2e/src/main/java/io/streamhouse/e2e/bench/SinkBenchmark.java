@@ -27,7 +27,12 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
  * <pre>
  * e2e/benchmark.sh [--records 1000000] [--partitions 4] [--commit-interval-ms 2000] [--repeat 1]
  *     [--worker-version 4.3.1] [--skip-apache] [--skip-ceiling]
+ *     [--kafka-metadata topic,partition,offset,timestamp,key,headers]
  * </pre>
+ *
+ * <p>{@code --kafka-metadata LIST} turns on our sink's Kafka metadata column ({@code
+ * route.bench.kafka-metadata}); with {@code headers} in it every record gets two small headers (for
+ * every sink, so that all drain the same topic).
  *
  * <p>Our sink runs on the Kafka worker {@code --worker-version}, by default the Apache sink's
  * 4.3.1, so that both sinks and the do-nothing sink drain the same topic on the same worker; with
@@ -64,6 +69,9 @@ public final class SinkBenchmark {
   private final java.util.Set<String> configsShown = new java.util.HashSet<>();
   private long payloadBytes;
   private String lastConnector;
+
+  /** {@code --kafka-metadata}: our route's Kafka metadata fields; empty for none. */
+  private String kafkaMetadata = "";
 
   private SinkBenchmark(
       Path root,
@@ -108,6 +116,7 @@ public final class SinkBenchmark {
                 o.getOrDefault(
                     "streamhouse-plugin",
                     root.resolve("connector/target/plugin-path/streamhouse-connect").toString())));
+    bench.kafkaMetadata = o.getOrDefault("kafka-metadata", "");
     bench.run(
         !o.containsKey("skip-apache"),
         !o.containsKey("skip-ceiling"),
@@ -219,8 +228,15 @@ public final class SinkBenchmark {
                 + (workerVersion.equals(APACHE_WORKER) ? " (the same worker version)" : "")
             : "");
     System.out.printf(
-        "non-default: commit.interval.ms=%s%s%n",
+        "non-default: commit.interval.ms=%s%s%s%n",
         commitIntervalMs,
+        kafkaMetadata.isBlank()
+            ? ""
+            : ", route.bench.kafka-metadata="
+                + kafkaMetadata
+                + (kafkaMetadata.contains("headers")
+                    ? " (every record with 2 headers, for every sink)"
+                    : ""),
         withApache
             ? " (the Apache sink: iceberg.control.commit.interval-ms="
                 + commitIntervalMs
@@ -235,7 +251,18 @@ public final class SinkBenchmark {
     long start = System.nanoTime();
     try (JsonRecordProducer producer = stack.producer()) {
       for (long id = 0; id < records; id++) {
-        producer.sendRaw("bench", null, "order-" + id, source.nextJson(id, TABLE_FIELD_VALUE));
+        String value = source.nextJson(id, TABLE_FIELD_VALUE);
+        if (kafkaMetadata.contains("headers")) {
+          producer.sendRaw(
+              "bench",
+              null,
+              System.currentTimeMillis(),
+              "order-" + id,
+              value,
+              List.of(Map.entry("trace-id", "t-" + id), Map.entry("source", "bench")));
+        } else {
+          producer.sendRaw("bench", null, "order-" + id, value);
+        }
       }
       producer.flush();
     }
@@ -394,6 +421,9 @@ public final class SinkBenchmark {
     c.put("route.bench.topics", "bench");
     c.put("route.bench.auto-create", "true");
     c.put("commit.interval.ms", commitIntervalMs);
+    if (!kafkaMetadata.isBlank()) {
+      c.put("route.bench.kafka-metadata", kafkaMetadata);
+    }
     return c;
   }
 
