@@ -165,26 +165,39 @@ public final class FastJsonConverter implements Converter {
       if (p.nextToken() != JsonToken.FIELD_NAME || !"payload".equals(p.currentName())) {
         return null;
       }
+      p.nextToken();
       Schema schema = schemas.get(value, schemaFrom, schemaTo);
       if (schema == null) {
-        // The first record of this schema: JsonConverter parses it, and its schema is kept.
+        // The first record of this schema: JsonConverter reads it, and its schema is kept if the
+        // envelope holds nothing but this schema and a payload (a second "schema" would be the one
+        // JsonConverter reads).
+        boolean plainEnvelope = endsAfterPayload(p);
         SchemaAndValue first;
         try {
           first = delegate(topic, value);
         } catch (DataException e) {
           throw new Answered(e);
         }
-        if (first.schema() != null) {
+        if (plainEnvelope && first.schema() != null) {
           schemas.put(value, schemaFrom, schemaTo, first.schema());
         }
         return first;
       }
-      p.nextToken();
       Object decoded = decoder.read(p, schema);
       if (p.nextToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
         return null;
       }
       return new SchemaAndValue(schema, decoded);
+    }
+  }
+
+  /** Whether the payload, the parser's current token, ends the envelope and the input. */
+  private static boolean endsAfterPayload(JsonParser p) {
+    try {
+      p.skipChildren();
+      return p.nextToken() == JsonToken.END_OBJECT && p.nextToken() == null;
+    } catch (IOException | RuntimeException e) {
+      return false;
     }
   }
 

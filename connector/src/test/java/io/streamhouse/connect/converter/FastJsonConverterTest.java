@@ -240,6 +240,22 @@ class FastJsonConverterTest {
   }
 
   @Test
+  void keepsNoSchemaFromAnEnvelopeThatNamesASecondSchema() {
+    ConverterPair pair = new ConverterPair(Map.of());
+    String int64 = "{\"type\":\"int64\"}";
+    String text = "{\"type\":\"string\"}";
+    List<String> records =
+        List.of(
+            "{\"schema\":" + int64 + ",\"payload\":1,\"schema\":" + text + "}",
+            "{\"schema\":" + int64 + ",\"payload\":\"x\"}",
+            "{\"schema\":" + int64 + ",\"payload\":2}",
+            "{\"schema\":" + int64 + ",\"payload\":\"x\"}");
+    for (String json : records) {
+      pair.assertSameReading(json.getBytes(UTF_8));
+    }
+  }
+
+  @Test
   void keepsAtMostSchemasCacheSizeSchemasAndFindsEachByItsBytes() {
     ConverterPair pair = new ConverterPair(Map.of("schemas.cache.size", 3));
     for (int round = 0; round < 3; round++) {
