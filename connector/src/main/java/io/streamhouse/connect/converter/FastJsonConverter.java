@@ -125,15 +125,16 @@ public final class FastJsonConverter implements Converter {
    * and S skipped token by token to find its bytes.
    */
   private SchemaAndValue envelope(String topic, byte[] value) throws IOException {
-    if (startsWith(value, 0, SCHEMA_FIRST)) {
-      int schemaLength = schemas.lastLengthAt(value, SCHEMA_FIRST.length);
-      int payloadStart = SCHEMA_FIRST.length + schemaLength + PAYLOAD_NEXT.length;
-      if (schemaLength > 0 && startsWith(value, SCHEMA_FIRST.length + schemaLength, PAYLOAD_NEXT)) {
-        Schema schema = schemas.lastSchema();
-        int close = lastNonWhitespace(value);
-        if (close > payloadStart && value[close] == '}') {
-          return payloadOnly(value, payloadStart, close, schema);
-        }
+    SchemaSliceCache.Slice last =
+        startsWith(value, 0, SCHEMA_FIRST) ? schemas.lastAt(value, SCHEMA_FIRST.length) : null;
+    if (last != null) {
+      int schemaEnd = SCHEMA_FIRST.length + last.length();
+      int payloadStart = schemaEnd + PAYLOAD_NEXT.length;
+      int close = lastNonWhitespace(value);
+      if (startsWith(value, schemaEnd, PAYLOAD_NEXT)
+          && close > payloadStart
+          && value[close] == '}') {
+        return payloadOnly(value, payloadStart, close, last.schema);
       }
     }
     return parsedEnvelope(topic, value);

@@ -50,24 +50,16 @@ final class SchemaSliceCache {
   }
 
   /**
-   * The length of the most recently used schema's JSON if {@code bytes} hold it at {@code from}, or
-   * -1: what lets a record that repeats the last schema skip parsing it at all.
+   * The most recently used schema if {@code bytes} hold its JSON at {@code from}, or null: what
+   * lets a record that repeats the last schema skip parsing it at all.
    */
-  synchronized int lastLengthAt(byte[] bytes, int from) {
+  synchronized Slice lastAt(byte[] bytes, int from) {
     Slice lastHit = last;
     if (lastHit == null) {
-      return -1;
+      return null;
     }
-    int length = lastHit.to - lastHit.from;
-    if (from + length > bytes.length || !lastHit.sameBytes(bytes, from, from + length)) {
-      return -1;
-    }
-    return length;
-  }
-
-  /** The schema of the most recent hit or put; the one {@link #lastLengthAt} matched. */
-  synchronized Schema lastSchema() {
-    return last == null ? null : last.schema;
+    int to = from + lastHit.length();
+    return to <= bytes.length && lastHit.sameBytes(bytes, from, to) ? lastHit : null;
   }
 
   /** Keeps {@code schema} for the JSON {@code bytes[from, to)} unless that is too long to keep. */
@@ -89,7 +81,7 @@ final class SchemaSliceCache {
    * hundreds of bytes and hashing all of them would cost more than comparing them); equality
    * compares every byte. A kept slice carries its schema; a probe carries null.
    */
-  private static final class Slice {
+  static final class Slice {
     private static final int SAMPLES = 64;
     final byte[] bytes;
     final int from;
@@ -97,7 +89,7 @@ final class SchemaSliceCache {
     final Schema schema;
     private final int hash;
 
-    Slice(byte[] bytes, int from, int to, Schema schema) {
+    private Slice(byte[] bytes, int from, int to, Schema schema) {
       this.bytes = bytes;
       this.from = from;
       this.to = to;
@@ -109,6 +101,10 @@ final class SchemaSliceCache {
         h = 31 * h + bytes[i];
       }
       this.hash = 31 * h + (length > 0 ? bytes[to - 1] : 0);
+    }
+
+    int length() {
+      return to - from;
     }
 
     boolean sameBytes(byte[] other, int otherFrom, int otherTo) {
