@@ -106,4 +106,32 @@ class ArchitectureTest {
         .because("the task wires the protocol to the formats; a format is usable without it")
         .check(main);
   }
+
+  @Test
+  void theConverterStandsAlone() {
+    classes()
+        .that()
+        .resideInAPackage("..connect.converter..")
+        .should()
+        .onlyDependOnClassesThat()
+        .resideInAnyPackage(
+            "java..",
+            "com.fasterxml.jackson.core..",
+            "org.apache.kafka.common..",
+            "org.apache.kafka.connect.data..",
+            "org.apache.kafka.connect.errors..",
+            "org.apache.kafka.connect.json..",
+            "org.apache.kafka.connect.storage..",
+            "io.streamhouse.connect.converter..")
+        .because(
+            "a user sets it as value.converter; it uses nothing of the sink and Jackson's parser only")
+        .check(main);
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("..connect.converter..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("..connect.converter..")
+        .check(main);
+  }
 }

@@ -148,6 +148,34 @@ class PluginInstallE2E {
     runAndCheckTable(stack, sink, topic, true);
   }
 
+  /**
+   * FastJsonConverter, registered for {@code plugin.discovery=service_load}, is found by its name
+   * in a connector's config, and the records it reads land in the table; the worker's
+   * JsonConverter, which it falls back to, comes from the worker's class path.
+   */
+  @Test
+  void recordsReadByTheFastJsonConverterLandInTheirTable(LocalStack stack) throws IOException {
+    String topic = "orders-fast-json";
+    stack.createTopic(topic, 4, Map.of());
+    ConnectorExample sink =
+        IcebergSink.config(
+            stack,
+            "install-fast-json",
+            topic,
+            Map.of(
+                "tasks.max",
+                "2",
+                "value.converter",
+                "io.streamhouse.connect.converter.FastJsonConverter",
+                "value.converter.schemas.enable",
+                "true"));
+    runAndCheckTable(stack, sink, topic, true);
+    assertThat(Files.readString(stack.worker().logFile()))
+        .contains(
+            "Set up the value converter class io.streamhouse.connect.converter.FastJsonConverter"
+                + " for task install-fast-json-0 using the connector config");
+  }
+
   @Test
   void schemalessJsonLandsInATableWithInferredTypes(LocalStack stack) {
     String topic = "orders-schemaless";

@@ -28,6 +28,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
  * e2e/benchmark.sh [--records 1000000] [--partitions 4] [--commit-interval-ms 2000] [--repeat 1]
  *     [--worker-version 4.3.1] [--skip-apache] [--skip-ceiling]
  *     [--kafka-metadata topic,partition,offset,timestamp,key,headers]
+ *     [--value-converter CLASS] [--value-converter-for streamhouse,apache,do-nothing]
  * </pre>
  *
  * <p>{@code --kafka-metadata LIST} turns on our sink's Kafka metadata column ({@code
@@ -37,6 +38,11 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
  * <p>Our sink runs on the Kafka worker {@code --worker-version}, by default the Apache sink's
  * 4.3.1, so that both sinks and the do-nothing sink drain the same topic on the same worker; with
  * another version each worker version gets its own broker, backlog and do-nothing runs.
+ *
+ * <p>{@code --value-converter CLASS} (for example {@code
+ * io.streamhouse.connect.converter.FastJsonConverter}) replaces Connect's {@code JsonConverter}
+ * (with {@code schemas.enable=true}) in the runs of the sinks {@code --value-converter-for} names,
+ * by default ours only; those runs are labelled with the converter's simple name.
  *
  * <p>With {@code --repeat N} every configuration drains N times, the sinks taking turns, and the
  * comparison is made between the medians.
@@ -53,6 +59,9 @@ public final class SinkBenchmark {
   /** The Kafka worker the Apache Iceberg sink 1.12.0 runs on: it does not start on 4.4. */
   static final String APACHE_WORKER = "4.3.1";
 
+  /** Connect's converter of the records, the default of every run. */
+  private static final String JSON_CONVERTER = "org.apache.kafka.connect.json.JsonConverter";
+
   /** The routing field's value of every record: one table. */
   private static final String TABLE_FIELD_VALUE = "bench.orders";
 
@@ -64,6 +73,8 @@ public final class SinkBenchmark {
   private final String commitIntervalMs;
   private final String workerVersion;
   private final Path ourPlugin;
+  private final String valueConverter;
+  private final java.util.Set<String> valueConverterFor;
   private final List<Map<String, String>> results = new ArrayList<>();
   private final List<CostOverCeiling.Run> runs = new ArrayList<>();
   private final java.util.Set<String> configsShown = new java.util.HashSet<>();
@@ -81,8 +92,12 @@ public final class SinkBenchmark {
       String mavenCmd,
       String commitIntervalMs,
       String workerVersion,
-      Path ourPlugin) {
+      Path ourPlugin,
+      String valueConverter,
+      java.util.Set<String> valueConverterFor) {
     this.ourPlugin = ourPlugin;
+    this.valueConverter = valueConverter;
+    this.valueConverterFor = valueConverterFor;
     this.commitIntervalMs = commitIntervalMs;
     this.workerVersion = workerVersion;
     this.root = root;
@@ -115,7 +130,9 @@ public final class SinkBenchmark {
             Path.of(
                 o.getOrDefault(
                     "streamhouse-plugin",
-                    root.resolve("connector/target/plugin-path/streamhouse-connect").toString())));
+                    root.resolve("connector/target/plugin-path/streamhouse-connect").toString())),
+            o.getOrDefault("value-converter", JSON_CONVERTER),
+            java.util.Set.of(o.getOrDefault("value-converter-for", "streamhouse").split(",")));
     bench.kafkaMetadata = o.getOrDefault("kafka-metadata", "");
     bench.run(
         !o.containsKey("skip-apache"),
@@ -137,7 +154,8 @@ public final class SinkBenchmark {
       for (Map.Entry<String, List<String>> worker : sinksByWorker.entrySet()) {
         Path plugins = runDir.resolve("plugins-" + worker.getKey());
         BenchPlugins.discardSink(plugins);
-        if (worker.getValue().contains("streamhouse")) {
+        // Our plugin also brings the converter, which the other sinks may be given.
+        if (worker.getValue().contains("streamhouse") || !valueConverter.equals(JSON_CONVERTER)) {
           BenchPlugins.streamhouse(plugins, ourPlugin);
         }
         if (worker.getValue().contains("apache")) {
@@ -158,14 +176,23 @@ public final class SinkBenchmark {
           for (Map.Entry<String, List<String>> worker : sinksByWorker.entrySet()) {
             LocalStack stack = stacks.get(worker.getKey());
             if (withCeiling) {
-              drain(stack, "do-nothing sink", "discard", tasks, discardConfig(tasks));
+              drain(
+                  stack,
+                  label("do-nothing sink", "do-nothing"),
+                  "discard",
+                  tasks,
+                  discardConfig(tasks));
             }
             if (worker.getValue().contains("streamhouse")) {
-              drain(stack, "streamhouse", "iceberg", tasks, streamhouseConfig(stack, tasks));
+              drain(stack, ours(), "iceberg", tasks, streamhouseConfig(stack, tasks));
             }
             if (worker.getValue().contains("apache")) {
               drain(
-                  stack, "Apache Iceberg sink 1.12.0", "apache", tasks, apacheConfig(stack, tasks));
+                  stack,
+                  label("Apache Iceberg sink 1.12.0", "apache"),
+                  "apache",
+                  tasks,
+                  apacheConfig(stack, tasks));
             }
           }
         }
@@ -190,8 +217,24 @@ public final class SinkBenchmark {
       printTable(summary);
     }
     System.out.println();
-    RepeatedRuns.throughputRatios("streamhouse", runs).forEach(System.out::println);
-    CostOverCeiling.comparison("streamhouse", medians).forEach(System.out::println);
+    RepeatedRuns.throughputRatios(ours(), runs).forEach(System.out::println);
+    CostOverCeiling.comparison(ours(), medians).forEach(System.out::println);
+  }
+
+  /** Our sink's label in the tables. */
+  private String ours() {
+    return label("streamhouse", "streamhouse");
+  }
+
+  /** A sink's label: its name, and the converter when it is not Connect's JsonConverter. */
+  private String label(String sink, String converterKey) {
+    return converterOf(converterKey).equals(JSON_CONVERTER)
+        ? sink
+        : sink + " + " + converterOf(converterKey).replaceFirst(".*\\.", "");
+  }
+
+  private String converterOf(String converterKey) {
+    return valueConverterFor.contains(converterKey) ? valueConverter : JSON_CONVERTER;
   }
 
   private LocalStack stack(String version, Path plugins) {
@@ -242,6 +285,12 @@ public final class SinkBenchmark {
                 + commitIntervalMs
                 + ", iceberg.kafka.auto.offset.reset=earliest)"
             : "");
+    System.out.printf(
+        "value.converter: %s (schemas.enable=true)%s%n",
+        valueConverter,
+        valueConverter.equals(JSON_CONVERTER)
+            ? ""
+            : " for " + valueConverterFor + ", " + JSON_CONVERTER + " for the others");
   }
 
   /** The backlog: {@link BenchRecords} of one table, {@code records} of them. */
@@ -404,14 +453,14 @@ public final class SinkBenchmark {
   }
 
   private Map<String, String> discardConfig(int tasks) {
-    Map<String, String> c = base(tasks);
+    Map<String, String> c = base(tasks, converterOf("do-nothing"));
     c.put("connector.class", BenchPlugins.DISCARD_CONNECTOR);
     return c;
   }
 
   private Map<String, String> streamhouseConfig(LocalStack stack, int tasks) throws Exception {
     Path warehouse = warehouse("streamhouse");
-    Map<String, String> c = base(tasks);
+    Map<String, String> c = base(tasks, converterOf("streamhouse"));
     c.put("connector.class", "io.streamhouse.connect.StreamhouseSinkConnector");
     c.put("kafka.bootstrap.servers", stack.bootstrapServers());
     c.put("catalogs", "bench");
@@ -429,7 +478,7 @@ public final class SinkBenchmark {
 
   private Map<String, String> apacheConfig(LocalStack stack, int tasks) throws Exception {
     Path warehouse = warehouse("apache");
-    Map<String, String> c = base(tasks);
+    Map<String, String> c = base(tasks, converterOf("apache"));
     c.put("connector.class", "org.apache.iceberg.connect.IcebergSinkConnector");
     c.put("iceberg.catalog.type", "hadoop");
     c.put("iceberg.catalog.warehouse", warehouse.toUri().toString());
@@ -444,12 +493,12 @@ public final class SinkBenchmark {
     return Files.createDirectories(runDir.resolve("warehouse-" + sink));
   }
 
-  private static Map<String, String> base(int tasks) {
+  private static Map<String, String> base(int tasks, String valueConverter) {
     Map<String, String> c = new HashMap<>();
     c.put("topics", "bench");
     c.put("tasks.max", Integer.toString(tasks));
     c.put("key.converter", "org.apache.kafka.connect.storage.StringConverter");
-    c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+    c.put("value.converter", valueConverter);
     c.put("value.converter.schemas.enable", "true");
     return c;
   }

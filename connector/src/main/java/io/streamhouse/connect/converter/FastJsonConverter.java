@@ -1,0 +1,240 @@
+package io.streamhouse.connect.converter;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaAndValue;
+import org.apache.kafka.connect.errors.DataException;
+import org.apache.kafka.connect.json.JsonConverter;
+import org.apache.kafka.connect.storage.Converter;
+import org.apache.kafka.connect.storage.ConverterType;
+
+/**
+ * A drop-in for Kafka's {@code org.apache.kafka.connect.json.JsonConverter} that reads the same
+ * bytes into the same Connect data, faster: a streaming parser instead of a tree, and the schema of
+ * a schema-enabled envelope recognised by its bytes (the Connect schema is cached by them, as many
+ * as {@code schemas.cache.size}), so a repeated schema is never parsed again; the payload is
+ * decoded straight into Connect values against the cached schema.
+ *
+ * <p>Every record it does not decode with certainty goes to a {@code JsonConverter} configured the
+ * same way, whose answer (a value or a {@link DataException}) is the answer: the first record of
+ * each schema (which also gives the schema to cache), envelopes in another field order or with
+ * other fields, values of another JSON type than their schema's, integers beyond a long, nesting
+ * beyond {@link PayloadDecoder#MAX_DEPTH}, and every malformed input. Serialization ({@link
+ * #fromConnectData}) is {@code JsonConverter}'s. Configuration keys are {@code JsonConverter}'s.
+ *
+ * <p>One instance serves one task thread, as Connect uses converters; it is safe, not fast, to
+ * share one.
+ */
+public final class FastJsonConverter implements Converter {
+  private static final byte[] SCHEMA_FIRST = "{\"schema\":".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] PAYLOAD_NEXT = ",\"payload\":".getBytes(StandardCharsets.US_ASCII);
+  private static final String REPLACE_NULL_WITH_DEFAULT = "replace.null.with.default";
+
+  /** Strict JSON as Connect's JsonDeserializer reads it (it allows leading zeros in numbers). */
+  private static final JsonFactory JSON =
+      JsonFactory.builder().enable(JsonReadFeature.ALLOW_LEADING_ZEROS_FOR_NUMBERS).build();
+
+  private final JsonConverter delegate = new JsonConverter();
+  private boolean schemasEnabled = true;
+  private SchemaSliceCache schemas = new SchemaSliceCache(1000);
+  private PayloadDecoder decoder = new PayloadDecoder(true);
+  private long handedOver;
+
+  @Override
+  public ConfigDef config() {
+    return delegate.config();
+  }
+
+  @Override
+  public void configure(Map<String, ?> configs, boolean isKey) {
+    delegate.configure(configs, isKey);
+    Map<String, Object> typed = new HashMap<>(configs);
+    typed.put(
+        "converter.type", isKey ? ConverterType.KEY.getName() : ConverterType.VALUE.getName());
+    AbstractConfig config = new AbstractConfig(delegate.config(), typed, false);
+    schemasEnabled = config.getBoolean("schemas.enable");
+    schemas = new SchemaSliceCache(config.getInt("schemas.cache.size"));
+    // Kafka before 3.8 has no such key and always replaces a null with the default.
+    boolean replaceNull =
+        !delegate.config().names().contains(REPLACE_NULL_WITH_DEFAULT)
+            || config.getBoolean(REPLACE_NULL_WITH_DEFAULT);
+    decoder = new PayloadDecoder(replaceNull);
+  }
+
+  @Override
+  public byte[] fromConnectData(String topic, Schema schema, Object value) {
+    return delegate.fromConnectData(topic, schema, value);
+  }
+
+  @Override
+  public SchemaAndValue toConnectData(String topic, byte[] value) {
+    if (value == null) {
+      return SchemaAndValue.NULL;
+    }
+    try {
+      SchemaAndValue decoded = schemasEnabled ? envelope(topic, value) : schemaless(value);
+      if (decoded != null) {
+        return decoded;
+      }
+    } catch (Answered e) {
+      throw e.answer;
+    } catch (IOException | RuntimeException e) {
+      // NotHandled, or anything else: JsonConverter answers for what the fast path does not decode.
+    }
+    return delegate(topic, value);
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  /** Records read by JsonConverter rather than here, for tests. */
+  long handedOver() {
+    return handedOver;
+  }
+
+  /** Cached schemas, for tests. */
+  int cachedSchemas() {
+    return schemas.size();
+  }
+
+  private SchemaAndValue schemaless(byte[] value) throws IOException {
+    try (JsonParser p = JSON.createParser(value)) {
+      if (p.nextToken() == null) {
+        return null;
+      }
+      Object decoded = decoder.read(p, null);
+      return p.nextToken() == null ? new SchemaAndValue(null, decoded) : null;
+    }
+  }
+
+  /**
+   * {@code {"schema":S,"payload":P}}: when S is byte for byte the schema of the last record (the
+   * usual case: JsonConverter writes this form), only P is parsed; otherwise the envelope is parsed
+   * and S skipped token by token to find its bytes.
+   */
+  private SchemaAndValue envelope(String topic, byte[] value) throws IOException {
+    SchemaSliceCache.Slice last =
+        startsWith(value, 0, SCHEMA_FIRST) ? schemas.lastAt(value, SCHEMA_FIRST.length) : null;
+    if (last != null) {
+      int schemaEnd = SCHEMA_FIRST.length + last.length();
+      int payloadStart = schemaEnd + PAYLOAD_NEXT.length;
+      int close = lastNonWhitespace(value);
+      if (startsWith(value, schemaEnd, PAYLOAD_NEXT)
+          && close > payloadStart
+          && value[close] == '}') {
+        return payloadOnly(value, payloadStart, close, last.schema);
+      }
+    }
+    return parsedEnvelope(topic, value);
+  }
+
+  /** The payload in {@code value[from, to)}: one JSON value and nothing else. */
+  private SchemaAndValue payloadOnly(byte[] value, int from, int to, Schema schema)
+      throws IOException {
+    try (JsonParser p = JSON.createParser(value, from, to - from)) {
+      if (p.nextToken() == null) {
+        return null;
+      }
+      Object decoded = decoder.read(p, schema);
+      return p.nextToken() == null ? new SchemaAndValue(schema, decoded) : null;
+    }
+  }
+
+  private SchemaAndValue parsedEnvelope(String topic, byte[] value) throws IOException {
+    try (JsonParser p = JSON.createParser(value)) {
+      if (p.nextToken() != JsonToken.START_OBJECT
+          || p.nextToken() != JsonToken.FIELD_NAME
+          || !"schema".equals(p.currentName())
+          || p.nextToken() != JsonToken.START_OBJECT) {
+        return null;
+      }
+      int schemaFrom = (int) p.currentTokenLocation().getByteOffset();
+      p.skipChildren();
+      int schemaTo = (int) p.currentLocation().getByteOffset();
+      if (p.nextToken() != JsonToken.FIELD_NAME || !"payload".equals(p.currentName())) {
+        return null;
+      }
+      p.nextToken();
+      Schema schema = schemas.get(value, schemaFrom, schemaTo);
+      if (schema == null) {
+        // The first record of this schema: JsonConverter reads it, and its schema is kept if the
+        // envelope holds nothing but this schema and a payload (a second "schema" would be the one
+        // JsonConverter reads).
+        boolean plainEnvelope = endsAfterPayload(p);
+        SchemaAndValue first;
+        try {
+          first = delegate(topic, value);
+        } catch (DataException e) {
+          throw new Answered(e);
+        }
+        if (plainEnvelope && first.schema() != null) {
+          schemas.put(value, schemaFrom, schemaTo, first.schema());
+        }
+        return first;
+      }
+      Object decoded = decoder.read(p, schema);
+      if (p.nextToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
+        return null;
+      }
+      return new SchemaAndValue(schema, decoded);
+    }
+  }
+
+  /** Whether the payload, the parser's current token, ends the envelope and the input. */
+  private static boolean endsAfterPayload(JsonParser p) {
+    try {
+      p.skipChildren();
+      return p.nextToken() == JsonToken.END_OBJECT && p.nextToken() == null;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private SchemaAndValue delegate(String topic, byte[] value) {
+    handedOver++;
+    try {
+      return delegate.toConnectData(topic, value);
+    } catch (DataException e) {
+      throw e;
+    } catch (RuntimeException | StackOverflowError e) {
+      throw new DataException("Converting byte[] to Kafka Connect data failed: " + e, e);
+    }
+  }
+
+  /** JsonConverter's refusal of a record the fast path already handed to it: not to ask twice. */
+  private static final class Answered extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final DataException answer;
+
+    Answered(DataException answer) {
+      super(null, null, false, false);
+      this.answer = answer;
+    }
+  }
+
+  private static boolean startsWith(byte[] value, int at, byte[] prefix) {
+    return at + prefix.length <= value.length
+        && Arrays.equals(value, at, at + prefix.length, prefix, 0, prefix.length);
+  }
+
+  private static int lastNonWhitespace(byte[] value) {
+    int i = value.length - 1;
+    while (i >= 0
+        && (value[i] == ' ' || value[i] == '\n' || value[i] == '\r' || value[i] == '\t')) {
+      i--;
+    }
+    return i;
+  }
+}
