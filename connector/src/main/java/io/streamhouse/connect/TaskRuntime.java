@@ -112,6 +112,7 @@ final class TaskRuntime implements AutoCloseable {
             channel,
             new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()),
             faults,
+            config.commitIntervalMs(),
             config.commitTimeoutMs(),
             config.commitParallelism());
     taskMetrics =

@@ -48,6 +48,7 @@ class RecordIntakeTest {
           channel,
           new FileBudget(10, 64L << 20),
           FaultInjection.parse(""),
+          0,
           30_000,
           2);
   private final List<Map<TopicPartition, Long>> seeks = new ArrayList<>();

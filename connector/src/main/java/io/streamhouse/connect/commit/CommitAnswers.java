@@ -7,8 +7,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How long a task took to answer each commit request, and in which parts: taking the files out of
- * its writers (under the lock {@code put} needs) and closing them (without it). Logged once per
- * round; an answer slower than {@code commit.timeout.ms} is a WARN and counted, since the
+ * its writers (under the lock {@code put} needs) and closing them (without it), or, for a batch cut
+ * ahead of the request, how long the request waited for its files and how old the cut was. Logged
+ * once per round; an answer slower than {@code commit.timeout.ms} is a WARN and counted, since the
  * coordinator committed that round without it (the batches go into the next round).
  */
 final class CommitAnswers {
@@ -27,6 +28,8 @@ final class CommitAnswers {
   /**
    * Commit {@code commitId} was answered: the request came at {@code requestedAt}, the files were
    * taken out by {@code detachedAt} and closed by {@code closedAt} ({@link System#nanoTime()}).
+   * {@code cutAgeMs}: how long before the request the batch was cut ahead, -1 when the request took
+   * the files out itself; {@code aheadFlushMs}: how long the files of that cut took to close.
    */
   void answered(
       long commitId,
@@ -36,17 +39,27 @@ final class CommitAnswers {
       int batches,
       long files,
       long bytes,
-      int offeredAgain) {
+      int offeredAgain,
+      long cutAgeMs,
+      long aheadFlushMs) {
     long totalMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - requestedAt);
     long detachMs = TimeUnit.NANOSECONDS.toMillis(detachedAt - requestedAt);
     long flushMs = TimeUnit.NANOSECONDS.toMillis(closedAt - detachedAt);
     lastAnswerMs.set(totalMs);
+    String cut =
+        cutAgeMs < 0
+            ? "cut at the request"
+            : "prepared ahead: cut "
+                + cutAgeMs
+                + " ms before the request, closed in "
+                + aheadFlushMs
+                + " ms";
     if (totalMs > timeoutMs) {
       late.incrementAndGet();
       LOG.warn(
           "Answered commit {} in {} ms, longer than commit.timeout.ms ({} ms): the coordinator"
               + " commits that round without these {} batches and takes them in its next round"
-              + " (detach {} ms, flush {} ms, {} files, {} bytes)",
+              + " (detach {} ms, flush {} ms, {} files, {} bytes; {})",
           commitId,
           totalMs,
           timeoutMs,
@@ -54,11 +67,12 @@ final class CommitAnswers {
           detachMs,
           flushMs,
           files,
-          bytes);
+          bytes,
+          cut);
     } else {
       LOG.info(
           "Answered commit {} in {} ms: detach {} ms, flush {} ms, {} new batches with {}"
-              + " files and {} bytes, {} batches offered again",
+              + " files and {} bytes, {} batches offered again; {}",
           commitId,
           totalMs,
           detachMs,
@@ -66,7 +80,8 @@ final class CommitAnswers {
           batches,
           files,
           bytes,
-          offeredAgain);
+          offeredAgain,
+          cut);
     }
   }
 

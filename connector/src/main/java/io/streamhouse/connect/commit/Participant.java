@@ -42,7 +42,15 @@ public final class Participant {
   private final CommitAnswers answers;
   private final BatchCloser closer;
   private final OwnBatchCommitter ownCommitter;
+  private final AnswerSchedule schedule;
+  private final PreparedAhead ahead;
+  private final HandOverWait handOverWait = new HandOverWait();
 
+  /**
+   * {@code commitIntervalMs}: the coordinator's {@code commit.interval.ms}, which tells when the
+   * next request is due and the batch is cut ahead of it (0 or less: never ahead, the request takes
+   * the files out).
+   */
   public Participant(
       String connector,
       int taskId,
@@ -50,6 +58,7 @@ public final class Participant {
       ControlChannel channel,
       FileBudget budget,
       FaultInjection faults,
+      long commitIntervalMs,
       long commitTimeoutMs,
       int closeParallelism) {
     this.connector = connector;
@@ -60,6 +69,8 @@ public final class Participant {
     this.answers = new CommitAnswers(connector + "-" + taskId, commitTimeoutMs);
     this.closer = new BatchCloser(connector + "-" + taskId, closeParallelism);
     this.ownCommitter = new OwnBatchCommitter(connector, taskId, formats);
+    this.schedule = new AnswerSchedule(commitIntervalMs);
+    this.ahead = new PreparedAhead(connector + "-" + taskId);
   }
 
   /**
@@ -96,8 +107,9 @@ public final class Participant {
 
   /**
    * StartCommit: offers at once every batch that is closed and undecided (one closed after an
-   * earlier round ended goes into this one), then takes the files out of every open table, closes
-   * them and offers them, and reports done with the current assignment. A repeated request for the
+   * earlier round ended goes into this one), then the new batch: the one cut ahead for this request
+   * ({@link #cutAheadIfDue}) once its files closed, else the files taken out of every open table
+   * now and closed. Then it reports done with the current assignment. A repeated request for the
    * commit answered last (the coordinator repeats it while partitions are missing, for example
    * after a rebalance) offers the undecided batches and reports again, without preparing anything
    * new. Until the files are offered their offsets count as in flight; a reset in between
@@ -117,12 +129,28 @@ public final class Participant {
       channel.send(ready);
       return;
     }
+    schedule.requested(TimeUnit.NANOSECONDS.toMillis(requestedAt));
+    handOverWait.requested(commitId, requestedAt);
     if (!ready.isEmpty()) {
       channel.send(ready);
     }
     long detachedAt = System.nanoTime();
-    faults.at(FaultInjection.Point.FLUSH);
-    TaskState.Offered offered = closeAndOffer(round.detached());
+    TaskState.Offered offered;
+    TaskState.Detached detached = round.detached();
+    long cutAgeMs = -1;
+    long aheadFlushMs = -1;
+    if (round.cutAhead()) {
+      PreparedAhead.Prepared prepared = ahead.take();
+      offered = prepared.offered();
+      detached = prepared.detached();
+      cutAgeMs = TimeUnit.NANOSECONDS.toMillis(requestedAt - prepared.cutAtNanos());
+      aheadFlushMs = prepared.flushMs();
+      schedule.flushed(aheadFlushMs);
+    } else {
+      faults.at(FaultInjection.Point.FLUSH);
+      offered = closeAndOffer(round.detached());
+      schedule.flushed(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - detachedAt));
+    }
     long closedAt = System.nanoTime();
     if (offered.failure() != null) {
       throw new IllegalStateException(
@@ -131,7 +159,7 @@ public final class Participant {
               + " task "
               + taskId
               + ": could not close the data files of tables "
-              + tables(round.detached())
+              + tables(detached)
               + " for commit "
               + commitId
               + ": "
@@ -153,7 +181,54 @@ public final class Participant {
         offered.batches().size(),
         offered.files().values().stream().mapToLong(PreparedFiles::files).sum(),
         offered.files().values().stream().mapToLong(PreparedFiles::bytes).sum(),
-        round.offeredAgain().size());
+        offeredAgain(round, offered),
+        cutAgeMs,
+        aheadFlushMs);
+  }
+
+  /**
+   * Prepare ahead (docs/architecture.md): when the next commit request is due within the last
+   * flush's duration and a margin ({@link AnswerSchedule}), cuts the batch now and closes its files
+   * on the prepare thread, without the lock {@code put} needs; the request then answers with it at
+   * once, or as soon as its files closed. The control thread calls it between its polls.
+   */
+  public void cutAheadIfDue() {
+    if (ahead.busy() || !schedule.due(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()))) {
+      return;
+    }
+    schedule.cutMade();
+    cutAhead();
+  }
+
+  /** Milliseconds until {@link #cutAheadIfDue} has something to do; MAX_VALUE for never. */
+  public long untilCutAheadMs() {
+    return schedule.untilCutMs(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
+  }
+
+  /** Cuts the next request's batch now; false when there was nothing to cut. */
+  boolean cutAhead() {
+    Optional<TaskState.Detached> cut =
+        state.cutAhead(() -> faults.at(FaultInjection.Point.BEFORE_PREPARE));
+    if (cut.isEmpty()) {
+      return false;
+    }
+    long cutAt = System.nanoTime();
+    ahead.start(
+        () -> {
+          faults.at(FaultInjection.Point.FLUSH);
+          TaskState.Offered offered = closeAndOffer(cut.get());
+          long flushMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutAt);
+          return new PreparedAhead.Prepared(cut.get(), offered, cutAt, flushMs);
+        });
+    return true;
+  }
+
+  /** The batches of earlier rounds offered again (a cut ahead that closed before is new). */
+  private static int offeredAgain(TaskState.Round round, TaskState.Offered offered) {
+    Set<String> fresh = new HashSet<>();
+    offered.batches().forEach(p -> fresh.add(p.batch().batchId()));
+    return (int)
+        round.offeredAgain().stream().filter(p -> !fresh.contains(p.batch().batchId())).count();
   }
 
   /** From taken-out files to offered batches: closed without the lock, offered under it. */
@@ -181,22 +256,26 @@ public final class Participant {
 
   /** TableCommitted: forget acknowledged batches; a rejected one makes the task start over. */
   public void onTableCommitted(ControlEvent.TableCommitted committed) {
+    handOverWait.decided(committed.commitId(), System.nanoTime());
     state.decide(committed.decisions());
   }
 
   /**
    * Before partitions leave this task (a rebalance, or the task's stop; Connect has already
    * committed their offsets): hands in everything written so far as batches, asks the coordinator
-   * for a round, and waits up to {@code timeoutMs} until every batch of the task is decided. If no
-   * coordinator answers within half of it (task 0 often moves in the same rebalance), the task
-   * commits its own batches where the format allows ({@link OwnBatchCommitter}); where no format of
-   * the batches allows it, the wait for the coordinator takes all of {@code timeoutMs}. True when
-   * nothing is left in flight: the next owner of a partition finds its records in the tables and
-   * skips them, and {@link #reset} rewinds nothing. False if the wait ran out, a batch was rejected
-   * or its files could not be closed: the caller resets, and the records are written again.
+   * for a round, and waits until every batch of the task is decided: up to {@code configuredMs}
+   * ({@code commit.handover-timeout.ms}), or up to twice the last round where that is longer
+   * ({@link HandOverWait}: rounds over hundreds of Paimon tables take longer). If no coordinator
+   * answers within half of it (task 0 often moves in the same rebalance), the task commits its own
+   * batches where the format allows ({@link OwnBatchCommitter}); where no format of the batches
+   * allows it, the wait for the coordinator takes all of {@code timeoutMs}. True when nothing is
+   * left in flight: the next owner of a partition finds its records in the tables and skips them,
+   * and {@link #reset} rewinds nothing. False if the wait ran out, a batch was rejected or its
+   * files could not be closed: the caller resets, and the records are written again.
    */
-  public boolean handOver(long timeoutMs) {
+  public boolean handOver(long configuredMs) {
     long started = System.nanoTime();
+    long timeoutMs = handOverWait.timeoutMs(configuredMs);
     if (timeoutMs <= 0 || state.resetRequested()) {
       return false;
     }
@@ -228,11 +307,12 @@ public final class Participant {
           "Handed over {} batches in {} ms; the next owners skip what they hold", handedIn, tookMs);
     } else {
       LOG.warn(
-          "{} of {} handed-over batches were not committed within {} ms{};"
+          "{} of {} handed-over batches were not committed within {} ms (a wait of up to {} ms){};"
               + " the task drops its uncommitted work and its records are written again",
           state.inFlight(),
           handedIn,
           tookMs,
+          timeoutMs,
           state.resetRequested() ? " (a batch was rejected)" : "");
     }
     return done;
@@ -311,6 +391,7 @@ public final class Participant {
   }
 
   public void close() {
+    ahead.close();
     state.close();
     closer.close();
   }

@@ -349,6 +349,19 @@ final class TableWriters {
     positions.clear();
   }
 
+  /** True when some table took records (or skipped some) since it was last detached. */
+  boolean anyWritten() {
+    if (!rolled.isEmpty()) {
+      return true;
+    }
+    for (OpenTable table : open.values()) {
+      if (!table.ranges.isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** True while some table has a writer (records written since the last reset). */
   boolean any() {
     return !open.isEmpty();

@@ -11,11 +11,14 @@ import org.slf4j.LoggerFactory;
  * commit: commit requests to the {@link Participant}, compaction jobs to the {@link
  * CompactionRunner}, decisions back to the participant. Of the commit requests that arrived
  * together only the last is answered: the coordinator repeats its request every second while a
- * round waits, and a task that was busy longer finds many. A failure of the loop is kept for the
- * task to report at its next call.
+ * round waits, and a task that was busy longer finds many. Between polls it lets the participant
+ * cut the next round's batch ahead of its request when that is due ({@link
+ * Participant#cutAheadIfDue}). A failure of the loop is kept for the task to report at its next
+ * call.
  */
 public final class TaskControlLoop implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(TaskControlLoop.class);
+  private static final long POLL_MS = 200;
 
   private final String task;
   private final ControlChannel channel;
@@ -36,7 +39,9 @@ public final class TaskControlLoop implements Runnable {
   public void run() {
     try {
       while (running) {
-        dispatch(channel.poll(Duration.ofMillis(200)));
+        long untilCut = participant.untilCutAheadMs();
+        dispatch(channel.poll(Duration.ofMillis(Math.max(1, Math.min(POLL_MS, untilCut)))));
+        participant.cutAheadIfDue();
       }
     } catch (WakeupException stopping) {
       // stop() woke the consumer

@@ -36,11 +36,25 @@ final class TaskState {
   private volatile boolean resetRequested;
   private long lastAnsweredCommit;
 
+  /**
+   * A batch was cut ahead of the next request (in the generation it names, else -1): that request
+   * offers it instead of taking the files out of the writers again.
+   */
+  private long cutAheadGeneration = -1;
+
   /** Batches taken out of the writers in generation {@code generation}, to be closed. */
   record Detached(List<InFlightBatches.Preparing> batches, long generation) {}
 
-  /** The batches of a round to answer: those offered again, and the new ones taken out. */
-  record Round(List<InFlightBatches.Pending> offeredAgain, Detached detached, boolean repeated) {}
+  /**
+   * The batches of a round to answer: those offered again, and the new ones taken out; none are
+   * taken out when the round repeats the last request, or when a batch was cut ahead for it ({@code
+   * cutAhead}: the round offers that one once its files closed).
+   */
+  record Round(
+      List<InFlightBatches.Pending> offeredAgain,
+      Detached detached,
+      boolean repeated,
+      boolean cutAhead) {}
 
   /** Batches whose files closed, offered unless a reset voided them or a file failed to close. */
   record Offered(
@@ -112,10 +126,36 @@ final class TaskState {
       lastAnsweredCommit = commitId;
       List<InFlightBatches.Pending> again = inFlight.offerable();
       if (repeated) {
-        return Optional.of(new Round(again, new Detached(List.of(), -1), true));
+        return Optional.of(new Round(again, new Detached(List.of(), -1), true, false));
+      }
+      if (cutAheadGeneration == inFlight.generation()) {
+        cutAheadGeneration = -1;
+        return Optional.of(new Round(again, new Detached(List.of(), -1), false, true));
+      }
+      cutAheadGeneration = -1;
+      beforeDetach.run();
+      return Optional.of(new Round(again, detachLocked(), false, false));
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Cuts the next round's batch ahead of its request: takes the files and offset ranges out of
+   * every open table ({@code beforeDetach} runs first, under the lock), to be closed without the
+   * lock; records written from now on go into the round after. Empty when nothing was written since
+   * the last cut (the request then takes out what came meanwhile) or a cut waits for its request.
+   */
+  Optional<Detached> cutAhead(Runnable beforeDetach) {
+    lock.lock();
+    try {
+      if (cutAheadGeneration == inFlight.generation() || !writers.anyWritten()) {
+        return Optional.empty();
       }
       beforeDetach.run();
-      return Optional.of(new Round(again, detachLocked(), false));
+      Detached detached = detachLocked();
+      cutAheadGeneration = detached.generation();
+      return Optional.of(detached);
     } finally {
       lock.unlock();
     }
@@ -277,6 +317,7 @@ final class TaskState {
       Map<TopicPartition, Long> durable = safeOffsets(consumed);
       writers.abortAll();
       inFlight.clear();
+      cutAheadGeneration = -1;
       resetRequested = false;
       return ledger.rewind(durable, consumed);
     } finally {

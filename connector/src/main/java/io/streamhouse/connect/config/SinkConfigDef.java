@@ -83,7 +83,9 @@ public final class SinkConfigDef {
   static final String COMMIT_HANDOVER_TIMEOUT_MS_DOC =
       "When a task loses partitions (a rebalance, or its stop), it hands in what it has written as "
           + "batches and waits up to this long for the coordinator to commit them, so that the next owner "
-          + "of a partition skips those records instead of writing them again. If the wait runs out, the "
+          + "of a partition skips those records instead of writing them again. Where the last commit round "
+          + "took longer than half of this, the task waits up to twice that round, but not past 4.5 s "
+          + "unless this is higher. If the wait runs out, the "
           + "task drops its uncommitted work and the records are written again. Keep it below the worker's "
           + "task.shutdown.graceful.timeout.ms (5 s by default); 0 turns the hand-over off.";
   static final long COMMIT_HANDOVER_TIMEOUT_MS_DEFAULT = 4_000L;

@@ -44,6 +44,7 @@ class ParticipantTest {
           channel,
           new FileBudget(10, 64L << 20),
           FaultInjection.parse(""),
+          0,
           30_000,
           2);
 
@@ -294,6 +295,177 @@ class ParticipantTest {
     participant.assigned(List.of(P0));
     assertThat(participant.handOver(10_000)).isTrue();
     assertThat(channel.sent).isEmpty();
+  }
+
+  @Test
+  void aBatchCutAheadIsWhatTheRequestOffersAndRecordsWrittenAfterTheCutGoIntoTheNextRound()
+      throws Exception {
+    format.closing.countDown();
+    write(0, 10);
+    assertThat(participant.cutAhead()).isTrue();
+    write(10, 15); // after the cut: the next round's
+    assertThat(participant.cutAhead()).as("one cut per request").isFalse();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> participant.safeOffsets(Map.of(P0, 15L)).get(P0) == 0L);
+
+    participant.onStartCommit(1);
+    assertThat(format.detached).as("the request took nothing out itself").hasSize(1);
+    assertThat(channel.batches())
+        .extracting(ControlEvent.BatchChunk::commitId, ControlEvent.BatchChunk::ranges)
+        .containsExactly(tuple(1L, Map.of(P0, new OffsetRange(0, 10))));
+    assertThat(channel.done()).isEqualTo(1);
+    decideAll(1, BatchPlan.Decision.APPLY);
+    assertThat(participant.safeOffsets(Map.of(P0, 15L)))
+        .as("[10, 15) is still in a writer")
+        .containsEntry(P0, 10L);
+
+    participant.onStartCommit(2); // no cut ahead of this one: it takes the files out itself
+    assertThat(channel.batches())
+        .extracting(ControlEvent.BatchChunk::commitId, ControlEvent.BatchChunk::ranges)
+        .endsWith(tuple(2L, Map.of(P0, new OffsetRange(10, 15))));
+    decideAll(2, BatchPlan.Decision.APPLY);
+    assertThat(participant.safeOffsets(Map.of(P0, 15L))).containsEntry(P0, 15L);
+  }
+
+  @Test
+  void aRequestThatComesWhileTheCutIsClosingAnswersOnceItClosedAndTheTaskWritesOnMeanwhile()
+      throws Exception {
+    write(0, 10);
+    assertThat(participant.cutAhead()).isTrue();
+    await().atMost(Duration.ofSeconds(10)).until(() -> format.detached.size() == 1);
+    write(10, 15); // the lock is free while the cut closes
+    CompletableFuture<Void> round = CompletableFuture.runAsync(() -> participant.onStartCommit(1));
+    assertThat(participant.safeOffsets(Map.of(P0, 15L))).containsEntry(P0, 0L);
+    assertThat(channel.batches()).isEmpty(); // the gate is shut: nothing can be offered yet
+
+    format.closing.countDown();
+    round.get(10, TimeUnit.SECONDS);
+    assertThat(channel.batches())
+        .extracting(ControlEvent.BatchChunk::ranges)
+        .containsExactly(Map.of(P0, new OffsetRange(0, 10)));
+    assertThat(channel.done()).isEqualTo(1);
+    assertThat(format.detached).hasSize(1);
+  }
+
+  @Test
+  void aResetVoidsTheBatchCutAheadAndTheNextRequestTakesTheFilesOutItself() throws Exception {
+    write(0, 10);
+    assertThat(participant.cutAhead()).isTrue();
+    await().atMost(Duration.ofSeconds(10)).until(() -> format.detached.size() == 1);
+    assertThat(participant.reset(Map.of(P0, 10L)).positions()).containsEntry(P0, 0L);
+    format.closing.countDown();
+    await().atMost(Duration.ofSeconds(10)).until(() -> format.discarded.size() == 1);
+
+    write(0, 5); // read again from the durable offset
+    participant.onStartCommit(1);
+    assertThat(format.detached).hasSize(2);
+    assertThat(channel.batches())
+        .extracting(ControlEvent.BatchChunk::ranges)
+        .containsExactly(Map.of(P0, new OffsetRange(0, 5)));
+    assertThat(participant.safeOffsets(Map.of(P0, 5L))).containsEntry(P0, 0L);
+  }
+
+  @Test
+  void aHandOverHandsInTheBatchCutAheadWithTheRest() throws Exception {
+    write(0, 10);
+    assertThat(participant.cutAhead()).isTrue();
+    write(10, 15);
+    CountDownLatch cutGate = format.closing;
+    CompletableFuture<Void> coordinator =
+        CompletableFuture.runAsync(
+            () -> {
+              await()
+                  .atMost(Duration.ofSeconds(10))
+                  .until(
+                      () ->
+                          channel.sent.stream()
+                              .anyMatch(e -> e instanceof ControlEvent.RoundRequest));
+              cutGate.countDown(); // the cut closes while the round waits for it
+              participant.onStartCommit(7);
+              decideAll(7, BatchPlan.Decision.APPLY);
+            });
+    format.closing = new CountDownLatch(0); // the hand-over's own files close at once
+
+    assertThat(participant.handOver(10_000)).isTrue();
+    coordinator.get(10, TimeUnit.SECONDS);
+    assertThat(channel.batches())
+        .extracting(ControlEvent.BatchChunk::ranges)
+        .containsExactlyInAnyOrder(
+            Map.of(P0, new OffsetRange(0, 10)), Map.of(P0, new OffsetRange(10, 15)));
+    assertThat(participant.safeOffsets(Map.of(P0, 15L))).containsEntry(P0, 15L);
+    assertThat(participant.reset(Map.of(P0, 15L)).offsetsReadAgain()).isZero();
+  }
+
+  @Test
+  void aCutAheadWhoseFilesCannotBeClosedFailsItsRequestAndHoldsItsOffsetsBack() throws Exception {
+    format.failClosing = true;
+    format.closing.countDown();
+    write(0, 10);
+    assertThat(participant.cutAhead()).isTrue();
+    assertThatThrownBy(() -> participant.onStartCommit(1))
+        .hasMessageContaining(
+            "Connector conn task 0: could not close the data files of tables [c:ns.t]")
+        .hasRootCauseMessage("disk full");
+    assertThat(participant.resetRequested()).isTrue();
+    assertThat(participant.safeOffsets(Map.of(P0, 10L))).containsEntry(P0, 0L);
+    assertThat(channel.batches()).isEmpty();
+  }
+
+  @Test
+  void withACommitIntervalTheTaskCutsAheadOfTheNextRequestOnItsOwn() throws Exception {
+    format.closing.countDown();
+    Participant timed =
+        new Participant(
+            "conn",
+            0,
+            Map.of("c", format),
+            channel,
+            new FileBudget(10, 64L << 20),
+            FaultInjection.parse(""),
+            1_000,
+            30_000,
+            2);
+    try {
+      // a flush long enough to be worth cutting ahead of
+      format.closeMillis = AnswerSchedule.MIN_FLUSH_MS;
+      timed.assigned(List.of(P0));
+      timed.cutAheadIfDue();
+      assertThat(format.detached).as("no request yet: nothing to schedule by").isEmpty();
+      writeTo(timed, 0, 10);
+      timed.onStartCommit(1); // the first request: from now on the next is expected
+      writeTo(timed, 10, 20);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                timed.cutAheadIfDue();
+                return format.detached.size() == 2;
+              });
+      writeTo(timed, 20, 25);
+      timed.onStartCommit(2);
+      assertThat(channel.batches())
+          .extracting(ControlEvent.BatchChunk::commitId, ControlEvent.BatchChunk::ranges)
+          .endsWith(tuple(2L, Map.of(P0, new OffsetRange(10, 20))));
+    } finally {
+      timed.close();
+    }
+  }
+
+  private void decideAll(long commitId, BatchPlan.Decision decision) {
+    Map<String, BatchPlan.Decision> decisions = new java.util.HashMap<>();
+    channel.batches().stream()
+        .filter(b -> b.commitId() == commitId)
+        .forEach(b -> decisions.put(b.batchId(), decision));
+    participant.onTableCommitted(
+        new ControlEvent.TableCommitted("conn", commitId, TABLE, decisions));
+  }
+
+  private static void writeTo(Participant p, long from, long to) throws Exception {
+    for (long offset = from; offset < to; offset++) {
+      assertThat(p.write(new SinkRecord("t", 0, null, null, null, "v" + offset, offset), P0, TO))
+          .isTrue();
+    }
   }
 
   /**

@@ -62,6 +62,7 @@ class SchemaChangeRollOverTest {
             channel,
             new FileBudget(10, 64L << 20),
             FaultInjection.none(),
+            0,
             30_000,
             2);
     TableRouter router = new TableRouter(config.routes());

@@ -24,6 +24,7 @@ class TaskControlLoopTest {
             channel,
             new FileBudget(10, 64L << 20),
             FaultInjection.none(),
+            0,
             30_000,
             1);
     TaskControlLoop loop =

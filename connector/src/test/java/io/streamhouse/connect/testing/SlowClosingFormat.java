@@ -31,6 +31,10 @@ public final class SlowClosingFormat implements TableFormat {
   public volatile CountDownLatch closing = new CountDownLatch(1);
 
   public volatile boolean failClosing;
+
+  /** How long closing takes once the gate is open: a slow flush, as a format's would be. */
+  public volatile long closeMillis;
+
   public final List<DetachedFiles> detached = Collections.synchronizedList(new ArrayList<>());
   public final List<PreparedFiles> discarded = Collections.synchronizedList(new ArrayList<>());
   public final Map<TableId, Watermarks> watermarks = new java.util.HashMap<>();
@@ -68,6 +72,13 @@ public final class SlowClosingFormat implements TableFormat {
                     gate.await();
                   } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                  }
+                  if (closeMillis > 0) {
+                    try {
+                      Thread.sleep(closeMillis); // the work of a flush, not a synchronization
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
                   }
                   if (failClosing) {
                     throw new java.io.UncheckedIOException(new java.io.IOException("disk full"));

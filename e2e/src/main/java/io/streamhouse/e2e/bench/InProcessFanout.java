@@ -160,6 +160,7 @@ public final class InProcessFanout {
             taskChannel,
             new FileBudget(config.maxOpenFiles(), config.icebergWriteBufferBytes()),
             FaultInjection.none(),
+            0,
             config.commitTimeoutMs(),
             config.commitParallelism());
     Set<TopicPartition> tps = Set.of(new TopicPartition("fan", 0));

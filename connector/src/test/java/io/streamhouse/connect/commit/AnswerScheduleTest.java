@@ -1,0 +1,69 @@
+package io.streamhouse.connect.commit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** When a task cuts its batch ahead of the commit request it expects. */
+class AnswerScheduleTest {
+  private final AnswerSchedule schedule = new AnswerSchedule(10_000);
+
+  @Test
+  void nothingIsCutAheadBeforeTheFirstRequestTellsWhenRequestsCome() {
+    assertThat(schedule.due(Long.MAX_VALUE - 1)).isFalse();
+    assertThat(schedule.untilCutMs(0)).isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void theCutComesTheLastFlushAndAMarginBeforeTheNextRequestIsDue() {
+    schedule.requested(1_000);
+    schedule.flushed(2_000);
+    long cutAt = 1_000 + 10_000 - (3_000 + AnswerSchedule.MARGIN_MS);
+    assertThat(schedule.due(cutAt - 1)).isFalse();
+    assertThat(schedule.untilCutMs(cutAt - 100)).isEqualTo(100);
+    assertThat(schedule.due(cutAt)).isTrue();
+    assertThat(schedule.untilCutMs(cutAt + 5)).isZero();
+  }
+
+  @Test
+  void oneCutPerRequestAndTheNextCountsFromTheNextRequest() {
+    schedule.requested(0);
+    schedule.flushed(1_000);
+    schedule.cutMade();
+    assertThat(schedule.due(1_000_000)).as("the cut waits for its request").isFalse();
+    assertThat(schedule.untilCutMs(0)).isEqualTo(Long.MAX_VALUE);
+
+    schedule.requested(12_000); // the round came later than the interval
+    schedule.flushed(300);
+    assertThat(schedule.due(12_000 + 10_000 - 700)).isTrue();
+    assertThat(schedule.due(12_000 + 10_000 - 701)).isFalse();
+  }
+
+  @Test
+  void aCutIsNeverMoreThanHalfAnIntervalEarly() {
+    schedule.requested(0);
+    schedule.flushed(60_000); // a flush longer than the interval (a slow or stalled task)
+    assertThat(schedule.leadMs()).isEqualTo(5_000);
+    assertThat(schedule.due(4_999)).isFalse();
+    assertThat(schedule.due(5_000)).isTrue();
+  }
+
+  @Test
+  void aShortFlushIsDoneAtTheRequest() {
+    schedule.requested(0);
+    schedule.flushed(AnswerSchedule.MIN_FLUSH_MS - 1);
+    assertThat(schedule.due(9_999)).isFalse();
+    assertThat(schedule.untilCutMs(0)).isEqualTo(Long.MAX_VALUE);
+    schedule.flushed(AnswerSchedule.MIN_FLUSH_MS);
+    assertThat(schedule.due(9_999)).isTrue();
+  }
+
+  @Test
+  void withoutAnIntervalNothingIsEverCutAhead() {
+    AnswerSchedule off = new AnswerSchedule(0);
+    off.requested(0);
+    off.flushed(1_000);
+    assertThat(off.due(Long.MAX_VALUE - 1)).isFalse();
+    assertThat(off.untilCutMs(0)).isEqualTo(Long.MAX_VALUE);
+  }
+}
