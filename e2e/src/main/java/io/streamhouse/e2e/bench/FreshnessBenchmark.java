@@ -80,7 +80,7 @@ public final class FreshnessBenchmark {
             .pluginPath(plugins)
             .distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
             .mavenCmd(root.resolve("mvnw").toString())
-            .workerJvmFlags(SinkBenchmark.workerFlags("1g"))
+            .workerJvmFlags(BenchWorkers.workerFlags("1g"))
             .start()) {
       for (String format : formats) {
         for (long interval : intervals) {
@@ -94,7 +94,7 @@ public final class FreshnessBenchmark {
     System.out.printf(
         "Freshness: %,d records/s sent into 4 partitions, reader polling every %d ms at most%n",
         rate, POLL_MS);
-    SinkBenchmark.printTable(results);
+    MarkdownTable.print(results);
   }
 
   private void measure(LocalStack stack, String format, long intervalMs, long seconds)

@@ -115,7 +115,7 @@ public final class PaimonBenchmark {
     System.out.printf(
         "%,d changes over %,d keys (20 %% deletes) = %,d records with tombstones; commit every %s ms%n",
         changes, keys, records, commitIntervalMs);
-    SinkBenchmark.printTable(results);
+    MarkdownTable.print(results);
   }
 
   /**
@@ -205,7 +205,7 @@ public final class PaimonBenchmark {
     row.put("peak heap MB", peakHeapMb(worker.logFile().getParent(), worker.process().pid()));
     row.put("peak RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
     stack.connect().delete(name);
-    row.put("commit latency ms (avg/max)", SinkBenchmark.commitLatency(worker.logFile(), name));
+    row.put("commit latency ms (avg/max)", CommitLogs.commitLatency(worker.logFile(), name));
     results.add(row);
     System.out.println(row);
   }

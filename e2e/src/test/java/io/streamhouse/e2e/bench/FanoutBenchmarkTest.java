@@ -37,7 +37,7 @@ class FanoutBenchmarkTest {
                 + " committing what arrived (io.streamhouse.connect.commit.Coordinator)",
             "[2026-12-01 10:00:50,100] INFO [c2|task-0] Commit 9 round: 1 tables in 5 ms after 99999 ms"
                 + " waiting for the tasks (io.streamhouse.connect.commit.Coordinator)");
-    assertThat(FanoutBenchmark.commitFigures(log, "c1"))
+    assertThat(CommitLogs.commitFigures(log, "c1"))
         .containsEntry("files/table/commit (mean/max)", "1.5/2")
         .containsEntry("commit rounds", "2")
         .containsEntry("round ms (mean/max)", "80/100")
@@ -49,7 +49,7 @@ class FanoutBenchmarkTest {
 
   @Test
   void aRunWithoutRoundsHasNoFigures() {
-    assertThat(FanoutBenchmark.commitFigures(List.of(), "c1"))
+    assertThat(CommitLogs.commitFigures(List.of(), "c1"))
         .containsEntry("commit rounds", "0")
         .containsEntry("round ms (mean/max)", "n/a")
         .containsEntry("rounds past timeout", "0")

@@ -1,0 +1,83 @@
+package io.streamhouse.e2e.bench;
+
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The command line of {@link FanoutBenchmark}: {@code --name value} pairs. The lists of table and
+ * task counts stay as given until {@link #ints} reads them, when their runs start.
+ *
+ * @param runDir this run's folder, {@code fanout-<millis>} under {@code --run-dir}
+ * @param apacheTables {@code --apache-tables}, or null for no run of the Apache sink
+ */
+record FanoutOptions(
+    Path root,
+    Path runDir,
+    int records,
+    String commitIntervalMs,
+    String heap,
+    boolean restartTaskAtHalf,
+    List<String> formats,
+    String tables,
+    String tasks,
+    String apacheTables,
+    String apacheTasks) {
+
+  private static final String USAGE =
+      """
+      e2e/benchmark-fanout.sh [--records 500000] [--tables 1,10,200,1000] [--tasks 1,2]
+          [--formats iceberg,paimon|none] [--commit-interval-ms 10000] [--heap 1g]
+          [--apache-tables 200 [--apache-tasks 1]] [--restart-task-at-half true] [--run-dir DIR]
+      A subset, for example: --tables 200 --tasks 1 --formats paimon""";
+
+  /** Reads the command line; prints the usage and exits on {@code --help} or a malformed one. */
+  static FanoutOptions parse(String[] args) {
+    Map<String, String> o = new HashMap<>();
+    for (int i = 0; i < args.length; i += 2) {
+      if (!args[i].startsWith("--") || i + 1 >= args.length || args[i].equals("--help")) {
+        System.err.println(USAGE);
+        System.exit(args[i].equals("--help") ? 0 : 2);
+      }
+      o.put(args[i].substring(2), args[i + 1]);
+    }
+    Path root = Path.of(o.getOrDefault("repo-root", ".")).toAbsolutePath().normalize();
+    Path runDir =
+        Path.of(o.getOrDefault("run-dir", root.resolve("e2e/target/bench").toString()))
+            .resolve("fanout-" + System.currentTimeMillis());
+    int records = Integer.parseInt(o.getOrDefault("records", "500000"));
+    String commitIntervalMs = o.getOrDefault("commit-interval-ms", "10000");
+    String heap = o.getOrDefault("heap", "1g");
+    boolean restartTaskAtHalf =
+        Boolean.parseBoolean(o.getOrDefault("restart-task-at-half", "false"));
+    List<String> formats =
+        Arrays.stream(o.getOrDefault("formats", "iceberg,paimon").split(","))
+            .map(String::trim)
+            .filter(f -> !f.isEmpty() && !f.equals("none"))
+            .toList();
+    for (String f : formats) {
+      if (!f.equals("iceberg") && !f.equals("paimon")) {
+        throw new IllegalArgumentException("--formats takes iceberg, paimon or none, not " + f);
+      }
+    }
+    return new FanoutOptions(
+        root,
+        runDir,
+        records,
+        commitIntervalMs,
+        heap,
+        restartTaskAtHalf,
+        formats,
+        o.getOrDefault("tables", "1,10,200,1000"),
+        o.getOrDefault("tasks", "1,2"),
+        o.get("apache-tables"),
+        o.getOrDefault("apache-tasks", "1"));
+  }
+
+  /** A comma-separated list of counts. */
+  static List<Integer> ints(String list) {
+    return Arrays.stream(list.split(",")).map(String::trim).map(Integer::parseInt).toList();
+  }
+}

@@ -1,0 +1,154 @@
+package io.streamhouse.e2e.bench;
+
+import io.streamhouse.e2e.ConnectWorker;
+import io.streamhouse.e2e.LocalStack;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.admin.Admin;
+
+/**
+ * The drains of {@link SinkBenchmark}: each drains the backlog with one sink in a fresh worker JVM
+ * until its last record is durable, prints its row and keeps it, with the {@link
+ * CostOverCeiling.Run} the comparisons are made of.
+ */
+final class SinkDrains {
+  private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
+
+  private final Path runDir;
+  private final int records;
+  private final List<Map<String, String>> results = new ArrayList<>();
+  private final List<CostOverCeiling.Run> runs = new ArrayList<>();
+  private final Set<String> configsShown = new HashSet<>();
+
+  SinkDrains(Path runDir, int records) {
+    this.runDir = runDir;
+    this.records = records;
+  }
+
+  /** The rows of the drains so far, in their order. */
+  List<Map<String, String>> results() {
+    return results;
+  }
+
+  /** The drains so far, in the order of {@link #results}. */
+  List<CostOverCeiling.Run> runs() {
+    return runs;
+  }
+
+  /**
+   * Drains the topic with the sink {@code config} describes ({@code kind}: discard, iceberg for
+   * ours or apache) and {@code tasks} tasks, {@code payloadBytes} the payload of the whole backlog.
+   */
+  void drain(
+      LocalStack stack,
+      String sink,
+      String kind,
+      int tasks,
+      Map<String, String> config,
+      long payloadBytes)
+      throws Exception {
+    ConnectWorker worker = stack.worker();
+    worker.restart(Duration.ofMinutes(2)); // a fresh JVM: its peak memory is this run's alone
+    String name = kind + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
+    String table = "bench." + name.replace('-', '_');
+    try (Admin admin = stack.admin()) { // one client polls the do-nothing sink's offsets
+      LongSupplier done =
+          switch (kind) {
+            case "discard" -> () -> DurableRecords.committed(admin, name);
+            case "iceberg" -> {
+              HadoopTableProbe probe =
+                  new HadoopTableProbe(config.get("catalog.bench.warehouse"), table);
+              yield () -> DurableRecords.watermarkSum(probe, name);
+            }
+            default -> {
+              HadoopTableProbe probe =
+                  new HadoopTableProbe(config.get("iceberg.catalog.warehouse"), table);
+              yield () -> DurableRecords.totalRecords(probe);
+            }
+          };
+      if (kind.equals("iceberg")) {
+        config.put("route.bench.table", table);
+        config.put("control.topic", "ctl-" + name);
+      }
+      if (kind.equals("apache")) {
+        config.put("iceberg.tables", table);
+        config.put("iceberg.control.topic", "ctl-" + name);
+        stack.createTopic("ctl-" + name, 1, Map.of());
+      }
+      if (configsShown.add(sink)) {
+        System.out.println(
+            "Config of "
+                + sink
+                + " (names vary per run): "
+                + new TreeMap<>(config).toString().replace(runDir.toString(), "<run-dir>"));
+      }
+      long start = System.nanoTime();
+      stack.connect().putConfig(name, config);
+      long last = 0;
+      long quarterNanos = -1;
+      long quarterRecords = 0;
+      while (last < records) {
+        stack.connect().requireNotFailed(name);
+        if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
+          throw new IllegalStateException(
+              sink
+                  + " did not drain "
+                  + records
+                  + " records in "
+                  + DRAIN_TIMEOUT
+                  + " ("
+                  + last
+                  + " so far); see "
+                  + worker.logFile());
+        }
+        Thread.sleep(200); // polling interval of a benchmark measurement loop, not synchronization
+        last = done.getAsLong();
+        if (quarterNanos < 0 && last >= records / 4) {
+          quarterNanos = System.nanoTime();
+          quarterRecords = last;
+        }
+      }
+      long end = System.nanoTime();
+      double seconds = (end - start) / 1e9;
+      Map<String, String> row = new LinkedHashMap<>();
+      row.put("sink", sink);
+      row.put("worker", stack.kafkaVersion());
+      row.put("tasks", Integer.toString(tasks));
+      row.put("seconds", String.format("%.1f", seconds));
+      row.put("records/s", String.format("%,.0f", records / seconds));
+      row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
+      // After the first quarter is durable the JVM is warm: the rate of the rest is the steady
+      // rate.
+      double steadySeconds = (end - quarterNanos) / 1e9;
+      double steadyRate =
+          quarterRecords < records && steadySeconds > 0
+              ? (records - quarterRecords) / steadySeconds
+              : -1;
+      row.put("steady records/s", steadyRate > 0 ? String.format("%,.0f", steadyRate) : "n/a");
+      row.put("peak worker RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
+      stack.connect().delete(name);
+      // The coordinator logs a commit after the snapshot is visible: read the log once the tasks
+      // stopped.
+      Thread.sleep(2000);
+      row.put("commit latency ms (avg/max)", CommitLogs.commitLatency(worker.logFile(), name));
+      results.add(row);
+      runs.add(
+          new CostOverCeiling.Run(
+              sink, stack.kafkaVersion(), tasks, kind.equals("discard"), seconds, steadyRate));
+      System.out.println(row);
+    } finally {
+      // An idle worker would take CPU from the next drain; its profile (if any) is named after the
+      // connector it ran, so that the next run keeps its own.
+      worker.close();
+      BenchWorkers.keepProfile(worker, name);
+    }
+  }
+}
