@@ -133,14 +133,20 @@ final class RecordIntake {
             metrics.written();
           }
         } catch (RecordConversionException e) {
-          metrics.deadLettered();
-          badRecords.handle(record, to.table().toString(), e);
+          badRecord(record, to.table().toString(), e);
           participant.skipped(record, tp, to);
         }
       }
     } catch (RecordConversionException e) {
-      metrics.deadLettered();
-      badRecords.handle(record, "(no table)", e);
+      badRecord(record, "(no table)", e);
+    }
+  }
+
+  /** Counts a bad record and reports or skips it; fails the task with errors.tolerance=none. */
+  private void badRecord(SinkRecord record, String table, RecordConversionException e) {
+    metrics.deadLettered();
+    if (badRecords.handle(record, table, e) == BadRecordHandler.Outcome.SKIPPED) {
+      metrics.skipped();
     }
   }
 
