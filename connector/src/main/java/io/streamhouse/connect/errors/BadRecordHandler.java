@@ -27,7 +27,9 @@ public final class BadRecordHandler {
     /** Given to Connect's errant record reporter. */
     REPORTED,
     /** No dead-letter destination: skipped, logged (rate-limited). */
-    SKIPPED
+    SKIPPED,
+    /** No destination of Connect's; the caller writes it to the dead-letter table. */
+    TO_TABLE
   }
 
   private final String connector;
@@ -73,6 +75,17 @@ public final class BadRecordHandler {
    * @throws ConnectException with {@code errors.tolerance=none}: the task fails
    */
   public Outcome handle(SinkRecord record, String table, RecordConversionException cause) {
+    return handle(record, table, cause, false);
+  }
+
+  /**
+   * Reports {@code record} to Connect's reporter if there is one, and when {@code deadLetterTable}
+   * (the caller writes it there too) does not log it as skipped.
+   *
+   * @throws ConnectException with {@code errors.tolerance=none}: the task fails
+   */
+  public Outcome handle(
+      SinkRecord record, String table, RecordConversionException cause, boolean deadLetterTable) {
     String message =
         "Connector "
             + connector
@@ -97,6 +110,10 @@ public final class BadRecordHandler {
       reporter.report(record, new DataException(message, cause));
       LOG.debug("{} (sent to the dead-letter queue)", message);
       return Outcome.REPORTED;
+    }
+    if (deadLetterTable) {
+      LOG.debug("{} (written to the dead-letter table)", message);
+      return Outcome.TO_TABLE;
     }
     skippedLog.skipped(message);
     return Outcome.SKIPPED;
