@@ -96,4 +96,13 @@ class DeadLetterRowsTest {
     assertThat(v.getString("stage")).isEqualTo("route");
     assertThat(v.getString("key")).isNull();
   }
+
+  @Test
+  void aRejectedSchemaChangeIsStageSchemaAnyOtherWriteFailureStageValue() {
+    assertThat(DeadLetterStage.ofWrite(new SchemaChangeRejectedException("id", "narrowing")))
+        .isEqualTo(DeadLetterStage.SCHEMA);
+    assertThat(DeadLetterStage.ofWrite(new RecordConversionException("id", "does not fit")))
+        .isEqualTo(DeadLetterStage.VALUE);
+    assertThat(DeadLetterStage.VALUE.columnValue()).isEqualTo("value");
+  }
 }
