@@ -154,18 +154,106 @@ class DeadLetterTableE2E {
   }
 
   /**
+   * A worker joins while good and bad records flow, takes tasks, and leaves again: every revoked
+   * task hands its dead-letter batches in with the others (the dead-letter table first), and the
+   * next owners skip what the tables hold. The dead-letter table ends with every bad record once.
+   */
+  @Test
+  void aWorkerJoiningAndLeavingMidStreamNeitherLosesNorRepeatsADeadLetterRow(LocalStack stack)
+      throws Exception {
+    String topic = "dlr-orders";
+    String stray = "dlr-stray";
+    String deadLetters = "e2e.rebalance_dead_letters";
+    stack.createTopic(topic, 6, Map.of());
+    stack.createTopic(stray, 1, Map.of());
+    ConnectorExample example =
+        IcebergSink.config(
+            stack,
+            "dead-letters-rebalance",
+            "dlr-.*",
+            Map.of(
+                "tasks.max",
+                "3",
+                "route.orders.topics.regex",
+                topic,
+                "commit.handover-timeout.ms",
+                "20000",
+                "errors.deadletter.table",
+                deadLetters));
+    stack.connect().putConfig(example.name(), example.config());
+    Set<Long> good = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    Set<At> bad = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    java.util.concurrent.CompletableFuture<Void> producing =
+        java.util.concurrent.CompletableFuture.runAsync(
+            () -> {
+              try {
+                for (int slice = 0; slice < 12; slice++) {
+                  produce(stack, topic, stray, 6, slice * 1_000L, good, bad);
+                  await().pollDelay(Duration.ofMillis(500)).until(() -> true); // pacing
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    ConnectWorker joiner = stack.addWorker();
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> IcebergRebalanceE2E.tasksOn(stack, example.name(), joiner) > 0);
+    joiner.close(); // graceful stop: its tasks move back
+    producing.join();
+
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      await()
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofSeconds(1))
+          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, example.name()))
+          .untilAsserted(
+              () -> {
+                assertThat(tables.exists(deadLetters)).isTrue();
+                assertThat(tables.rows(deadLetters)).hasSizeGreaterThanOrEqualTo(bad.size());
+                assertThat(tables.rows(IcebergSink.tableOf(topic))).hasSize(good.size());
+              });
+      List<At> landed = new ArrayList<>();
+      for (Map<String, Object> row : tables.rows(deadLetters)) {
+        landed.add(
+            new At(
+                (String) row.get("topic"),
+                (Integer) row.get("partition"),
+                (Long) row.get("offset")));
+      }
+      assertThat(landed).as("every bad record once, nothing else").hasSize(bad.size());
+      assertThat(new HashSet<>(landed)).isEqualTo(bad);
+      IcebergSink.assertExactlyOnce(stack, tables, example.name(), topic, new HashSet<>(good));
+    }
+    stack.connect().delete(example.name());
+  }
+
+  /**
    * Per partition of {@link #TOPIC}: 40 good orders with ids from {@code firstId}, a bad one after
    * every eighth (a string id, or no id: schema changes the table refuses), the last one good; and
    * two records of {@link #STRAY}, which no route takes.
    */
   private static void produce(LocalStack stack, long firstId, Set<Long> good, Set<At> bad)
       throws Exception {
+    produce(stack, TOPIC, STRAY, 2, firstId, good, bad);
+  }
+
+  /** As above, to {@code partitions} partitions of {@code topic}, and strays to {@code stray}. */
+  private static void produce(
+      LocalStack stack,
+      String topic,
+      String stray,
+      int partitions,
+      long firstId,
+      Set<Long> good,
+      Set<At> bad)
+      throws Exception {
     try (JsonRecordProducer producer = stack.producer()) {
-      for (int p = 0; p < 2; p++) {
+      for (int p = 0; p < partitions; p++) {
         long base = firstId + p * 100L;
         int n = 0;
         for (SampleOrders.Order o : SampleOrders.generate(base, 40)) {
-          producer.sendWithSchema(TOPIC, p, o.key(), SampleOrders.SCHEMA, o.payload());
+          producer.sendWithSchema(topic, p, o.key(), SampleOrders.SCHEMA, o.payload());
           good.add((Long) o.payload().get("id"));
           if (++n % 8 == 0 && n < 40) {
             Map<String, Object> payload = new HashMap<>(o.payload());
@@ -175,28 +263,28 @@ class DeadLetterTableE2E {
               at =
                   producer
                       .sendWithSchema(
-                          TOPIC, p, "bad-missing-" + n, BadInputE2E.orderWithoutId(), payload)
+                          topic, p, "bad-missing-" + n, BadInputE2E.orderWithoutId(), payload)
                       .get();
             } else {
               payload.put("id", "x-" + n);
               at =
                   producer
                       .sendWithSchema(
-                          TOPIC,
+                          topic,
                           p,
                           "bad-type-" + n,
                           BadInputE2E.orderWithoutId().field("id", "string", false),
                           payload)
                       .get();
             }
-            bad.add(new At(TOPIC, p, at.offset()));
+            bad.add(new At(topic, p, at.offset()));
           }
         }
       }
       for (SampleOrders.Order o : SampleOrders.generate(firstId + 500, 2)) {
         RecordMetadata at =
-            producer.sendWithSchema(STRAY, 0, o.key(), SampleOrders.SCHEMA, o.payload()).get();
-        bad.add(new At(STRAY, 0, at.offset()));
+            producer.sendWithSchema(stray, 0, o.key(), SampleOrders.SCHEMA, o.payload()).get();
+        bad.add(new At(stray, 0, at.offset()));
       }
       producer.flush();
     }
