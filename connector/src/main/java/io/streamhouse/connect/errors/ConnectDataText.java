@@ -13,10 +13,10 @@ import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;
 
 /**
- * Connect data (what the worker's converter made of a key, a value or a header) as JSON text, at
- * most a given number of characters: structs and maps as objects, arrays as arrays, bytes as
- * Base64, dates as epoch milliseconds, decimals as numbers. Rendering stops at the bound, so a huge
- * value is never copied whole.
+ * Connect data (what the worker's converter made of a key, a value or a header) as text, at most a
+ * given number of characters: a string as it is, anything else as JSON (structs and maps as
+ * objects, arrays as arrays, bytes as Base64, dates as epoch milliseconds, decimals as numbers).
+ * Rendering stops at the bound, so a huge value is never copied whole.
  */
 final class ConnectDataText {
   private static final JsonFactory JSON = new JsonFactory();
@@ -30,6 +30,11 @@ final class ConnectDataText {
   static Text of(Object data, int maxChars) {
     if (data == null) {
       return new Text(null, false);
+    }
+    if (data instanceof String text) { // as it is, like the metadata columns' text
+      return text.length() > maxChars
+          ? new Text(text.substring(0, maxChars), true)
+          : new Text(text, false);
     }
     BoundedWriter out = new BoundedWriter(maxChars);
     try (JsonGenerator gen = JSON.createGenerator(out)) {
