@@ -3,6 +3,7 @@ package io.streamhouse.connect;
 import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.commit.Rewind;
 import io.streamhouse.connect.errors.BadRecordHandler;
+import io.streamhouse.connect.errors.DeadLetterStage;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.monitor.TaskMetrics;
 import io.streamhouse.connect.routing.TableRouter;
@@ -40,6 +41,7 @@ final class RecordIntake {
   private final Participant participant;
   private final TableRouter router;
   private final BadRecordHandler badRecords;
+  private final DeadLetters deadLetters; // null: no dead-letter table
   private final TaskMetrics metrics;
   private final Seeker seeker;
   private final long handOverTimeoutMs;
@@ -59,6 +61,7 @@ final class RecordIntake {
       Participant participant,
       TableRouter router,
       BadRecordHandler badRecords,
+      DeadLetters deadLetters,
       TaskMetrics metrics,
       Seeker seeker,
       long handOverTimeoutMs,
@@ -67,6 +70,7 @@ final class RecordIntake {
     this.participant = participant;
     this.router = router;
     this.badRecords = badRecords;
+    this.deadLetters = deadLetters;
     this.metrics = metrics;
     this.seeker = seeker;
     this.handOverTimeoutMs = handOverTimeoutMs;
@@ -133,14 +137,34 @@ final class RecordIntake {
             metrics.written();
           }
         } catch (RecordConversionException e) {
-          metrics.deadLettered();
-          badRecords.handle(record, to.table().toString(), e);
+          badRecord(record, tp, to, DeadLetterStage.ofWrite(e), e);
           participant.skipped(record, tp, to);
         }
       }
     } catch (RecordConversionException e) {
-      metrics.deadLettered();
-      badRecords.handle(record, "(no table)", e);
+      badRecord(record, tp, null, DeadLetterStage.ROUTE, e);
+    }
+  }
+
+  /**
+   * Counts a bad record and reports, writes to the dead-letter table or skips it; fails the task
+   * with errors.tolerance=none. {@code to}: the destination it failed for, null if none.
+   */
+  private void badRecord(
+      SinkRecord record,
+      TopicPartition tp,
+      TableRouter.Destination to,
+      DeadLetterStage stage,
+      RecordConversionException e) {
+    metrics.deadLettered();
+    BadRecordHandler.Outcome outcome =
+        badRecords.handle(
+            record, to == null ? "(no table)" : to.table().toString(), e, deadLetters != null);
+    if (outcome == BadRecordHandler.Outcome.SKIPPED) {
+      metrics.skipped();
+    }
+    if (deadLetters != null) {
+      deadLetters.write(record, tp, to, stage, e);
     }
   }
 

@@ -43,6 +43,7 @@ public class StreamhouseSinkTask extends SinkTask {
             runtime.participant(),
             new TableRouter(config.routes()),
             runtime.badRecords(),
+            runtime.deadLetters(),
             runtime.taskMetrics(),
             context::offset,
             config.commitHandOverTimeoutMs(),

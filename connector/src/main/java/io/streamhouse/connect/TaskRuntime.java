@@ -16,7 +16,9 @@ import io.streamhouse.connect.commit.TableMaintenance;
 import io.streamhouse.connect.commit.TaskControlLoop;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.errors.BadRecordHandler;
+import io.streamhouse.connect.errors.DeadLetterRows;
 import io.streamhouse.connect.migration.TakeOverRunner;
+import io.streamhouse.connect.monitor.DeadLetterMetrics;
 import io.streamhouse.connect.monitor.LagMetrics;
 import io.streamhouse.connect.monitor.LagMonitor;
 import io.streamhouse.connect.monitor.PluginGauges;
@@ -61,6 +63,7 @@ final class TaskRuntime implements AutoCloseable {
   private CompactionRunner compactions;
   private TaskMetrics taskMetrics;
   private BadRecordHandler badRecords;
+  private DeadLetters deadLetters;
   private TaskControlLoop controlLoop;
   private Thread controlThread;
 
@@ -122,12 +125,29 @@ final class TaskRuntime implements AutoCloseable {
             participant::rewoundOffsets,
             participant::lastAnswerMs,
             participant::lateAnswers);
+    deadLetters = deadLetters(config, participant, gauges);
     compactions = new CompactionRunner(config.connectorName(), config.taskId(), formats, channel);
     controlLoop = new TaskControlLoop(taskName, channel, participant, compactions);
     controlThread = daemon(controlLoop, "streamhouse-control-" + taskName);
     if (config.taskId() == 0) {
       startCoordination(codec, faults);
     }
+  }
+
+  /** The dead-letter table's writer, if {@code errors.deadletter.table} is set; else null. */
+  private static DeadLetters deadLetters(
+      StreamhouseSinkConfig config, Participant participant, PluginGauges gauges) {
+    if (config.deadLetterTable().isEmpty()) {
+      return null;
+    }
+    return new DeadLetters(
+        config.connectorName(),
+        config.taskId(),
+        participant,
+        new TableRouter.Destination(
+            config.deadLetterTable().get(), config.deadLetterRoute().orElseThrow()),
+        new DeadLetterRows(config.connectorName(), config.taskId(), System::currentTimeMillis),
+        new DeadLetterMetrics(gauges));
   }
 
   private static ControlEventSigner signer(StreamhouseSinkConfig config) {
@@ -159,6 +179,7 @@ final class TaskRuntime implements AutoCloseable {
         new ConsumedPartitions(admin, config.topics(), config.topicsRegex());
     TableMetrics tableMetrics =
         new TableMetrics(gauges, Clock.systemUTC(), config.commitIntervalMs());
+    config.deadLetterTable().ifPresent(tableMetrics::deadLetterTable);
     if (config.maintenance().enabled()) {
       maintenance =
           new TableMaintenance(
@@ -184,6 +205,7 @@ final class TaskRuntime implements AutoCloseable {
             maintenance == null ? tableMetrics : CommitObserver.both(tableMetrics, maintenance),
             // a router of its own: a router is not thread-safe
             tablesOf(consumedPartitions, new TableRouter(config.routes())));
+    config.deadLetterTable().ifPresent(coordinator::commitFirst);
     // the take-over from the Apache Iceberg sink, if configured, runs before the first round
     takeOver = TakeOverRunner.of(config, coordinatorFormats, gauges, taskName);
     TakeOverRunner startedTakeOver = takeOver;
@@ -273,6 +295,11 @@ final class TaskRuntime implements AutoCloseable {
 
   BadRecordHandler badRecords() {
     return badRecords;
+  }
+
+  /** The dead-letter table's writer; null without {@code errors.deadletter.table}. */
+  DeadLetters deadLetters() {
+    return deadLetters;
   }
 
   /** Stops the threads, then closes what they used, task 0's coordination first. */

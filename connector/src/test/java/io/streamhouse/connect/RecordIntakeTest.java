@@ -8,6 +8,8 @@ import io.streamhouse.connect.commit.FaultInjection;
 import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.errors.BadRecordHandler;
+import io.streamhouse.connect.errors.DeadLetterRows;
+import io.streamhouse.connect.monitor.DeadLetterMetrics;
 import io.streamhouse.connect.monitor.PluginGauges;
 import io.streamhouse.connect.monitor.TaskMetrics;
 import io.streamhouse.connect.protocol.BatchPlan;
@@ -60,6 +62,7 @@ class RecordIntakeTest {
         participant,
         new TableRouter(List.of(ROUTE)),
         new BadRecordHandler("conn", 0, false, null),
+        null,
         new TaskMetrics(
             PluginGauges.none(), () -> 0, participant::rewoundOffsets, () -> 0, () -> 0),
         seeks::add,
@@ -157,6 +160,57 @@ class RecordIntakeTest {
     assertThat(participant.rewoundOffsets()).isZero();
     assertThat(seeks).isEmpty();
     assertThat(participant.assignedPartitions()).isEmpty();
+  }
+
+  @Test
+  void withADeadLetterTableABadRecordLandsThereOnceAndARereadSkipsIt() {
+    TableId deadLetters = new TableId("c", List.of("errors"), "dead_letters");
+    DeadLetterMetrics dlMetrics = new DeadLetterMetrics(PluginGauges.none());
+    format.closing.countDown();
+    TaskMetrics metrics =
+        new TaskMetrics(
+            PluginGauges.none(), () -> 0, participant::rewoundOffsets, () -> 0, () -> 0);
+    RecordIntake intake =
+        new RecordIntake(
+            "conn-0",
+            participant,
+            new TableRouter(List.of(ROUTE)),
+            new BadRecordHandler("conn", 0, true, null, () -> 0L),
+            new DeadLetters(
+                "conn",
+                0,
+                participant,
+                new TableRouter.Destination(deadLetters, ROUTE),
+                new DeadLetterRows("conn", 0, () -> 0L),
+                dlMetrics),
+            metrics,
+            seeks::add,
+            200,
+            true);
+    TopicPartition other = new TopicPartition("other", 0);
+    intake.assigned(List.of(P0, other));
+    intake.put(
+        List.of(
+            new SinkRecord("t", 0, null, null, null, "v0", 0),
+            new SinkRecord("other", 0, null, null, null, "stray", 0),
+            new SinkRecord("t", 0, null, null, null, "v1", 1)));
+    participant.onStartCommit(1);
+    assertThat(channel.batches())
+        .as("the dead-letter batch goes first in the answer")
+        .extracting(b -> b.ranges())
+        .containsExactly(Map.of(other, new OffsetRange(0, 1)), Map.of(P0, new OffsetRange(0, 2)));
+    assertThat(dlMetrics.count(null, "route")).isEqualTo(1);
+
+    // committed; the task starts over (a restart) and reads the stray record again
+    format.watermarks.put(deadLetters, Watermarks.of(Map.of(other, 1L)));
+    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 2L)));
+    coordinatorDecides(BatchPlan.Decision.APPLY);
+    participant.reset(Map.of());
+    intake.put(List.of(new SinkRecord("other", 0, null, null, null, "stray", 0)));
+    int before = channel.batches().size();
+    participant.onStartCommit(2);
+    assertThat(channel.batches()).as("the table has it: nothing new").hasSize(before);
+    assertThat(dlMetrics.count(null, "route")).isEqualTo(1);
   }
 
   @Test

@@ -59,9 +59,12 @@ class BadInputE2E {
           .pollInterval(Duration.ofSeconds(1))
           .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
           .untilAsserted(
-              () ->
-                  assertThat(tables.watermarks(IcebergSink.tableOf(topic), sink.name()))
-                      .containsEntry(topic + ":0", 23L));
+              () -> {
+                // the table is created with the first record (loading it before would throw)
+                assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
+                assertThat(tables.watermarks(IcebergSink.tableOf(topic), sink.name()))
+                    .containsEntry(topic + ":0", 23L);
+              });
       List<Long> ids =
           tables.rows(IcebergSink.tableOf(topic)).stream().map(r -> (Long) r.get("id")).toList();
       assertThat(new HashSet<>(ids)).isEqualTo(good);
@@ -83,6 +86,70 @@ class BadInputE2E {
     assertThat(header(dlq.get(2), "__connect.errors.exception.message"))
         .contains("offset 12", "field id", "the record has no field 'id' for required column 'id'");
     stack.connect().delete(sink.name());
+  }
+
+  @Test
+  void withToleranceAllAndNoDeadLetterTopicBadRecordsAreSkippedCountedAndLogged(LocalStack stack)
+      throws Exception {
+    String topic = "bad-input-skip";
+    stack.createTopic(topic, 1, Map.of());
+    ConnectorExample example =
+        IcebergSink.config(stack, "bad-skip", topic, Map.of("tasks.max", "1"));
+    Map<String, String> config = new HashMap<>(example.config());
+    config.keySet().removeIf(k -> k.startsWith("errors.deadletterqueue."));
+    config.remove("errors.log.enable");
+    assertThat(config).containsEntry("errors.tolerance", "all");
+    Set<Long> good = new HashSet<>();
+    try (JsonRecordProducer producer = stack.producer()) {
+      for (SampleOrders.Order o : SampleOrders.generate(0, 10)) {
+        producer.sendWithSchema(topic, 0, o.key(), SampleOrders.SCHEMA, o.payload());
+        good.add((Long) o.payload().get("id"));
+      }
+      // offset 10: a schema change the table refuses (int64 column, string field)
+      Map<String, Object> wrongType = new HashMap<>(SampleOrders.generate(100, 1).get(0).payload());
+      wrongType.put("id", "not-a-number");
+      producer.sendWithSchema(
+          topic, 0, "wrong-type", orderWithoutId().field("id", "string", false), wrongType);
+      for (SampleOrders.Order o : SampleOrders.generate(10, 10)) {
+        producer.sendWithSchema(topic, 0, o.key(), SampleOrders.SCHEMA, o.payload());
+        good.add((Long) o.payload().get("id"));
+      }
+      producer.flush();
+    }
+    stack.connect().putConfig(example.name(), config);
+
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofSeconds(1))
+          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, example.name()))
+          .untilAsserted(
+              () -> {
+                assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
+                assertThat(tables.watermarks(IcebergSink.tableOf(topic), example.name()))
+                    .containsEntry(topic + ":0", 21L);
+              });
+      List<Long> ids =
+          tables.rows(IcebergSink.tableOf(topic)).stream().map(r -> (Long) r.get("id")).toList();
+      assertThat(new HashSet<>(ids)).isEqualTo(good);
+      assertThat(ids).hasSize(good.size());
+    }
+    assertThat(stack.connect().isRunning(example.name(), 1))
+        .as("connector and task RUNNING")
+        .isTrue();
+    try (WorkerJmx jmx = new WorkerJmx(stack.worker().process().pid())) {
+      String task0 = "kafka.connect:type=plugins,connector=" + example.name() + ",task=*";
+      assertThat(jmx.values(task0, "task", "task-records-skipped-total")).containsEntry("0", 1.0);
+      assertThat(jmx.values(task0, "task", "task-records-dead-lettered-total"))
+          .containsEntry("0", 1.0);
+    }
+    assertThat(java.nio.file.Files.readString(stack.worker().logFile()))
+        .contains(
+            "Connector bad-skip task 0: cannot write the record at topic bad-input-skip partition 0"
+                + " offset 10 to table local:e2e.bad_input_skip: field id: field 'id' is string but"
+                + " column is int64",
+            "(skipped: errors.tolerance=all without a dead-letter destination)");
+    stack.connect().delete(example.name());
   }
 
   @Test
@@ -152,7 +219,7 @@ class BadInputE2E {
   }
 
   /** The sample order schema without {@code id}. */
-  private static ConnectJson.StructSchema orderWithoutId() {
+  static ConnectJson.StructSchema orderWithoutId() {
     return ConnectJson.struct("io.streamhouse.sample.Order")
         .field("customer", "string", false)
         .field("amount", "double", false)

@@ -31,8 +31,9 @@ import org.junit.jupiter.api.Test;
  * installed by .ci/run) scraping a worker through the JMX exporter: a topic with 20 s retention,
  * the connector paused while records keep coming. The half-retention alert fires before Kafka
  * deletes anything unread, then the data-loss alert fires, and after a resume the lag recovers. The
- * stale-table alert fires while paused, and a second connector with a failed task fires the
- * failed-task alert. While the connector lags, every query of the Grafana dashboard returns data.
+ * stale-table alert fires while paused, a second connector with a failed task fires the failed-task
+ * alert, and a third whose dead-letter table gets a record fires the dead-letter alert. While the
+ * connector lags, every query of the Grafana dashboard returns data.
  */
 class PrometheusAlertsE2E {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -70,6 +71,30 @@ class PrometheusAlertsE2E {
         producer.flush();
       }
 
+      // A third connector with a dead-letter table, fed a record its table refuses (a string id
+      // for a long column): the dead-letter alert.
+      stack.createTopic("refused", 1, Map.of());
+      ConnectorExample deadLettering =
+          IcebergSink.config(
+              stack,
+              "dead-lettering",
+              "refused",
+              Map.of("tasks.max", "1", "errors.deadletter.table", "e2e.refused_dead_letters"));
+      stack.connect().putConfig(deadLettering.name(), deadLettering.config());
+      try (JsonRecordProducer producer = stack.producer()) {
+        SampleOrders.Order order = SampleOrders.generate(1).get(0);
+        producer.sendWithSchema("refused", 0, order.key(), SampleOrders.SCHEMA, order.payload());
+        Map<String, Object> wrong = new java.util.HashMap<>(order.payload());
+        wrong.put("id", "x-1");
+        producer.sendWithSchema(
+            "refused",
+            0,
+            "wrong",
+            BadInputE2E.orderWithoutId().field("id", "string", false),
+            wrong);
+        producer.flush();
+      }
+
       int promPort = FreePorts.next();
       Path dir = Files.createDirectories(stack.runDir().resolve("prometheus"));
       Files.writeString(
@@ -102,7 +127,7 @@ class PrometheusAlertsE2E {
               .start();
       String checked = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(check.waitFor()).as(checked).isZero();
-      assertThat(checked).contains("SUCCESS: 5 rules found");
+      assertThat(checked).contains("SUCCESS: 6 rules found");
 
       Process prometheus =
           new ProcessBuilder(
@@ -160,6 +185,11 @@ class PrometheusAlertsE2E {
             .pollInterval(Duration.ofMillis(500))
             .until(() -> firing(api).contains("StreamhouseTableStale"));
         assertThat(firingFor(api, "StreamhouseTaskFailed")).containsExactly(failing.name());
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .pollInterval(Duration.ofMillis(500))
+            .until(() -> firingFor(api, "StreamhouseDeadLetters").contains(deadLettering.name()));
+        assertThat(firingFor(api, "StreamhouseDeadLetters")).containsExactly(deadLettering.name());
         // Lag, commits, a counter at 0, a firing alert: every panel of the dashboard has something
         // to show.
         assertEveryDashboardQueryReturnsData(api, sink.name());

@@ -1,9 +1,7 @@
 package io.streamhouse.connect.commit;
 
-import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
-import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.TableFormat;
 import java.time.Clock;
@@ -52,6 +50,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final Map<TableId, Map<String, OfferedBatch>> offered = new TreeMap<>();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final CompactionCoordinator compactions;
+  private final TableCommit tableCommit;
   private volatile boolean running = true;
 
   /** An incomplete round asks again this often: tasks whose assignment changed report anew. */
@@ -63,6 +62,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
    */
   static final long MIN_REQUESTED_ROUND_GAP_MS = 1_000;
 
+  private volatile TableId deadLetterTable;
   private long lastCommitId;
   private long lastStartSentAt;
   private long nextRoundAt;
@@ -113,6 +113,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     this.clock = clock;
     this.faults = faults;
     this.observer = observer;
+    this.tableCommit = new TableCommit(formats, faults, observer);
     this.committers =
         Executors.newFixedThreadPool(
             commitParallelism,
@@ -122,6 +123,15 @@ public final class Coordinator implements Runnable, AutoCloseable {
     this.compactions =
         new CompactionCoordinator(
             connector, formats, knownTables, Math.max(2 * intervalMs, 10_000), clock);
+  }
+
+  /**
+   * Commits {@code table} (the dead-letter table) first in every round, and the other tables only
+   * once it took every batch: their watermarks may pass a bad record only when it holds it
+   * (docs/dead-letter-table.md). Set before {@link #run}.
+   */
+  public void commitFirst(TableId table) {
+    this.deadLetterTable = table;
   }
 
   @Override
@@ -269,38 +279,44 @@ public final class Coordinator implements Runnable, AutoCloseable {
     if (!toCommit.isEmpty()) {
       faults.at(FaultInjection.Point.BEFORE_TABLE_COMMIT);
     }
+    List<ControlEvent> results = new ArrayList<>();
+    TableId first = deadLetterTable;
+    int tables = toCommit.size();
+    if (first != null && toCommit.containsKey(first)) {
+      List<OfferedBatch> batches = toCommit.get(first);
+      CommitOutcome outcome =
+          collect(
+                  Map.of(
+                      first,
+                      committers.submit(() -> tableCommit.commit(first, commitId, batches, full))),
+                  commitId,
+                  toCommit,
+                  results)
+              .get(first);
+      toCommit.remove(first);
+      if (outcome == null || !outcome.tookAll(batches)) {
+        LOG.warn(
+            "Commit {}: the dead-letter table {} did not take every batch; the other {} tables"
+                + " wait for the next round",
+            commitId,
+            first,
+            toCommit.size());
+        toCommit.clear();
+      }
+    }
     Map<TableId, Future<CommitOutcome>> running = new LinkedHashMap<>();
     toCommit.forEach(
         (table, batches) ->
             running.put(
-                table, committers.submit(() -> commitTable(table, commitId, batches, full))));
-    List<ControlEvent> results = new ArrayList<>();
-    for (Map.Entry<TableId, Future<CommitOutcome>> e : running.entrySet()) {
-      TableId table = e.getKey();
-      try {
-        CommitOutcome outcome = e.getValue().get();
-        results.add(
-            new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
-        results.addAll(compactions.afterTableCommit(commitId, table, outcome, round.reporters()));
-      } catch (ExecutionException failed) {
-        observer.failed(table);
-        LOG.error(
-            "Commit {} of {} failed; its tasks offer its {} batches again in the next round",
-            commitId,
-            table,
-            toCommit.get(table).size(),
-            failed.getCause());
-      } catch (InterruptedException interrupted) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("Interrupted while committing " + table, interrupted);
-      }
-    }
-    if (!toCommit.isEmpty()) {
+                table,
+                committers.submit(() -> tableCommit.commit(table, commitId, batches, full))));
+    collect(running, commitId, toCommit, results);
+    if (tables > 0) {
       long now = clock.millis();
       LOG.info(
           "Commit {} round: {} tables in {} ms after {} ms waiting for the tasks",
           commitId,
-          toCommit.size(),
+          tables,
           now - committingAt,
           committingAt - round.startedAt());
     }
@@ -320,34 +336,38 @@ public final class Coordinator implements Runnable, AutoCloseable {
     round = null;
   }
 
-  /** One table's commit, on a committer thread; files of rejected batches are deleted. */
-  private CommitOutcome commitTable(
-      TableId table, long commitId, List<OfferedBatch> batches, boolean full) {
-    TableFormat format = formats.get(table.catalog());
-    long start = System.nanoTime();
-    CommitOutcome outcome = format.commit(table, commitId, batches, full);
-    faults.at(FaultInjection.Point.AFTER_TABLE_COMMIT);
-    long durationMs = (System.nanoTime() - start) / 1_000_000;
-    LOG.info(
-        "Commit {} of {}: {} batches, {} records in {} files, {} ms, watermarks {}",
-        commitId,
-        table,
-        batches.size(),
-        outcome.records(),
-        outcome.files(),
-        durationMs,
-        outcome.watermarks());
-    List<PreparedFiles> rejected = outcome.rejectedFiles(batches);
-    long bytes =
-        batches.stream()
-            .filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.APPLY)
-            .mapToLong(b -> b.files().bytes())
-            .sum();
-    observer.committed(table, outcome, bytes, durationMs, rejected.size());
-    if (!rejected.isEmpty()) {
-      format.discard(table, rejected);
+  /**
+   * Waits for the commits {@code running}; each outcome's decisions go into {@code results}, each
+   * failure is logged. The outcomes of the commits that did not fail.
+   */
+  private Map<TableId, CommitOutcome> collect(
+      Map<TableId, Future<CommitOutcome>> running,
+      long commitId,
+      Map<TableId, List<OfferedBatch>> toCommit,
+      List<ControlEvent> results) {
+    Map<TableId, CommitOutcome> outcomes = new LinkedHashMap<>();
+    for (Map.Entry<TableId, Future<CommitOutcome>> e : running.entrySet()) {
+      TableId table = e.getKey();
+      try {
+        CommitOutcome outcome = e.getValue().get();
+        outcomes.put(table, outcome);
+        results.add(
+            new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
+        results.addAll(compactions.afterTableCommit(commitId, table, outcome, round.reporters()));
+      } catch (ExecutionException failed) {
+        observer.failed(table);
+        LOG.error(
+            "Commit {} of {} failed; its tasks offer its {} batches again in the next round",
+            commitId,
+            table,
+            toCommit.get(table).size(),
+            failed.getCause());
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("Interrupted while committing " + table, interrupted);
+      }
     }
-    return outcome;
+    return outcomes;
   }
 
   /** Why the coordinator stopped, if it failed. */

@@ -27,11 +27,17 @@ final class OwnBatchCommitter {
   private final String connector;
   private final int taskId;
   private final Map<String, TableFormat> formats;
+  private volatile TableId commitFirst;
 
   OwnBatchCommitter(String connector, int taskId, Map<String, TableFormat> formats) {
     this.connector = connector;
     this.taskId = taskId;
     this.formats = formats;
+  }
+
+  /** The dead-letter table: committed first, the others only if it took every batch. */
+  void commitFirst(TableId table) {
+    this.commitFirst = table;
   }
 
   /** True when the format of a table of {@code pending} takes a second committer. */
@@ -44,17 +50,29 @@ final class OwnBatchCommitter {
   Map<String, BatchPlan.Decision> commit(
       Collection<InFlightBatches.Pending> pending, long commitId) {
     Map<TableId, List<OfferedBatch>> byTable = new LinkedHashMap<>();
+    TableId first = commitFirst;
+    if (first != null && pending.stream().anyMatch(p -> p.table().equals(first))) {
+      byTable.put(first, new ArrayList<>()); // its batches first
+    }
     pending.forEach(p -> byTable.computeIfAbsent(p.table(), t -> new ArrayList<>()).add(p.batch()));
     Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
+    boolean[] stop = {false};
     byTable.forEach(
         (table, batches) -> {
           TableFormat format = formats.get(table.catalog());
-          if (!format.toleratesConcurrentCommitters()) {
+          if (stop[0] || !format.toleratesConcurrentCommitters()) {
             return;
+          }
+          if (table.equals(first)) {
+            // the other tables' watermarks may pass its records only once it holds them
+            stop[0] = true;
           }
           try {
             CommitOutcome outcome = format.commit(table, commitId, batches, false);
             decisions.putAll(outcome.decisions());
+            if (table.equals(first)) {
+              stop[0] = !outcome.tookAll(batches);
+            }
             List<PreparedFiles> rejected = outcome.rejectedFiles(batches);
             if (!rejected.isEmpty()) {
               format.discard(table, rejected);

@@ -2,11 +2,13 @@ package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +47,7 @@ public final class Participant {
   private final AnswerSchedule schedule;
   private final PreparedAhead ahead;
   private final HandOverWait handOverWait = new HandOverWait();
+  private volatile TableId commitFirst;
 
   /**
    * {@code commitIntervalMs}: the coordinator's {@code commit.interval.ms}, which tells when the
@@ -71,6 +74,17 @@ public final class Participant {
     this.ownCommitter = new OwnBatchCommitter(connector, taskId, formats);
     this.schedule = new AnswerSchedule(commitIntervalMs);
     this.ahead = new PreparedAhead(connector + "-" + taskId);
+  }
+
+  /**
+   * Offers and commits {@code table} (the dead-letter table) before the others: its batches go
+   * first in every answer, so that a round that has a batch of another table has the dead-letter
+   * table's of the same answer too, and a hand-over commits it first and the others only if it took
+   * every batch (see {@link Coordinator#commitFirst}). Set before the first record.
+   */
+  public void commitFirst(TableId table) {
+    this.commitFirst = table;
+    ownCommitter.commitFirst(table);
   }
 
   /**
@@ -243,7 +257,13 @@ public final class Participant {
 
   private List<ControlEvent> chunks(long commitId, Collection<InFlightBatches.Pending> batches) {
     List<ControlEvent> events = new ArrayList<>();
-    for (InFlightBatches.Pending p : batches) {
+    TableId first = commitFirst;
+    List<InFlightBatches.Pending> ordered = new ArrayList<>(batches);
+    if (first != null) {
+      ordered.sort(
+          Comparator.comparing(p -> !p.table().equals(first))); // stable: first table first
+    }
+    for (InFlightBatches.Pending p : ordered) {
       events.addAll(ChunkAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
     }
     return events;

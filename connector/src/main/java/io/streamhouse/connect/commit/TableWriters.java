@@ -1,6 +1,7 @@
 package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.errors.SchemaChangeRejectedException;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
@@ -208,7 +209,7 @@ final class TableWriters {
       }
     }
     if (plan.isRejected()) {
-      throw new RecordConversionException(
+      throw new SchemaChangeRejectedException(
           plan.rejection().get().field(), plan.rejection().get().reason());
     }
     if (plan.changes().isEmpty()) {

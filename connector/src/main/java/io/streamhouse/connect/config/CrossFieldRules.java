@@ -2,6 +2,7 @@ package io.streamhouse.connect.config;
 
 import io.streamhouse.connect.convert.InputMode;
 import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.protocol.TableId;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -32,6 +33,41 @@ final class CrossFieldRules {
       checkRoute(route, catalogs, props, error);
     }
     checkEveryTopicHasARoute(routes, props, error);
+    checkDeadLetterTable(catalogs, props, error);
+  }
+
+  /**
+   * {@code errors.deadletter.table}: a valid table name in an Iceberg catalog of the connector, and
+   * only with {@code errors.tolerance=all} (with {@code none} a bad record fails the task).
+   */
+  private static void checkDeadLetterTable(
+      List<String> catalogs, Map<String, String> props, BiConsumer<String, String> error) {
+    String table = props.get(ErrorsConfigDef.DEAD_LETTER_TABLE_CONFIG);
+    if (blank(table)) {
+      return;
+    }
+    String key = ErrorsConfigDef.DEAD_LETTER_TABLE_CONFIG;
+    String tolerance = props.get("errors.tolerance");
+    if (tolerance == null || !tolerance.trim().equalsIgnoreCase("all")) {
+      error.accept(
+          key,
+          "a dead-letter table needs errors.tolerance=all (with none a bad record fails the task)");
+    }
+    try {
+      TableId id = StreamhouseSinkConfig.deadLetterTableOf(table, catalogs);
+      String format =
+          props.get(CatalogConfigDef.PREFIX + id.catalog() + "." + CatalogConfigDef.FORMAT);
+      if (format != null && !format.trim().equalsIgnoreCase("iceberg")) {
+        error.accept(
+            key,
+            "the dead-letter table must be in an Iceberg catalog; catalog '"
+                + id.catalog()
+                + "' is "
+                + format.trim());
+      }
+    } catch (IllegalArgumentException e) {
+      error.accept(key, e.getMessage());
+    }
   }
 
   private static void checkCatalog(

@@ -1,5 +1,6 @@
 package io.streamhouse.connect.config;
 
+import io.streamhouse.connect.protocol.TableId;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +16,7 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
 
   private final List<CatalogSettings> catalogs;
   private final List<RouteSettings> routes;
+  private final Optional<TableId> deadLetterTable;
 
   /**
    * {@code props} under this connector's keys (a config of another connector is translated before).
@@ -29,6 +31,64 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
             .distinct()
             .map(n -> RouteSettings.from(n, this, catalogNames))
             .toList();
+    String deadLetter = getString(ErrorsConfigDef.DEAD_LETTER_TABLE_CONFIG);
+    this.deadLetterTable =
+        deadLetter == null || deadLetter.isBlank()
+            ? Optional.empty()
+            : Optional.of(deadLetterTableOf(deadLetter, catalogNames));
+  }
+
+  /** Name of the route that writes the dead-letter table (not a route of the user's). */
+  public static final String DEAD_LETTER_ROUTE = "errors.deadletter";
+
+  /**
+   * {@code errors.deadletter.table} as a table id: {@code catalog.namespace[.namespace].table}, or
+   * {@code namespace.table} in the only catalog.
+   *
+   * @throws IllegalArgumentException naming what is wrong
+   */
+  public static TableId deadLetterTableOf(String value, List<String> catalogs) {
+    String trimmed = value.trim();
+    int dot = trimmed.indexOf('.');
+    String first = dot < 0 ? trimmed : trimmed.substring(0, dot);
+    String rest = dot < 0 ? "" : trimmed.substring(dot + 1);
+    if (catalogs.contains(first) && rest.contains(".")) {
+      return TableNames.parse(first, rest, "default");
+    }
+    if (catalogs.size() == 1 && trimmed.contains(".")) {
+      return TableNames.parse(catalogs.get(0), trimmed, "default");
+    }
+    throw new IllegalArgumentException(
+        "'"
+            + value
+            + "' does not name a table of one of the catalogs "
+            + catalogs
+            + ": write <catalog>.<namespace>.<table> (or <namespace>.<table> with one catalog)");
+  }
+
+  /** {@code errors.deadletter.table}, if set. */
+  public Optional<TableId> deadLetterTable() {
+    return deadLetterTable;
+  }
+
+  /**
+   * The route that writes the dead-letter table: auto-create, no partitioning, new columns added (a
+   * later version of the table's schema may add some).
+   */
+  public Optional<RouteSettings> deadLetterRoute() {
+    return deadLetterTable.map(
+        t -> {
+          String p = RouteConfigDef.PREFIX + DEAD_LETTER_ROUTE + ".";
+          Map<String, String> props = new HashMap<>();
+          props.put(p + RouteConfigDef.CATALOG, t.catalog());
+          props.put(p + RouteConfigDef.TABLE, t.qualifiedName());
+          props.put(p + RouteConfigDef.AUTO_CREATE, "true");
+          props.put(p + RouteConfigDef.SCHEMA_EVOLUTION, "add-columns");
+          return RouteSettings.from(
+              DEAD_LETTER_ROUTE,
+              new AbstractConfig(RouteConfigDef.forName(DEAD_LETTER_ROUTE), props, false),
+              List.of(t.catalog()));
+        });
   }
 
   /**

@@ -42,6 +42,9 @@ public final class TableMetrics implements CommitObserver, TableMaintenance.Main
           "table-compaction-duration-ms",
           "table-maintenance-failures-total");
 
+  /** Only the dead-letter table's. */
+  public static final List<String> DEAD_LETTER_NAMES = List.of("table-dead-letter");
+
   /** What the coordinator did to one table; fields are read by gauges on other threads. */
   private static final class Counters {
     volatile long lastCommitMs = -1;
@@ -69,6 +72,7 @@ public final class TableMetrics implements CommitObserver, TableMaintenance.Main
   private final Clock clock;
   private final double commitIntervalSeconds;
   private final Map<TableId, Counters> tables = new ConcurrentHashMap<>();
+  private volatile TableId deadLetterTable;
 
   /**
    * With {@link PluginGauges#none()} (a worker without plugin metrics) the counters are kept
@@ -79,6 +83,15 @@ public final class TableMetrics implements CommitObserver, TableMaintenance.Main
     this.gauges = gauges;
     this.commitIntervalSeconds = commitIntervalMs / 1000.0;
     this.clock = clock;
+  }
+
+  /**
+   * The dead-letter table ({@code errors.deadletter.table}): it alone gets {@code
+   * table-dead-letter}, so that the stale-table alert can leave out a table that commits only when
+   * bad records come. Set before the first commit.
+   */
+  public void deadLetterTable(TableId table) {
+    this.deadLetterTable = table;
   }
 
   @Override
@@ -257,6 +270,15 @@ public final class TableMetrics implements CommitObserver, TableMaintenance.Main
                 tags,
                 x -> x.maintenanceFailures,
                 c);
+            if (t.equals(deadLetterTable)) {
+              gauge(
+                  "table-dead-letter",
+                  "1: the connector's dead-letter table, which commits only when bad records come "
+                      + "(only this table has the metric)",
+                  tags,
+                  x -> 1,
+                  c);
+            }
           }
           return c;
         });

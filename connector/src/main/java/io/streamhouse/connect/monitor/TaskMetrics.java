@@ -15,6 +15,7 @@ public final class TaskMetrics {
       List.of(
           "task-records-written-total",
           "task-records-dead-lettered-total",
+          "task-records-skipped-total",
           "control-events-rejected-total",
           "task-offsets-rewound-total",
           "task-commit-answer-ms",
@@ -22,6 +23,7 @@ public final class TaskMetrics {
 
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong deadLettered = new AtomicLong();
+  private final AtomicLong skipped = new AtomicLong();
 
   /**
    * {@code controlEventsRejected}: the task's count of refused control events; {@code
@@ -42,10 +44,16 @@ public final class TaskMetrics {
         (Gauge<Long>) (config, now) -> written.get());
     gauges.register(
         "task-records-dead-lettered-total",
-        "Records that could not be written: sent to the dead-letter queue, or the one that failed the task "
-            + "(a counter)",
+        "Records that could not be written: sent to the dead-letter queue, skipped (see "
+            + "task-records-skipped-total), or the one that failed the task (a counter)",
         tags,
         (Gauge<Long>) (config, now) -> deadLettered.get());
+    gauges.register(
+        "task-records-skipped-total",
+        "Records that could not be written and went nowhere: errors.tolerance=all without a dead-letter "
+            + "destination; each is logged, rate-limited (a counter)",
+        tags,
+        (Gauge<Long>) (config, now) -> skipped.get());
     gauges.register(
         "control-events-rejected-total",
         "Control events this task refused: malformed, truncated, oversized, of an unknown version, or without "
@@ -79,5 +87,10 @@ public final class TaskMetrics {
 
   public void deadLettered() {
     deadLettered.incrementAndGet();
+  }
+
+  /** A bad record skipped: no dead-letter destination took it. */
+  public void skipped() {
+    skipped.incrementAndGet();
   }
 }

@@ -44,6 +44,13 @@ public record CommitOutcome(
     this(decisions, watermarks, snapshotId, records, files, Set.of());
   }
 
+  /** True when every one of {@code batches} is applied or already present. */
+  public boolean tookAll(List<OfferedBatch> batches) {
+    return batches.stream()
+        .map(b -> decisions.get(b.batchId()))
+        .allMatch(d -> d == BatchPlan.Decision.APPLY || d == BatchPlan.Decision.ALREADY_PRESENT);
+  }
+
   /**
    * The files of the batches among {@code batches} that this commit rejected and the connector
    * wrote: to delete. Files of refused batches are left alone.

@@ -80,6 +80,41 @@ class CoordinatorTest {
   }
 
   @Test
+  void theDeadLetterTableIsCommittedFirstAndTheOthersOnlyOnceItTookEveryBatch() {
+    TableId deadLetters = new TableId("c", List.of("errors"), "dead_letters");
+    coordinator.commitFirst(deadLetters);
+    clock.advance(1_000);
+    coordinator.tick();
+    long first = startCommits().get(0).commitId();
+    channel.deliver(batch(first, 0, "b0", P0, 0, 10));
+    channel.deliver(batch(deadLetters, first, 0, "d0", P0, 4, 5));
+    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1)));
+    format.failNext = true; // the dead-letter table's commit fails
+    coordinator.tick();
+    assertThat(format.commits)
+        .as("the other table waits: its watermarks would pass a record the dead-letter table lacks")
+        .containsExactly("failed " + first);
+    assertThat(channel.sent).noneMatch(e -> e instanceof ControlEvent.TableCommitted);
+
+    clock.advance(1_000);
+    coordinator.tick();
+    long second = startCommits().get(1).commitId();
+    channel.deliver(batch(second, 0, "b0", P0, 0, 10));
+    channel.deliver(batch(deadLetters, second, 0, "d0", P0, 4, 5));
+    channel.deliver(new ControlEvent.TaskDone("conn", second, 0, List.of(P0, P1)));
+    coordinator.tick();
+    assertThat(format.commits)
+        .containsExactly(
+            "failed " + first,
+            "commit " + second + " [d0] full=true",
+            "commit " + second + " [b0] full=true");
+    assertThat(channel.sent)
+        .filteredOn(e -> e instanceof ControlEvent.TableCommitted)
+        .extracting(e -> ((ControlEvent.TableCommitted) e).table())
+        .containsExactly(deadLetters, TABLE);
+  }
+
+  @Test
   void aMissingPartitionIsAskedAgainEverySecondThenTheRoundCommitsWhatArrived() {
     clock.advance(1_000);
     coordinator.tick();
@@ -416,12 +451,17 @@ class CoordinatorTest {
 
   private static ControlEvent.BatchChunk batch(
       long commitId, int task, String id, TopicPartition tp, long from, long to) {
+    return batch(TABLE, commitId, task, id, tp, from, to);
+  }
+
+  private static ControlEvent.BatchChunk batch(
+      TableId table, long commitId, int task, String id, TopicPartition tp, long from, long to) {
     return new ControlEvent.BatchChunk(
         "conn",
         commitId,
         task,
         id,
-        TABLE,
+        table,
         Map.of(tp, new OffsetRange(from, to)),
         0,
         1,

@@ -71,6 +71,49 @@ class SinkConfigValidatorTest {
   }
 
   @Test
+  void theDeadLetterTableNamesAnIcebergTableOfTheConnectorAndNeedsToleranceAll() {
+    String key = ErrorsConfigDef.DEAD_LETTER_TABLE_CONFIG;
+    StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
+    assertThat(
+            errorsOf(
+                connector.validate(
+                    config("errors.tolerance", "all", key, "local.errors.dead_letters")),
+                key))
+        .isEmpty();
+    assertThat(
+            new StreamhouseSinkConfig(config("errors.tolerance", "all", key, "errors.dead_letters"))
+                .deadLetterTable()
+                .orElseThrow()
+                .toString())
+        .as("the only catalog")
+        .isEqualTo("local:errors.dead_letters");
+    assertThat(errorsOf(connector.validate(config(key, "local.errors.dead_letters")), key))
+        .singleElement()
+        .asString()
+        .contains("needs errors.tolerance=all");
+    assertThat(
+            errorsOf(
+                connector.validate(config("errors.tolerance", "all", key, "dead_letters")), key))
+        .singleElement()
+        .asString()
+        .contains("does not name a table of one of the catalogs [local]");
+    assertThat(
+            errorsOf(
+                connector.validate(
+                    config(
+                        "errors.tolerance",
+                        "all",
+                        "catalog.local.format",
+                        "paimon",
+                        "catalog.local.type",
+                        "filesystem",
+                        key,
+                        "local.errors.dead_letters")),
+                key))
+        .anySatisfy(e -> assertThat(e).contains("must be in an Iceberg catalog"));
+  }
+
+  @Test
   void aFormatThatIsNoFormatIsReportedOnceAndNoFormatIsGuessedForItsRoutes() {
     Config result =
         new StreamhouseSinkConnector()

@@ -30,7 +30,9 @@ class MetricReferenceTest {
     List<String> published = new ArrayList<>(LagMetrics.PARTITION_METRICS);
     published.addAll(LagMetrics.TOPIC_METRICS);
     published.addAll(TableMetrics.NAMES);
+    published.addAll(TableMetrics.DEAD_LETTER_NAMES);
     published.addAll(TaskMetrics.NAMES);
+    published.addAll(DeadLetterMetrics.NAMES);
     published.addAll(TakeOverMetrics.NAMES);
     assertThat(documented).containsExactlyInAnyOrderElementsOf(published);
   }
