@@ -6,9 +6,7 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
-import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +45,7 @@ public final class Participant {
   private final AnswerSchedule schedule;
   private final PreparedAhead ahead;
   private final HandOverWait handOverWait = new HandOverWait();
-  private volatile TableId commitFirst;
+  private final AnswerEvents answerEvents;
 
   /**
    * {@code commitIntervalMs}: the coordinator's {@code commit.interval.ms}, which tells when the
@@ -74,16 +72,15 @@ public final class Participant {
     this.ownCommitter = new OwnBatchCommitter(connector, taskId, formats);
     this.schedule = new AnswerSchedule(commitIntervalMs);
     this.ahead = new PreparedAhead(connector + "-" + taskId);
+    this.answerEvents = new AnswerEvents(connector, taskId);
   }
 
   /**
-   * Offers and commits {@code table} (the dead-letter table) before the others: its batches go
-   * first in every answer, so that a round that has a batch of another table has the dead-letter
-   * table's of the same answer too, and a hand-over commits it first and the others only if it took
-   * every batch (see {@link Coordinator#commitFirst}). Set before the first record.
+   * Offers and commits {@code table} (the dead-letter table) first: see {@link AnswerEvents} and
+   * {@link Coordinator#commitFirst}. Set before the first record.
    */
   public void commitFirst(TableId table) {
-    this.commitFirst = table;
+    answerEvents.commitFirst(table);
     ownCommitter.commitFirst(table);
   }
 
@@ -99,10 +96,8 @@ public final class Participant {
   }
 
   /**
-   * {@code record} went to the dead-letter queue instead of {@code to.table()}: the table's range
-   * takes it in, so that once the next batch commits, a re-read skips it instead of reporting it
-   * again. (Until then a re-read, after a rebalance or a restart, reports it again: the DLQ is
-   * at-least-once.)
+   * {@code record} went to the dead letters instead of {@code to.table()}: the table's range takes
+   * it in, so that once the next batch commits, a re-read skips it instead of reporting it again.
    */
   public void skipped(SinkRecord record, TopicPartition tp, Destination to) {
     state.skipped(record, tp, to);
@@ -137,7 +132,7 @@ public final class Participant {
       return;
     }
     TaskState.Round round = answering.get();
-    List<ControlEvent> ready = chunks(commitId, round.offeredAgain());
+    List<ControlEvent> ready = answerEvents.of(commitId, round.offeredAgain());
     if (round.repeated()) {
       ready.add(taskDone(commitId));
       channel.send(ready);
@@ -184,7 +179,7 @@ public final class Participant {
     // round offers every batch that precedes one it offers.
     Set<String> offeredFirst = new HashSet<>();
     round.offeredAgain().forEach(p -> offeredFirst.add(p.batch().batchId()));
-    List<ControlEvent> events = chunks(commitId, state.pendingBesides(offeredFirst));
+    List<ControlEvent> events = answerEvents.of(commitId, state.pendingBesides(offeredFirst));
     events.add(taskDone(commitId));
     channel.send(events);
     answers.answered(
@@ -253,20 +248,6 @@ public final class Participant {
 
   private static List<String> tables(TaskState.Detached detached) {
     return detached.batches().stream().map(p -> p.table().toString()).distinct().toList();
-  }
-
-  private List<ControlEvent> chunks(long commitId, Collection<InFlightBatches.Pending> batches) {
-    List<ControlEvent> events = new ArrayList<>();
-    TableId first = commitFirst;
-    List<InFlightBatches.Pending> ordered = new ArrayList<>(batches);
-    if (first != null) {
-      ordered.sort(
-          Comparator.comparing(p -> !p.table().equals(first))); // stable: first table first
-    }
-    for (InFlightBatches.Pending p : ordered) {
-      events.addAll(ChunkAssembler.split(connector, commitId, taskId, p.table(), p.batch()));
-    }
-    return events;
   }
 
   private ControlEvent.TaskDone taskDone(long commitId) {

@@ -5,37 +5,63 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.io.Writer;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.Date;
 import java.util.Map;
 import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Struct;
 
 /**
- * Connect data (what the worker's converter made of a key, a value or a header) as text, at most a
- * given number of characters: a string as it is, anything else as JSON (structs and maps as
- * objects, arrays as arrays, bytes as Base64, dates as epoch milliseconds, decimals as numbers).
- * Rendering stops at the bound, so a huge value is never copied whole.
+ * Connect data (what the worker's converter made of a key, a value or a header) as text of at most
+ * a given number of characters, the one rendering of the dead-letter rows and the Kafka metadata
+ * columns: a string as it is; a number or boolean in its decimal text; bytes in Base64; a date or
+ * timestamp as an ISO-8601 instant; a struct, map or array as JSON (struct fields in schema order,
+ * nested bytes Base64, nested dates ISO-8601 strings, nesting below 64 levels). Rendering stops at
+ * the bound, so a huge value is never copied whole; the result says whether it was cut.
  */
-final class ConnectDataText {
+public final class ConnectDataText {
   private static final JsonFactory JSON = new JsonFactory();
+  private static final int MAX_DEPTH = 64;
 
-  /** The text and whether it was cut at the bound. */
-  record Text(String text, boolean truncated) {}
+  /** The text (null for null data) and whether it was cut at the bound. */
+  public record Text(String text, boolean truncated) {}
 
   private ConnectDataText() {}
 
-  /** {@code data} as JSON text of at most {@code maxChars} characters; null for null. */
-  static Text of(Object data, int maxChars) {
+  /** {@code data} as text of at most {@code maxChars} characters. */
+  public static Text of(Object data, int maxChars) {
     if (data == null) {
       return new Text(null, false);
     }
-    if (data instanceof String text) { // as it is, like the metadata columns' text
-      return text.length() > maxChars
-          ? new Text(text.substring(0, maxChars), true)
-          : new Text(text, false);
+    if (data instanceof byte[] || data instanceof ByteBuffer) {
+      ByteBuffer bytes = buffer(data);
+      boolean fits = (bytes.remaining() + 2L) / 3 * 4 <= maxChars;
+      String text = base64(bytes, maxChars);
+      return fits ? new Text(text, false) : new Text(text.substring(0, maxChars), true);
     }
+    if (data instanceof Struct || data instanceof Map || data instanceof Collection) {
+      return json(data, maxChars);
+    }
+    String text = scalar(data);
+    return text.length() > maxChars
+        ? new Text(text.substring(0, maxChars), true)
+        : new Text(text, false);
+  }
+
+  private static String scalar(Object data) {
+    if (data instanceof BigDecimal d) {
+      return d.toPlainString();
+    }
+    if (data instanceof Date d) {
+      return d.toInstant().toString();
+    }
+    return data.toString();
+  }
+
+  private static Text json(Object data, int maxChars) {
     BoundedWriter out = new BoundedWriter(maxChars);
     try (JsonGenerator gen = JSON.createGenerator(out)) {
       write(gen, data, 0, maxChars);
@@ -49,11 +75,9 @@ final class ConnectDataText {
 
   private static void write(JsonGenerator gen, Object data, int depth, int maxChars)
       throws IOException {
-    if (depth > 64) {
+    if (depth > MAX_DEPTH) {
       gen.writeString("(nested too deep)");
-      return;
-    }
-    if (data == null) {
+    } else if (data == null) {
       gen.writeNull();
     } else if (data instanceof Struct struct) {
       gen.writeStartObject();
@@ -75,25 +99,25 @@ final class ConnectDataText {
         write(gen, o, depth + 1, maxChars);
       }
       gen.writeEndArray();
-    } else if (data instanceof byte[] bytes) {
-      gen.writeString(base64(ByteBuffer.wrap(bytes), maxChars));
-    } else if (data instanceof ByteBuffer buffer) {
-      gen.writeString(base64(buffer.duplicate(), maxChars));
+    } else if (data instanceof byte[] || data instanceof ByteBuffer) {
+      gen.writeString(base64(buffer(data), maxChars));
     } else if (data instanceof Boolean b) {
       gen.writeBoolean(b);
     } else if (data instanceof BigDecimal d) {
       gen.writeNumber(d);
-    } else if (data instanceof Double d) {
-      gen.writeNumber(d);
-    } else if (data instanceof Float f) {
-      gen.writeNumber(f);
+    } else if (data instanceof BigInteger i) {
+      gen.writeNumber(i);
+    } else if (data instanceof Double || data instanceof Float) {
+      gen.writeNumber(((Number) data).doubleValue());
     } else if (data instanceof Number n) {
       gen.writeNumber(n.longValue());
-    } else if (data instanceof java.util.Date d) {
-      gen.writeNumber(d.getTime());
     } else {
-      gen.writeString(data.toString());
+      gen.writeString(scalar(data));
     }
+  }
+
+  private static ByteBuffer buffer(Object data) {
+    return data instanceof byte[] b ? ByteBuffer.wrap(b) : ((ByteBuffer) data).duplicate();
   }
 
   /** Base64 of at most the bytes that fit {@code maxChars} characters (and one group more). */
