@@ -192,16 +192,25 @@ class BadInputE2E {
     stack.connect().delete(sink.name());
   }
 
+  /**
+   * With errors.tolerance=none a missing table (auto-create off) fails the task with a clear
+   * message; with errors.tolerance=all its records are bad records of stage {@code table}
+   * (DeadLetterTableE2E).
+   */
   @Test
-  void aMissingTableWithAutoCreateOffFailsWithAClearMessage(LocalStack stack) {
+  void aMissingTableWithAutoCreateOffAndToleranceNoneFailsWithAClearMessage(LocalStack stack) {
     String topic = "no-table";
     stack.createTopic(topic, 1, Map.of());
-    ConnectorExample sink =
+    ConnectorExample example =
         IcebergSink.config(
             stack,
             "no-table",
             topic,
-            Map.of("tasks.max", "1", "route.orders.auto-create", "false"));
+            Map.of(
+                "tasks.max", "1", "route.orders.auto-create", "false", "errors.tolerance", "none"));
+    Map<String, String> config = new HashMap<>(example.config());
+    config.remove("errors.deadletterqueue.topic.name");
+    ConnectorExample sink = new ConnectorExample(example.name(), config);
     try (JsonRecordProducer producer = stack.producer()) {
       SampleOrders.Order o = SampleOrders.generate(1).get(0);
       producer.sendWithSchema(topic, 0, o.key(), SampleOrders.SCHEMA, o.payload());

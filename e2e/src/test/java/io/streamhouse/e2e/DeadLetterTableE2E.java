@@ -28,6 +28,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class DeadLetterTableE2E {
   private static final String TOPIC = "dlt-orders";
   private static final String STRAY = "dlt-stray"; // no route takes it
+  private static final String MISSING =
+      "dlt-missing"; // its route's table is missing, auto-create off
+  private static final String NEVER_CREATED = "e2e.never_created";
   private static final String DEAD_LETTERS = "e2e.dead_letters";
 
   /** Topic, partition and offset of a record. */
@@ -38,6 +41,7 @@ class DeadLetterTableE2E {
       throws Exception {
     stack.createTopic(TOPIC, 2, Map.of());
     stack.createTopic(STRAY, 1, Map.of());
+    stack.createTopic(MISSING, 1, Map.of());
     Path marker = stack.runDir().resolve("halted-dead-letters");
     ConnectorExample example =
         IcebergSink.config(
@@ -49,6 +53,14 @@ class DeadLetterTableE2E {
                 "2",
                 "route.orders.topics.regex",
                 TOPIC,
+                "routes",
+                "orders,missing",
+                "route.missing.topics",
+                MISSING,
+                "route.missing.table",
+                NEVER_CREATED,
+                "route.missing.auto-create",
+                "false",
                 "errors.deadletter.table",
                 "local." + DEAD_LETTERS,
                 "streamhouse.test.halt-at",
@@ -89,8 +101,18 @@ class DeadLetterTableE2E {
       assertThat(new HashSet<>(landed)).isEqualTo(bad);
       assertThat(rows)
           .extracting(r -> r.get("stage"))
-          .contains("schema", "route")
-          .allMatch(s -> s.equals("schema") || s.equals("route"));
+          .contains("schema", "route", "table")
+          .allMatch(s -> s.equals("schema") || s.equals("route") || s.equals("table"));
+      assertThat(rows)
+          .filteredOn(r -> r.get("stage").equals("table"))
+          .allSatisfy(
+              r -> {
+                assertThat(r.get("topic")).isEqualTo(MISSING);
+                assertThat(r.get("route")).isEqualTo("missing");
+                assertThat(r.get("target_table")).isEqualTo("local:" + NEVER_CREATED);
+                assertThat((String) r.get("error_message")).contains("has auto-create off");
+              });
+      assertThat(tables.exists(NEVER_CREATED)).as("nothing created it").isFalse();
       assertThat(rows)
           .filteredOn(r -> r.get("stage").equals("schema"))
           .allSatisfy(
@@ -236,6 +258,13 @@ class DeadLetterTableE2E {
   private static void produce(LocalStack stack, long firstId, Set<Long> good, Set<At> bad)
       throws Exception {
     produce(stack, TOPIC, STRAY, 2, firstId, good, bad);
+    try (JsonRecordProducer producer = stack.producer()) {
+      for (SampleOrders.Order o : SampleOrders.generate(firstId + 900, 3)) {
+        RecordMetadata sent =
+            producer.sendWithSchema(MISSING, 0, o.key(), SampleOrders.SCHEMA, o.payload()).get();
+        bad.add(new At(MISSING, 0, sent.offset()));
+      }
+    }
   }
 
   /** As above, to {@code partitions} partitions of {@code topic}, and strays to {@code stray}. */

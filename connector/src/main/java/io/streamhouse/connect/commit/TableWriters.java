@@ -2,6 +2,7 @@ package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.errors.SchemaChangeRejectedException;
+import io.streamhouse.connect.errors.TableUnavailableException;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
@@ -13,6 +14,7 @@ import io.streamhouse.connect.schema.RecordSchemas;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -58,6 +60,8 @@ final class TableWriters {
   private final FileBudget budget;
   private final Map<TableId, OpenTable> open = new LinkedHashMap<>();
   private final Map<TableId, Map<TopicPartition, Long>> positions = new HashMap<>();
+
+  private final MissingTables missing = new MissingTables();
 
   /** Files of writers rolled over by a schema change, for the caller to close and offer. */
   private final List<Detached> rolled = new ArrayList<>();
@@ -170,10 +174,20 @@ final class TableWriters {
   private OpenTable open(SinkRecord record, Destination to, Optional<TableWriter> previous)
       throws RecordConversionException {
     TableFormat format = formats.get(to.table().catalog());
-    Optional<TableWriter> writer =
-        previous.isPresent()
-            ? format.openWriterAfter(previous.get(), to.table(), to.route(), record, budget)
-            : format.openWriter(to.table(), to.route(), record, budget);
+    missing.check(to.table());
+    Optional<TableWriter> writer;
+    try {
+      writer =
+          previous.isPresent()
+              ? format.openWriterAfter(previous.get(), to.table(), to.route(), record, budget)
+              : format.openWriter(to.table(), to.route(), record, budget);
+    } catch (TableNotFoundException e) {
+      // The record's fault as much as a bad value: with errors.tolerance=all it is skipped or
+      // lands in the dead-letter table (stage table); otherwise the task fails with this message.
+      missing.missing(to.table(), e.getMessage());
+      throw new TableUnavailableException(e.getMessage(), e);
+    }
+    missing.found(to.table());
     if (writer.isEmpty()) {
       return null;
     }

@@ -8,12 +8,17 @@ public enum DeadLetterStage {
   ROUTE,
   /** The table cannot follow the record's schema (a rejected schema change). */
   SCHEMA,
+  /** The table does not exist and may not be created (auto-create off). */
+  TABLE,
   /** A value does not fit its column. */
   VALUE;
 
   /** The stage of {@code cause}, raised while writing (not routing) a record. */
   public static DeadLetterStage ofWrite(RecordConversionException cause) {
-    return cause instanceof SchemaChangeRejectedException ? SCHEMA : VALUE;
+    if (cause instanceof SchemaChangeRejectedException) {
+      return SCHEMA;
+    }
+    return cause instanceof TableUnavailableException ? TABLE : VALUE;
   }
 
   public String columnValue() {

@@ -105,4 +105,12 @@ class DeadLetterRowsTest {
         .isEqualTo(DeadLetterStage.VALUE);
     assertThat(DeadLetterStage.VALUE.columnValue()).isEqualTo("value");
   }
+
+  @Test
+  void aMissingTableIsStageTable() {
+    assertThat(
+            DeadLetterStage.ofWrite(new TableUnavailableException("Table t does not exist", null)))
+        .isEqualTo(DeadLetterStage.TABLE);
+    assertThat(DeadLetterStage.TABLE.columnValue()).isEqualTo("table");
+  }
 }
