@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
+import java.util.regex.Pattern;
 import org.apache.iceberg.data.Record;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -72,6 +73,23 @@ class KafkaMetadataE2E {
       Map<String, String> withMetadata = new HashMap<>(plain.config());
       withMetadata.put("route." + route + ".kafka-metadata", ALL);
       stack.connect().putConfig(name, withMetadata);
+      // Records produced before the reconfigured tasks start would be written by the old ones,
+      // without the column: wait until every task was instantiated again.
+      int tasks = Integer.parseInt(plain.config().getOrDefault("tasks.max", "1"));
+      await()
+          .atMost(Duration.ofMinutes(2))
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () -> {
+                String logs = IcebergRebalanceE2E.workerLogs(stack);
+                for (int i = 0; i < tasks; i++) {
+                  String task = Pattern.quote(name + "-" + i);
+                  if (IcebergRebalanceE2E.count(logs, "Instantiated task " + task + " ") < 2) {
+                    return false;
+                  }
+                }
+                return true;
+              });
       Map<Long, Map<String, Object>> expected =
           produce(stack, topic, iceberg, PER_PHASE, 2 * PER_PHASE);
       awaitWatermarks(stack, name, watermarks, 2L * PER_PHASE);
