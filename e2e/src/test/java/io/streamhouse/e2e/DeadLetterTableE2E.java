@@ -78,27 +78,9 @@ class DeadLetterTableE2E {
     stack.worker().restart(Duration.ofMinutes(2));
 
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      await()
-          .atMost(Duration.ofMinutes(3))
-          .pollInterval(Duration.ofSeconds(1))
-          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, example.name()))
-          .untilAsserted(
-              () -> {
-                assertThat(tables.exists(DEAD_LETTERS)).isTrue();
-                assertThat(tables.rows(DEAD_LETTERS)).hasSizeGreaterThanOrEqualTo(bad.size());
-                assertThat(tables.rows(IcebergSink.tableOf(TOPIC))).hasSize(good.size());
-              });
+      awaitTables(stack, tables, example.name(), DEAD_LETTERS, TOPIC, good, bad);
       List<Map<String, Object>> rows = tables.rows(DEAD_LETTERS);
-      List<At> landed = new ArrayList<>();
-      for (Map<String, Object> row : rows) {
-        landed.add(
-            new At(
-                (String) row.get("topic"),
-                (Integer) row.get("partition"),
-                (Long) row.get("offset")));
-      }
-      assertThat(landed).as("every bad record once, nothing else").hasSize(bad.size());
-      assertThat(new HashSet<>(landed)).isEqualTo(bad);
+      assertEveryBadRecordOnce(rows, bad);
       assertThat(rows)
           .extracting(r -> r.get("stage"))
           .contains("schema", "route", "table")
@@ -225,29 +207,47 @@ class DeadLetterTableE2E {
     producing.join();
 
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      await()
-          .atMost(Duration.ofMinutes(3))
-          .pollInterval(Duration.ofSeconds(1))
-          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, example.name()))
-          .untilAsserted(
-              () -> {
-                assertThat(tables.exists(deadLetters)).isTrue();
-                assertThat(tables.rows(deadLetters)).hasSizeGreaterThanOrEqualTo(bad.size());
-                assertThat(tables.rows(IcebergSink.tableOf(topic))).hasSize(good.size());
-              });
-      List<At> landed = new ArrayList<>();
-      for (Map<String, Object> row : tables.rows(deadLetters)) {
-        landed.add(
-            new At(
-                (String) row.get("topic"),
-                (Integer) row.get("partition"),
-                (Long) row.get("offset")));
-      }
-      assertThat(landed).as("every bad record once, nothing else").hasSize(bad.size());
-      assertThat(new HashSet<>(landed)).isEqualTo(bad);
+      awaitTables(stack, tables, example.name(), deadLetters, topic, good, bad);
+      assertEveryBadRecordOnce(tables.rows(deadLetters), bad);
       IcebergSink.assertExactlyOnce(stack, tables, example.name(), topic, new HashSet<>(good));
     }
     stack.connect().delete(example.name());
+  }
+
+  /**
+   * Waits until the dead-letter table has at least the bad records and {@code topic}'s table every
+   * good one.
+   */
+  private static void awaitTables(
+      LocalStack stack,
+      IcebergTables tables,
+      String connector,
+      String deadLetters,
+      String topic,
+      Set<Long> good,
+      Set<At> bad) {
+    await()
+        .atMost(Duration.ofMinutes(3))
+        .pollInterval(Duration.ofSeconds(1))
+        .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, connector))
+        .untilAsserted(
+            () -> {
+              assertThat(tables.exists(deadLetters)).isTrue();
+              assertThat(tables.rows(deadLetters)).hasSizeGreaterThanOrEqualTo(bad.size());
+              assertThat(tables.rows(IcebergSink.tableOf(topic))).hasSize(good.size());
+            });
+  }
+
+  /** The dead-letter rows are exactly the bad records, each once. */
+  private static void assertEveryBadRecordOnce(List<Map<String, Object>> rows, Set<At> bad) {
+    List<At> landed = new ArrayList<>();
+    for (Map<String, Object> row : rows) {
+      landed.add(
+          new At(
+              (String) row.get("topic"), (Integer) row.get("partition"), (Long) row.get("offset")));
+    }
+    assertThat(landed).as("every bad record once, nothing else").hasSize(bad.size());
+    assertThat(new HashSet<>(landed)).isEqualTo(bad);
   }
 
   /**
