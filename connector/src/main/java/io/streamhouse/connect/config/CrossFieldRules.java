@@ -1,6 +1,5 @@
 package io.streamhouse.connect.config;
 
-import io.streamhouse.connect.convert.InputMode;
 import io.streamhouse.connect.convert.KafkaMetadata;
 import io.streamhouse.connect.protocol.TableId;
 import java.util.List;
@@ -201,15 +200,6 @@ final class CrossFieldRules {
       }
     }
     if (format.equals(Optional.of(TableFormatKind.ICEBERG))) {
-      String input = props.get(p + RouteConfigDef.INPUT);
-      if (input != null && input.trim().equalsIgnoreCase(InputMode.DEBEZIUM.configValue())) {
-        error.accept(
-            p + RouteConfigDef.INPUT,
-            "route "
-                + name
-                + ": input=debezium needs a Paimon "
-                + "catalog (format=paimon); Iceberg tables here are append-only");
-      }
       if (Boolean.parseBoolean(
           String.valueOf(props.get(p + RouteConfigDef.ICEBERG_COMPATIBLE)).trim())) {
         error.accept(
@@ -219,13 +209,41 @@ final class CrossFieldRules {
                 + ": iceberg-compatible makes Paimon tables readable by Iceberg engines; the tables "
                 + "of an Iceberg catalog are Iceberg tables already");
       }
-      if (!SinkConfigDef.names(props.get(p + RouteConfigDef.PRIMARY_KEY)).isEmpty()) {
+      checkPartitionSourcesAreKeys(name, props, error);
+    }
+  }
+
+  /**
+   * An Iceberg route with a primary key: every partition source column is a key column, so that a
+   * key alone names the partition of its row (a change of any other column would move the row to
+   * another partition, where no delete by position can follow it).
+   */
+  private static void checkPartitionSourcesAreKeys(
+      String name, Map<String, String> props, BiConsumer<String, String> error) {
+    String p = RouteConfigDef.PREFIX + name + ".";
+    List<String> key = SinkConfigDef.names(props.get(p + RouteConfigDef.PRIMARY_KEY));
+    if (key.isEmpty()) {
+      return; // append, or a key from the Kafka key: checked when a table is created
+    }
+    for (String term : PartitionTerm.split(props.get(p + RouteConfigDef.PARTITION_BY))) {
+      String column;
+      try {
+        column = PartitionTerm.parse(term).column();
+      } catch (IllegalArgumentException e) {
+        continue; // reported above
+      }
+      if (!key.contains(column)) {
         error.accept(
-            p + RouteConfigDef.PRIMARY_KEY,
+            p + RouteConfigDef.PARTITION_BY,
             "route "
                 + name
-                + ": primary keys need a Paimon "
-                + "catalog (format=paimon); Iceberg tables here are append-only");
+                + ": an Iceberg table with a primary key is partitioned by key columns only; '"
+                + term
+                + "' partitions by '"
+                + column
+                + "', which is not in primary-key "
+                + key
+                + " (use bucket(N, key) to spread keys)");
       }
     }
   }

@@ -36,6 +36,7 @@ public final class RouteConfigDef {
   public static final String PRIMARY_KEY = "primary-key";
   public static final String INPUT = "input";
   public static final String BUCKETS = "buckets";
+  public static final String FORMAT_VERSION = "format-version";
 
   /** Buckets of a created Paimon table when the route names one table. */
   public static final int BUCKETS_ONE_TABLE = 4;
@@ -223,8 +224,11 @@ public final class RouteConfigDef {
             Type.LIST,
             List.of(),
             Importance.MEDIUM,
-            "Paimon: primary key columns of created tables. Empty: the field names of the Kafka "
-                + "key's struct schema; a route whose records have neither creates an append table.",
+            "Primary key columns of created tables. Paimon: empty means the field names of the "
+                + "Kafka key's struct schema; a route whose records have neither creates an append "
+                + "table. Iceberg: a route with a primary key (or with input set) writes keyed "
+                + "tables (docs/iceberg-primary-key-tables.md): the latest row per key, superseded "
+                + "and deleted rows removed by position; empty and input unset: an append table.",
             group,
             ++order,
             Width.MEDIUM,
@@ -235,13 +239,27 @@ public final class RouteConfigDef {
             InputMode.UPSERT.configValue(),
             ConfigWords.oneOf(InputMode.class),
             Importance.MEDIUM,
-            "Paimon: how a record value becomes a change. upsert: the value is the row and a "
+            "Keyed tables: how a record value becomes a change. upsert: the value is the row and a "
                 + "tombstone (null value) deletes the row of its key. debezium: a Debezium envelope "
                 + "(op c/r/u/d, before, after) or a flattened record with __op / __deleted fields.",
             group,
             ++order,
             Width.SHORT,
             "Input")
+        .define(
+            p + FORMAT_VERSION,
+            Type.INT,
+            2,
+            ConfigDef.Range.between(2, 3),
+            Importance.LOW,
+            "Iceberg: format version of created tables. 2 (the default) is read by every Iceberg "
+                + "engine (Athena and ClickHouse read no v3 tables); a keyed table then removes "
+                + "rows with position delete files. 3: deletion vectors instead (Spark with "
+                + "Iceberg 1.8+, Trino, DuckDB, Snowflake). Tables that exist keep theirs.",
+            group,
+            ++order,
+            Width.SHORT,
+            "Iceberg format version")
         .define(
             p + BUCKETS,
             Type.INT,

@@ -32,10 +32,20 @@ public record RouteSettings(
     boolean icebergCompatible,
     boolean tableFieldQualified,
     Optional<FieldMatch> match,
-    KafkaMetadata kafkaMetadata) {
+    KafkaMetadata kafkaMetadata,
+    int formatVersion,
+    boolean inputGiven) {
 
   /** The route takes a record only when the value of {@code field} fully matches {@code regex}. */
   public record FieldMatch(String field, Pattern regex) {}
+
+  /**
+   * Whether an Iceberg route writes keyed tables (upserts and deletes by key): it names a primary
+   * key or sets {@code input}; otherwise its tables are append tables.
+   */
+  public boolean icebergKeyed() {
+    return !primaryKey.isEmpty() || inputGiven;
+  }
 
   /** True if this route takes records of {@code topic}. */
   public boolean takes(String topic) {
@@ -115,6 +125,8 @@ public record RouteSettings(
                 f ->
                     new FieldMatch(
                         f.trim(), Pattern.compile((String) v.get(p + RouteConfigDef.MATCH_REGEX)))),
-        KafkaMetadata.of((String) v.get(p + RouteConfigDef.KAFKA_METADATA_COLUMN), metadata));
+        KafkaMetadata.of((String) v.get(p + RouteConfigDef.KAFKA_METADATA_COLUMN), metadata),
+        (Integer) v.get(p + RouteConfigDef.FORMAT_VERSION),
+        config.originals().containsKey(p + RouteConfigDef.INPUT));
   }
 }

@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +49,15 @@ public final class CommitLoop {
      */
     Committed commit(List<OfferedBatch> applying, Map<String, String> summary)
         throws ConcurrentCommitException;
+
+    /**
+     * The ids of batches in {@code applying} that the table, as {@link #refresh} read it, cannot
+     * take although they continue its watermarks (a keyed batch whose positions are out of date);
+     * they are rejected and the plan is made again without them. By default none.
+     */
+    default Set<String> refuse(List<OfferedBatch> applying) {
+      return Set.of();
+    }
   }
 
   /** The snapshot one attempt made, what it holds, and the maintenance it calls for. */
@@ -108,15 +118,20 @@ public final class CommitLoop {
         attempt -> {
           Watermarks current = table.refresh();
           BatchPlan plan = BatchPlan.of(current, offers);
-          Map<String, BatchPlan.Decision> decisions = checked.withRefused(plan.decisions());
+          Set<String> refused = table.refuse(applying(batches, plan));
+          if (!refused.isEmpty()) {
+            // Without them; batches that continued them no longer continue the table either.
+            plan =
+                BatchPlan.of(
+                    current, offers.stream().filter(o -> !refused.contains(o.batchId())).toList());
+          }
+          Map<String, BatchPlan.Decision> decisions =
+              withRejected(checked.withRefused(plan.decisions()), refused);
           if (!plan.changesTable()) {
             return new CommitOutcome(
                 decisions, current, OptionalLong.empty(), 0, 0, checked.refused());
           }
-          List<OfferedBatch> applying =
-              batches.stream()
-                  .filter(b -> plan.decision(b.batchId()) == BatchPlan.Decision.APPLY)
-                  .toList();
+          List<OfferedBatch> applying = applying(batches, plan);
           Map<String, String> summary = new LinkedHashMap<>();
           summary.put(keys.watermarks(), plan.after().encode());
           summary.put(keys.commitId(), Long.toString(commitId));
@@ -143,6 +158,22 @@ public final class CommitLoop {
               checked.refused(),
               committed.compactions());
         });
+  }
+
+  private static List<OfferedBatch> applying(List<OfferedBatch> batches, BatchPlan plan) {
+    return batches.stream()
+        .filter(b -> plan.decision(b.batchId()) == BatchPlan.Decision.APPLY)
+        .toList();
+  }
+
+  private static Map<String, BatchPlan.Decision> withRejected(
+      Map<String, BatchPlan.Decision> decisions, Set<String> rejected) {
+    if (rejected.isEmpty()) {
+      return decisions;
+    }
+    Map<String, BatchPlan.Decision> all = new LinkedHashMap<>(decisions);
+    rejected.forEach(b -> all.put(b, BatchPlan.Decision.REJECT));
+    return all;
   }
 
   /**

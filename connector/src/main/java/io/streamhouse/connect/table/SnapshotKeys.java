@@ -16,12 +16,14 @@ public final class SnapshotKeys {
   private final String tag;
   private final String apacheTakeOver;
   private final String apacheOffsetsSuffix;
+  private final String keyWriters;
 
   public SnapshotKeys(String connector) {
     String base = PREFIX + connector + ".";
     this.watermarks = base + "watermarks";
     this.commitId = base + "commit-id";
     this.validThrough = base + "valid-through-ms";
+    this.keyWriters = base + "key-writers";
     this.tag = "streamhouse-" + connector;
     // written before the take-over was called so: tables carry this name
     this.apacheTakeOver = base + "apache-handover";
@@ -83,5 +85,15 @@ public final class SnapshotKeys {
    */
   public String apacheTakeOver() {
     return apacheTakeOver;
+  }
+
+  /**
+   * {@code streamhouse.<connector>.key-writers}: on keyed Iceberg tables, {@code
+   * topic:partition=writer,...}, the task writer (a random id per key index a task built) whose
+   * batch last brought rows of that partition; carried forward by every commit. A batch is only
+   * committed when no other writer brought rows of its partitions since its key index was read.
+   */
+  public String keyWriters() {
+    return keyWriters;
   }
 }

@@ -96,7 +96,9 @@ class TableRouterTest {
             plain.icebergCompatible(),
             true,
             Optional.empty(),
-            KafkaMetadata.NONE);
+            KafkaMetadata.NONE,
+            2,
+            false);
     org.apache.kafka.connect.sink.SinkRecord record =
         new org.apache.kafka.connect.sink.SinkRecord(
             "t", 0, null, null, null, Map.of("target", "DB.F0"), 0);
@@ -144,7 +146,9 @@ class TableRouterTest {
             base.icebergCompatible(),
             false,
             Optional.of(new RouteSettings.FieldMatch("a.kind", Pattern.compile("click"))),
-            KafkaMetadata.NONE);
+            KafkaMetadata.NONE,
+            2,
+            false);
     TableRouter router = new TableRouter(List.of(clicks));
     assertThat(router.staticDestinations("t")).isEmpty();
     assertThat(
@@ -193,6 +197,8 @@ class TableRouterTest {
         false,
         false,
         Optional.empty(),
-        KafkaMetadata.NONE);
+        KafkaMetadata.NONE,
+        2,
+        false);
   }
 }

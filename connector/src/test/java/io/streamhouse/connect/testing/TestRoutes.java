@@ -35,6 +35,8 @@ public final class TestRoutes {
         false,
         false,
         Optional.empty(),
-        KafkaMetadata.NONE);
+        KafkaMetadata.NONE,
+        2,
+        false);
   }
 }

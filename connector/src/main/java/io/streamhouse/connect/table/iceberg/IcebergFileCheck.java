@@ -2,7 +2,7 @@ package io.streamhouse.connect.table.iceberg;
 
 import java.util.Locale;
 import java.util.Optional;
-import org.apache.iceberg.DataFile;
+import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -67,7 +67,7 @@ public final class IcebergFileCheck {
   }
 
   /** Why {@code file} is not one of the table's own data files, or empty. */
-  public Optional<String> problem(DataFile file) {
+  public Optional<String> problem(ContentFile<?> file) {
     String location = normalized(file.location());
     if (location == null || !location.startsWith(dataPrefix)) {
       return Optional.of("is not under the table's data location " + dataPrefix);

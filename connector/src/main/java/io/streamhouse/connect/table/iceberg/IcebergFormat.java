@@ -3,6 +3,7 @@ package io.streamhouse.connect.table.iceberg;
 import io.streamhouse.connect.config.CatalogSettings;
 import io.streamhouse.connect.config.MaintenanceSettings;
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.convert.ChangeDecoder;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.MaintenanceReport;
@@ -25,11 +26,15 @@ import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
 import java.io.Closeable;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.ManageSnapshots;
 import org.apache.iceberg.PartitionSpec;
@@ -42,8 +47,8 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
 import org.apache.iceberg.util.PropertyUtil;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,12 +79,67 @@ public final class IcebergFormat implements TableFormat {
   public Optional<TableWriter> openWriter(
       TableId id, RouteSettings route, SinkRecord sample, FileBudget budget)
       throws RecordConversionException {
-    if (sample.value() == null && !catalog.tableExists(identifier(id))) {
-      return Optional.empty(); // a tombstone adds nothing to an append table
+    if (!route.icebergKeyed()) {
+      if (sample.value() == null && !catalog.tableExists(identifier(id))) {
+        return Optional.empty(); // a tombstone adds nothing to an append table
+      }
+      Table table = loadOrCreate(id, route, sample);
+      table.refresh();
+      return Optional.of(new IcebergTableWriter(table, taskId, budget, route));
+    }
+    if (!catalog.tableExists(identifier(id))) {
+      // Bad input must not define a table, and a delete of a missing table deletes nothing.
+      ChangeDecoder.Change change =
+          new ChangeDecoder(route.input(), route.primaryKey()).decode(sample);
+      if (change.kind() == ChangeDecoder.Kind.DELETE) {
+        return Optional.empty();
+      }
     }
     Table table = loadOrCreate(id, route, sample);
     table.refresh();
-    return Optional.of(new IcebergTableWriter(table, taskId, budget, route));
+    if (table.schema().identifierFieldIds().isEmpty()) {
+      throw new IllegalStateException(
+          "Connector "
+              + connector
+              + ": route "
+              + route.name()
+              + " writes keyed rows but table "
+              + id
+              + " has no identifier fields (primary key); set them on the table (ALTER TABLE ... "
+              + "SET IDENTIFIER FIELDS) or route its topics as append-only");
+    }
+    IcebergKeyedTableWriter.Base base = IcebergKeyedTableWriter.readBase(table, ownState(table));
+    LOG.info(
+        "Read the key index of {} at snapshot {}: {} keys in {} data files ({} KB)",
+        id,
+        base.snapshot(),
+        base.index().keys(),
+        base.index().fileCount(),
+        base.index().bytes() / 1024);
+    return Optional.of(new IcebergKeyedTableWriter(table, taskId, budget, route, base));
+  }
+
+  /**
+   * After a schema change, a keyed table's new writer goes on with the key index of the previous
+   * one (which holds the positions of its uncommitted rows); an append table's starts afresh.
+   */
+  @Override
+  public Optional<TableWriter> openWriterAfter(
+      TableWriter previous, TableId id, RouteSettings route, SinkRecord sample, FileBudget budget)
+      throws RecordConversionException {
+    if (!(previous instanceof IcebergKeyedTableWriter keyed)) {
+      return openWriter(id, route, sample, budget);
+    }
+    Table table = table(id);
+    return Optional.of(new IcebergKeyedTableWriter(table, taskId, budget, route, keyed.base()));
+  }
+
+  private IcebergKeyedTableWriter.OwnState ownState(Table table) {
+    Optional<Snapshot> own = latestOwnSnapshot(table);
+    return new IcebergKeyedTableWriter.OwnState(
+        watermarksOf(own),
+        own.map(s -> Watermarks.decode(s.summary().get(keys.keyWriters())))
+            .orElse(Watermarks.EMPTY));
   }
 
   private Table loadOrCreate(TableId id, RouteSettings route, SinkRecord sample)
@@ -243,26 +303,36 @@ public final class IcebergFormat implements TableFormat {
     Table loaded = table(id);
     IcebergFileCheck check = new IcebergFileCheck(loaded);
     Map<Integer, PartitionSpec> specs = loaded.specs();
-    CheckedBatches<DataFile> checked =
+    Map<String, KeyedFilesCodec.KeyedFiles> keyed = new HashMap<>();
+    CheckedBatches<ContentFile<?>> checked =
         CheckedBatches.check(
             connector,
             id,
             offered,
             new CheckedBatches.FileReader<>() {
               @Override
-              public List<DataFile> read(OfferedBatch batch)
+              public List<ContentFile<?>> read(OfferedBatch batch)
                   throws DataFilesCodec.InvalidDataFilesException {
-                return DataFilesCodec.decode(
-                    batch.files().payloadVersion(), batch.files().payload(), specs);
+                if (batch.files().payloadVersion() == KeyedFilesCodec.VERSION) {
+                  KeyedFilesCodec.KeyedFiles files =
+                      KeyedFilesCodec.decode(batch.files().payload(), specs);
+                  keyed.put(batch.batchId(), files);
+                  List<ContentFile<?>> all = new ArrayList<>(files.data());
+                  all.addAll(files.deletes());
+                  return all;
+                }
+                return List.copyOf(
+                    DataFilesCodec.decode(
+                        batch.files().payloadVersion(), batch.files().payload(), specs));
               }
 
               @Override
-              public String path(DataFile file) {
+              public String path(ContentFile<?> file) {
                 return IcebergFileCheck.normalized(file.location());
               }
 
               @Override
-              public Optional<String> problem(DataFile file) {
+              public Optional<String> problem(ContentFile<?> file) {
                 return check.problem(file);
               }
             });
@@ -279,6 +349,8 @@ public final class IcebergFormat implements TableFormat {
           private Table table = loaded; // refreshed just above; again after a conflict
           private Long expectedOwn;
           private boolean expectedOffAncestry;
+          private Watermarks watermarks = Watermarks.EMPTY;
+          private Watermarks writers = Watermarks.EMPTY;
           private boolean first = true;
 
           @Override
@@ -288,35 +360,60 @@ public final class IcebergFormat implements TableFormat {
             Optional<OwnSnapshot> own = OwnSnapshot.find(table, keys);
             expectedOwn = own.map(o -> o.snapshot().snapshotId()).orElse(null);
             expectedOffAncestry = own.map(OwnSnapshot::offAncestry).orElse(false);
-            return watermarksOf(own.map(OwnSnapshot::snapshot));
+            watermarks = watermarksOf(own.map(OwnSnapshot::snapshot));
+            writers =
+                own.map(o -> Watermarks.decode(o.snapshot().summary().get(keys.keyWriters())))
+                    .orElse(Watermarks.EMPTY);
+            return watermarks;
+          }
+
+          @Override
+          public Set<String> refuse(List<OfferedBatch> applying) {
+            Set<String> refused = new LinkedHashSet<>();
+            for (OfferedBatch batch : applying) {
+              KeyedFilesCodec.KeyedFiles files = keyed.get(batch.batchId());
+              if (files == null) {
+                continue;
+              }
+              Optional<String> problem =
+                  KeyedBatchCheck.problem(table, batch, files, watermarks, writers);
+              if (problem.isPresent()) {
+                refused.add(batch.batchId());
+                LOG.warn(
+                    "Connector {}: rejected keyed batch {} of task {} for table {}: {}; the task "
+                        + "reads its key index again and writes the records again",
+                    connector,
+                    batch.batchId(),
+                    batch.taskId(),
+                    id,
+                    problem.get());
+              }
+            }
+            return refused;
           }
 
           @Override
           public CommitLoop.Committed commit(
               List<OfferedBatch> applying, Map<String, String> summary)
               throws CommitLoop.ConcurrentCommitException {
-            // One transaction: the snapshot and the tag that keeps it from any snapshot expiry.
-            // Manifest reads and writes run on this committer thread: Iceberg's worker pool polls
-            // its futures with a 10 ms sleep, about 30 ms per commit of a few files.
             Transaction transaction = table.newTransaction();
-            AppendFiles append =
-                transaction
-                    .newAppend()
-                    .scanManifestsWith(MoreExecutors.newDirectExecutorService())
-                    .writeManifestsWith(MoreExecutors.newDirectExecutorService(), 1);
-            long records = 0;
-            int files = 0;
-            for (OfferedBatch batch : applying) {
-              for (DataFile file : checked.files(batch.batchId())) {
-                append.appendFile(file);
-                records += file.recordCount();
-                files++;
+            IcebergSnapshotUpdate update =
+                IcebergSnapshotUpdate.of(
+                    transaction, applying, checked, keyed, table.currentSnapshot());
+            if (update.keyed()) {
+              Map<TopicPartition, Long> next = new HashMap<>(writers.asMap());
+              for (OfferedBatch batch : applying) {
+                KeyedFilesCodec.KeyedFiles files = keyed.get(batch.batchId());
+                if (files != null) {
+                  batch.ranges().keySet().forEach(tp -> next.put(tp, files.writer()));
+                }
               }
+              summary.put(keys.keyWriters(), Watermarks.of(next).encode());
             }
-            summary.forEach(append::set);
             // The own-snapshot check runs in Iceberg's commit, against the metadata it swaps
             // atomically.
-            append.validateWith(
+            update.commit(
+                summary,
                 new OwnSnapshotValidator(
                     keys.watermarks(),
                     expectedOwn,
@@ -324,8 +421,8 @@ public final class IcebergFormat implements TableFormat {
                     keys::isApacheSinkCommitOfThisName));
             long snapshotId;
             try {
-              append.commit();
               snapshotId = transaction.table().currentSnapshot().snapshotId();
+              // One transaction: the snapshot and the tag that keeps it from any snapshot expiry.
               ManageSnapshots refs = transaction.manageSnapshots();
               if (transaction.table().refs().containsKey(keys.tag())) {
                 refs.replaceTag(keys.tag(), snapshotId);
@@ -337,7 +434,8 @@ public final class IcebergFormat implements TableFormat {
             } catch (ValidationException concurrent) {
               throw new CommitLoop.ConcurrentCommitException(concurrent.getMessage(), concurrent);
             }
-            return new CommitLoop.Committed(snapshotId, records, files, List.of());
+            return new CommitLoop.Committed(
+                snapshotId, update.records(), update.files(), List.of());
           }
         });
   }

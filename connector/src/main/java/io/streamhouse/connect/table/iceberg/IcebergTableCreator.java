@@ -3,10 +3,15 @@ package io.streamhouse.connect.table.iceberg;
 import io.streamhouse.connect.config.PartitionTerm;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.convert.KeyColumns;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.schema.RecordSchemas;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
@@ -15,6 +20,7 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.types.Types;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /** Creates a missing table from a record's schema and the route's partitioning and properties. */
@@ -27,7 +33,11 @@ final class IcebergTableCreator {
     try {
       schema =
           IcebergColumns.schemaFor(
-              RecordSchemas.rowOf(sample, InputMode.UPSERT, route.kafkaMetadata(), route.name())
+              RecordSchemas.rowOf(
+                      sample,
+                      route.icebergKeyed() ? route.input() : InputMode.UPSERT,
+                      route.kafkaMetadata(),
+                      route.name())
                   .orElseThrow(
                       () ->
                           new IllegalArgumentException(
@@ -46,9 +56,12 @@ final class IcebergTableCreator {
               + e.getMessage(),
           e);
     }
+    if (route.icebergKeyed()) {
+      schema = keyed(schema, KeyColumns.of(route.primaryKey(), sample), id, route);
+    }
     PartitionSpec spec = spec(schema, route);
     Map<String, String> props = new HashMap<>();
-    props.put(TableProperties.FORMAT_VERSION, "2");
+    props.put(TableProperties.FORMAT_VERSION, Integer.toString(route.formatVersion()));
     props.put(TableProperties.DEFAULT_FILE_FORMAT, route.fileFormat());
     props.put(
         TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(route.targetFileSizeBytes()));
@@ -77,6 +90,74 @@ final class IcebergTableCreator {
       }
       throw raced;
     }
+  }
+
+  /**
+   * {@code schema} with {@code key} as its identifier fields, made required: top-level primitive
+   * columns of the record.
+   *
+   * @throws RecordConversionException if the key is empty or names no such column
+   */
+  static Schema keyed(Schema schema, List<String> key, TableIdentifier id, RouteSettings route)
+      throws RecordConversionException {
+    if (key.isEmpty()) {
+      throw new RecordConversionException(
+          "<key>",
+          "cannot create keyed table "
+              + id
+              + ": route "
+              + route.name()
+              + " names no primary-key and the record's Kafka key has no fields");
+    }
+    Set<Integer> ids = new LinkedHashSet<>();
+    List<Types.NestedField> columns = new ArrayList<>();
+    for (Types.NestedField field : schema.columns()) {
+      if (key.contains(field.name())) {
+        if (!field.type().isPrimitiveType()) {
+          throw new RecordConversionException(
+              field.name(),
+              "cannot create keyed table "
+                  + id
+                  + ": key column '"
+                  + field.name()
+                  + "' is a "
+                  + field.type()
+                  + ", not a primitive");
+        }
+        ids.add(field.fieldId());
+        columns.add(
+            Types.NestedField.required(field.fieldId(), field.name(), field.type(), field.doc()));
+      } else {
+        columns.add(field);
+      }
+    }
+    for (String column : key) {
+      if (columns.stream().noneMatch(f -> f.name().equals(column))) {
+        throw new RecordConversionException(
+            column,
+            "cannot create keyed table "
+                + id
+                + ": key column '"
+                + column
+                + "' is not a top-level field of the record (fields: "
+                + schema.columns().stream().map(Types.NestedField::name).toList()
+                + ")");
+      }
+    }
+    for (String text : route.partitionBy()) {
+      String column = PartitionTerm.parse(text).column();
+      if (!key.contains(column)) {
+        throw new RecordConversionException(
+            column,
+            "cannot create keyed table "
+                + id
+                + ": partition column '"
+                + column
+                + "' is not a key column "
+                + key);
+      }
+    }
+    return new Schema(columns, ids);
   }
 
   static PartitionSpec spec(Schema schema, RouteSettings route) {

@@ -3,6 +3,7 @@ package io.streamhouse.connect.table.paimon;
 import io.streamhouse.connect.config.PartitionTerm;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.convert.KeyColumns;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.RecordSchemas;
@@ -10,7 +11,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;
@@ -83,7 +83,7 @@ final class PaimonTableCreator {
                             + " from this record: its value is neither a struct "
                             + "nor a JSON object (for Debezium input: an envelope without before and after)"));
     RowType rowType = (RowType) PaimonColumns.paimon(row, true);
-    List<String> primaryKey = primaryKey(route, sample);
+    List<String> primaryKey = KeyColumns.of(route.primaryKey(), sample);
     if (primaryKey.isEmpty() && route.input() == InputMode.DEBEZIUM) {
       throw new RecordConversionException(
           "<key>",
@@ -151,20 +151,6 @@ final class PaimonTableCreator {
     } catch (Catalog.TableNotExistException e) {
       return false;
     }
-  }
-
-  private static List<String> primaryKey(RouteSettings route, SinkRecord sample) {
-    if (!route.primaryKey().isEmpty()) {
-      return route.primaryKey();
-    }
-    Schema keySchema = sample.keySchema();
-    if (keySchema != null && keySchema.type() == Schema.Type.STRUCT) {
-      return keySchema.fields().stream().map(org.apache.kafka.connect.data.Field::name).toList();
-    }
-    if (keySchema == null && sample.key() instanceof Map<?, ?> map) {
-      return map.keySet().stream().map(String::valueOf).toList();
-    }
-    return List.of();
   }
 
   private static List<String> concat(List<String> a, List<String> b) {

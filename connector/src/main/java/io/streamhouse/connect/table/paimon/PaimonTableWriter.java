@@ -1,6 +1,7 @@
 package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.convert.ChangeDecoder;
 import io.streamhouse.connect.convert.InputMode;
 import io.streamhouse.connect.convert.KafkaMetadata;
 import io.streamhouse.connect.errors.RecordConversionException;
@@ -116,7 +117,7 @@ final class PaimonTableWriter implements TableWriter {
               + "key): a tombstone cannot be applied");
     }
     ChangeDecoder.Change change = decoder.decode(record);
-    if (primaryKey.isEmpty() && change.kind() != RowKind.INSERT) {
+    if (primaryKey.isEmpty() && change.kind() != ChangeDecoder.Kind.INSERT) {
       throw new RecordConversionException(
           "<value>",
           "table "
@@ -141,7 +142,8 @@ final class PaimonTableWriter implements TableWriter {
     if (metadataPosition >= 0 && !change.keyOnly()) {
       metadata.checkNoClash(route, change.row());
     }
-    GenericRow row = converter.convert(change.row(), change.kind(), change.keyOnly(), primaryKey);
+    GenericRow row =
+        converter.convert(change.row(), rowKind(change.kind()), change.keyOnly(), primaryKey);
     if (metadataPosition >= 0) {
       row.setField(metadataPosition, converter.column(metadataPosition, metadata.valuesOf(record)));
     }
@@ -151,6 +153,14 @@ final class PaimonTableWriter implements TableWriter {
       throw new IllegalStateException(
           "Cannot write to Paimon table " + table + ": " + e.getMessage(), e);
     }
+  }
+
+  private static RowKind rowKind(ChangeDecoder.Kind kind) {
+    return switch (kind) {
+      case INSERT -> RowKind.INSERT;
+      case UPDATE_AFTER -> RowKind.UPDATE_AFTER;
+      case DELETE -> RowKind.DELETE;
+    };
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.convert.ChangeDecoder;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.TableNotFoundException;

@@ -1,17 +1,15 @@
-package io.streamhouse.connect.table.paimon;
+package io.streamhouse.connect.convert;
 
-import io.streamhouse.connect.convert.Envelopes;
-import io.streamhouse.connect.convert.InputMode;
 import io.streamhouse.connect.errors.RecordConversionException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.paimon.types.RowKind;
 
 /**
- * What a record means for a primary-key table, by the route's {@code input}:
+ * What a record means for a primary-key table of either format (Paimon or Iceberg), by the route's
+ * {@code input}:
  *
  * <ul>
  *   <li>{@code upsert}: the value is the row (insert or replace); a tombstone deletes by key.
@@ -22,25 +20,32 @@ import org.apache.paimon.types.RowKind;
  *
  * A delete that has only the Kafka key is "key only": its other columns are null.
  */
-final class ChangeDecoder {
+public final class ChangeDecoder {
+  /** What a change does to its key's row. */
+  public enum Kind {
+    INSERT,
+    UPDATE_AFTER,
+    DELETE
+  }
+
   /** One change: its kind, the row (a struct or a map) and whether it carries only the key. */
-  record Change(RowKind kind, Object row, boolean keyOnly) {}
+  public record Change(Kind kind, Object row, boolean keyOnly) {}
 
   private final boolean debezium;
   private final List<String> primaryKey;
 
-  ChangeDecoder(InputMode input, List<String> primaryKey) {
+  public ChangeDecoder(InputMode input, List<String> primaryKey) {
     this.debezium = input == InputMode.DEBEZIUM;
     this.primaryKey = primaryKey;
   }
 
-  Change decode(SinkRecord record) throws RecordConversionException {
+  public Change decode(SinkRecord record) throws RecordConversionException {
     Object value = record.value();
     if (value == null) {
-      return new Change(RowKind.DELETE, keyRow(record), true);
+      return new Change(Kind.DELETE, keyRow(record), true);
     }
     if (!debezium) {
-      return new Change(RowKind.INSERT, value, false);
+      return new Change(Kind.INSERT, value, false);
     }
     if (Envelopes.isEnvelope(value)) {
       String op = string(Envelopes.field(value, "op"));
@@ -48,13 +53,13 @@ final class ChangeDecoder {
         throw new RecordConversionException("op", "the Debezium envelope has no op");
       }
       return switch (op) {
-        case "c", "r" -> new Change(RowKind.INSERT, image(value, "after", op), false);
-        case "u" -> new Change(RowKind.UPDATE_AFTER, image(value, "after", op), false);
+        case "c", "r" -> new Change(Kind.INSERT, image(value, "after", op), false);
+        case "u" -> new Change(Kind.UPDATE_AFTER, image(value, "after", op), false);
         case "d" -> {
           Object before = Envelopes.field(value, "before");
           yield before != null
-              ? new Change(RowKind.DELETE, before, false)
-              : new Change(RowKind.DELETE, keyRow(record), true);
+              ? new Change(Kind.DELETE, before, false)
+              : new Change(Kind.DELETE, keyRow(record), true);
         }
         default ->
             throw new RecordConversionException(
@@ -66,13 +71,13 @@ final class ChangeDecoder {
     if (Boolean.TRUE.equals(deleted)
         || "true".equalsIgnoreCase(string(deleted))
         || "d".equals(op)) {
-      return new Change(RowKind.DELETE, value, false);
+      return new Change(Kind.DELETE, value, false);
     }
     if (op == null || op.equals("c") || op.equals("r")) {
-      return new Change(RowKind.INSERT, value, false);
+      return new Change(Kind.INSERT, value, false);
     }
     if (op.equals("u")) {
-      return new Change(RowKind.UPDATE_AFTER, value, false);
+      return new Change(Kind.UPDATE_AFTER, value, false);
     }
     throw new RecordConversionException(
         Envelopes.OP_FIELD, "unknown Debezium op '" + op + "' (expected c, r, u or d)");

@@ -1,0 +1,207 @@
+package io.streamhouse.connect.table.iceberg;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.IdentityPartitionConverters;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
+import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.PartitionUtil;
+
+/**
+ * Where the live row of each key is, for one task writer of one keyed Iceberg table: key hash to
+ * (data file, row position), over the files of the snapshot it was read from and the files the
+ * writer added since. Read once per writer from the snapshot's key columns with the deletes applied
+ * (a scan of the key columns only, not of whole rows), then kept up to date as the writer writes.
+ * About 32 bytes per key plus one entry per data file.
+ */
+final class KeyIndex {
+  /** A data file the index points into: where it is and the partition its deletes go to. */
+  record FileRef(String location, PartitionSpec spec, StructLike partition) {}
+
+  private final List<FileRef> files = new ArrayList<>();
+  private final KeyPositions positions = new KeyPositions();
+  private final KeyHash hash;
+
+  /** Positions of rows that duplicate a key found when the index was read: to delete. */
+  private final List<Long> duplicates = new ArrayList<>();
+
+  private KeyIndex(KeyHash hash) {
+    this.hash = hash;
+  }
+
+  /** An index of a table without rows. */
+  static KeyIndex empty(KeyHash hash) {
+    return new KeyIndex(hash);
+  }
+
+  /**
+   * Reads the key columns of every live row of {@code snapshot} (null: the table has none). When a
+   * key has several live rows (a table that was written without keys before), the row of the file
+   * with the highest data sequence number stays, the others are listed in {@link #duplicates()}.
+   */
+  static KeyIndex read(Table table, Snapshot snapshot, List<Integer> keyIds, KeyHash hash) {
+    KeyIndex index = new KeyIndex(hash);
+    if (snapshot == null) {
+      return index;
+    }
+    Schema keys = TypeUtil.select(table.schema(), Set.copyOf(keyIds));
+    List<Types.NestedField> projected = new ArrayList<>();
+    for (int id : keyIds) {
+      projected.add(keys.findField(id));
+    }
+    projected.add(MetadataColumns.ROW_POSITION);
+    Schema requested = new Schema(projected);
+    Map<Integer, PartitionSpec> specs = table.specs();
+    long[] sequences = new long[16];
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+      for (FileScanTask task : tasks) {
+        int ordinal =
+            index.add(
+                new FileRef(
+                    task.file().location(),
+                    specs.get(task.file().specId()),
+                    task.file().partition()));
+        if (ordinal >= sequences.length) {
+          sequences = java.util.Arrays.copyOf(sequences, sequences.length * 2);
+        }
+        Long sequence = task.file().dataSequenceNumber();
+        sequences[ordinal] = sequence == null ? 0 : sequence;
+        index.readFile(table, task, requested, keyIds.size(), sequences);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot read the key columns of table " + table.name() + ": " + e.getMessage(), e);
+    }
+    return index;
+  }
+
+  private void readFile(
+      Table table, FileScanTask task, Schema requested, int keyCount, long[] sequences)
+      throws IOException {
+    GenericDeleteFilter deletes =
+        new GenericDeleteFilter(table.io(), task, table.schema(), requested);
+    Schema read = deletes.requiredSchema();
+    int[] keyPositions = new int[keyCount];
+    for (int i = 0; i < keyCount; i++) {
+      keyPositions[i] = position(read, requested.columns().get(i).fieldId());
+    }
+    int posPosition = position(read, MetadataColumns.ROW_POSITION.fieldId());
+    int ordinal = files.size() - 1;
+    Map<Integer, ?> constants =
+        PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
+    try (CloseableIterable<Record> rows =
+        deletes.filter(
+            FormatModelRegistry.<Record, Object>readBuilder(
+                    task.file().format(), Record.class, table.io().newInputFile(task.file()))
+                .project(read)
+                .idToConstant(constants)
+                .build())) {
+      for (Record row : rows) {
+        long pos = (Long) row.get(posPosition);
+        long[] key = hash.of(KeyHash.values(row, keyPositions));
+        long previous = positions.put(key, pack(ordinal, pos));
+        if (previous != KeyPositions.NONE) {
+          // Two live rows of one key: keep the newer (higher data sequence number, else later).
+          if (sequences[fileOf(previous)] > sequences[ordinal]) {
+            positions.put(key, previous);
+            duplicates.add(pack(ordinal, pos));
+          } else {
+            duplicates.add(previous);
+          }
+        }
+      }
+    }
+  }
+
+  private static int position(Schema schema, int fieldId) {
+    List<Types.NestedField> columns = schema.columns();
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).fieldId() == fieldId) {
+        return i;
+      }
+    }
+    throw new IllegalStateException("field " + fieldId + " is not in " + schema);
+  }
+
+  /** The key types of {@code schema}'s identifier fields, in {@code keyIds} order. */
+  static List<Type> keyTypes(Schema schema, List<Integer> keyIds) {
+    return keyIds.stream().map(id -> schema.findField(id).type()).toList();
+  }
+
+  KeyHash hash() {
+    return hash;
+  }
+
+  /** Registers a data file; its ordinal. */
+  int add(FileRef file) {
+    files.add(file);
+    return files.size() - 1;
+  }
+
+  FileRef file(int ordinal) {
+    return files.get(ordinal);
+  }
+
+  int fileCount() {
+    return files.size();
+  }
+
+  long get(long[] key) {
+    return positions.get(key);
+  }
+
+  long put(long[] key, long position) {
+    return positions.put(key, position);
+  }
+
+  long remove(long[] key) {
+    return positions.remove(key);
+  }
+
+  int keys() {
+    return positions.size();
+  }
+
+  long bytes() {
+    return positions.bytes() + 64L * files.size();
+  }
+
+  /** Positions of rows that duplicated a key when the index was read; taken once. */
+  List<Long> takeDuplicates() {
+    List<Long> taken = List.copyOf(duplicates);
+    duplicates.clear();
+    return taken;
+  }
+
+  static long pack(int ordinal, long pos) {
+    if (pos < 0 || pos > 0xFFFFFFFFL) {
+      throw new IllegalArgumentException("row position " + pos + " is out of range");
+    }
+    return ((long) ordinal << 32) | pos;
+  }
+
+  static int fileOf(long packed) {
+    return (int) (packed >>> 32);
+  }
+
+  static long rowOf(long packed) {
+    return packed & 0xFFFFFFFFL;
+  }
+}

@@ -1,0 +1,128 @@
+package io.streamhouse.connect.table.iceberg;
+
+/**
+ * Key hash (128 bits) to a row position (a long), in open addressing with linear probing: three
+ * long arrays, about 32 bytes per key at the 0.75 load it grows at, and no object per key. Deleting
+ * shifts the following entries back, so lookups never meet a tombstone. Not thread-safe.
+ */
+final class KeyPositions {
+  /** A position no row has: the mark of an empty slot. */
+  static final long NONE = -1L;
+
+  private long[] low;
+  private long[] high;
+  private long[] values;
+  private int size;
+  private int mask;
+
+  KeyPositions() {
+    allocate(1 << 10);
+  }
+
+  private void allocate(int capacity) {
+    low = new long[capacity];
+    high = new long[capacity];
+    values = new long[capacity];
+    java.util.Arrays.fill(values, NONE);
+    mask = capacity - 1;
+    size = 0;
+  }
+
+  int size() {
+    return size;
+  }
+
+  /** Bytes the arrays take. */
+  long bytes() {
+    return 24L * values.length;
+  }
+
+  /** The position of {@code key}, or {@link #NONE}. */
+  long get(long[] key) {
+    int slot = slot(key[0], key[1]);
+    while (values[slot] != NONE) {
+      if (low[slot] == key[0] && high[slot] == key[1]) {
+        return values[slot];
+      }
+      slot = (slot + 1) & mask;
+    }
+    return NONE;
+  }
+
+  /**
+   * Sets the position of {@code key} ({@code position} ≥ 0); the previous one, or {@link #NONE}.
+   */
+  long put(long[] key, long position) {
+    if (position < 0) {
+      throw new IllegalArgumentException("position " + position);
+    }
+    if (size + 1 > values.length * 3L / 4) {
+      grow();
+    }
+    int slot = slot(key[0], key[1]);
+    while (values[slot] != NONE) {
+      if (low[slot] == key[0] && high[slot] == key[1]) {
+        long previous = values[slot];
+        values[slot] = position;
+        return previous;
+      }
+      slot = (slot + 1) & mask;
+    }
+    low[slot] = key[0];
+    high[slot] = key[1];
+    values[slot] = position;
+    size++;
+    return NONE;
+  }
+
+  /** Removes {@code key}; its position, or {@link #NONE}. */
+  long remove(long[] key) {
+    int slot = slot(key[0], key[1]);
+    while (values[slot] != NONE) {
+      if (low[slot] == key[0] && high[slot] == key[1]) {
+        long previous = values[slot];
+        shiftBack(slot);
+        size--;
+        return previous;
+      }
+      slot = (slot + 1) & mask;
+    }
+    return NONE;
+  }
+
+  /** Empties {@code hole} and moves back every following entry that may sit there. */
+  private void shiftBack(int hole) {
+    int next = (hole + 1) & mask;
+    while (values[next] != NONE) {
+      int home = slot(low[next], high[next]);
+      // Move the entry at next into the hole if its home is not in (hole, next], cyclically.
+      boolean between =
+          hole <= next ? (hole < home && home <= next) : (hole < home || home <= next);
+      if (!between) {
+        low[hole] = low[next];
+        high[hole] = high[next];
+        values[hole] = values[next];
+        hole = next;
+      }
+      next = (next + 1) & mask;
+    }
+    values[hole] = NONE;
+  }
+
+  private void grow() {
+    long[] oldLow = low;
+    long[] oldHigh = high;
+    long[] oldValues = values;
+    allocate(oldValues.length * 2);
+    for (int i = 0; i < oldValues.length; i++) {
+      if (oldValues[i] != NONE) {
+        put(new long[] {oldLow[i], oldHigh[i]}, oldValues[i]);
+      }
+    }
+  }
+
+  private int slot(long lo, long hi) {
+    long mixed = lo ^ (hi * 0x9E3779B97F4A7C15L);
+    return (int) (mixed ^ (mixed >>> 32)) & mask;
+  }
+}

@@ -1,0 +1,216 @@
+package io.streamhouse.connect.table.iceberg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.config.StreamhouseSinkConfig;
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.TableWriter;
+import io.streamhouse.connect.testing.LocalCatalogConfigs;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Keyed Iceberg tables: upserts and tombstones leave exactly the latest row of each key, removed
+ * rows go by position deletes (never equality deletes), a key changed twice in one batch leaves one
+ * row, and a batch whose key index is out of date is rejected.
+ */
+class IcebergKeyedTableTest {
+  private static final Schema VALUE =
+      SchemaBuilder.struct()
+          .field("id", Schema.INT64_SCHEMA)
+          .field("name", Schema.STRING_SCHEMA)
+          .field("score", Schema.OPTIONAL_INT32_SCHEMA)
+          .build();
+  private static final TopicPartition TP0 = new TopicPartition("orders", 0);
+  private static final TopicPartition TP1 = new TopicPartition("orders", 1);
+
+  @TempDir Path dir;
+  private final TableId table = new TableId("local", List.of("default"), "orders");
+
+  private StreamhouseSinkConfig config() {
+    Map<String, String> props = LocalCatalogConfigs.icebergOrders(dir);
+    props.put("route.orders.partition-by", "bucket(4,id)");
+    props.put("route.orders.primary-key", "id");
+    return new StreamhouseSinkConfig(props);
+  }
+
+  private static SinkRecord upsert(int partition, long offset, long id, String name) {
+    Struct value = new Struct(VALUE).put("id", id).put("name", name).put("score", (int) offset);
+    return new SinkRecord("orders", partition, Schema.INT64_SCHEMA, id, VALUE, value, offset);
+  }
+
+  private static SinkRecord tombstone(int partition, long offset, long id) {
+    return new SinkRecord("orders", partition, Schema.INT64_SCHEMA, id, VALUE, null, offset);
+  }
+
+  private static PreparedFiles write(
+      IcebergFormat format, TableId table, RouteSettings route, List<SinkRecord> records)
+      throws Exception {
+    TableWriter writer =
+        format.openWriter(table, route, records.get(0), new FileBudget(8, 64L << 20)).orElseThrow();
+    for (SinkRecord r : records) {
+      writer.write(r);
+    }
+    PreparedFiles files = writer.prepare();
+    writer.close();
+    return files;
+  }
+
+  private static Map<Long, String> rows(Table table) throws Exception {
+    table.refresh();
+    Map<Long, String> rows = new TreeMap<>();
+    try (CloseableIterable<Record> read = IcebergGenerics.read(table).build()) {
+      for (Record r : read) {
+        String previous = rows.put((Long) r.getField("id"), (String) r.getField("name"));
+        assertThat(previous).as("a second live row of key %s", r.getField("id")).isNull();
+      }
+    }
+    return rows;
+  }
+
+  private static void assertNoEqualityDeletes(Table table) throws Exception {
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask task : tasks) {
+        task.deletes()
+            .forEach(d -> assertThat(d.content()).isEqualTo(FileContent.POSITION_DELETES));
+      }
+    }
+  }
+
+  @Test
+  void upsertsAndTombstonesLeaveTheLatestRowOfEachKeyByPositionDeletes() throws Exception {
+    StreamhouseSinkConfig config = config();
+    RouteSettings route = config.routes().get(0);
+    Random random = new Random(7);
+    Map<Long, String> model = new HashMap<>();
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      TableWriter writer = null;
+      long offset = 0;
+      for (int round = 0; round < 5; round++) {
+        long from = offset;
+        List<SinkRecord> records = new java.util.ArrayList<>();
+        for (int i = 0; i < 400; i++, offset++) {
+          long id = random.nextInt(100);
+          if (random.nextInt(5) == 0) {
+            records.add(tombstone(0, offset, id));
+            model.remove(id);
+          } else {
+            String name = "n" + offset;
+            records.add(upsert(0, offset, id, name));
+            model.put(id, name);
+          }
+        }
+        if (writer == null) {
+          SinkRecord first = upsert(0, from, 1, "x");
+          writer = format.openWriter(table, route, first, new FileBudget(8, 64L << 20)).get();
+        }
+        for (SinkRecord r : records) {
+          writer.write(r);
+        }
+        PreparedFiles files = writer.prepare();
+        assertThat(
+                format
+                    .commit(
+                        table,
+                        round,
+                        List.of(
+                            new OfferedBatch(
+                                "b" + round,
+                                0,
+                                Map.of(TP0, new OffsetRange(from, offset)),
+                                files,
+                                0)),
+                        true)
+                    .decisions())
+            .containsEntry("b" + round, BatchPlan.Decision.APPLY);
+        assertThat(rows(format.table(table))).as("round %d", round).isEqualTo(new TreeMap<>(model));
+      }
+      writer.close();
+      assertNoEqualityDeletes(format.table(table));
+
+      // A new writer reads its key index from the table: an update of an old key replaces it.
+      long id = model.keySet().iterator().next();
+      PreparedFiles files = write(format, table, route, List.of(upsert(0, offset, id, "again")));
+      format.commit(
+          table,
+          9,
+          List.of(
+              new OfferedBatch(
+                  "late", 0, Map.of(TP0, new OffsetRange(offset, offset + 1)), files, 0)),
+          true);
+      model.put(id, "again");
+      assertThat(rows(format.table(table))).isEqualTo(new TreeMap<>(model));
+    }
+  }
+
+  @Test
+  void aBatchWhoseIndexMissedAnotherWritersRowsIsRejected() throws Exception {
+    StreamhouseSinkConfig config = config();
+    RouteSettings route = config.routes().get(0);
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      PreparedFiles first = write(format, table, route, List.of(upsert(1, 0, 1, "a")));
+      format.commit(
+          table,
+          1,
+          List.of(new OfferedBatch("b0", 0, Map.of(TP1, new OffsetRange(0, 1)), first, 0)),
+          true);
+      // Two writers read their index at the same snapshot; both write key 1 of partition 1.
+      TableWriter stale =
+          format.openWriter(table, route, upsert(1, 1, 1, "b"), new FileBudget(8, 64L << 20)).get();
+      TableWriter winner =
+          format.openWriter(table, route, upsert(1, 1, 1, "c"), new FileBudget(8, 64L << 20)).get();
+      winner.write(upsert(1, 1, 1, "c"));
+      PreparedFiles won = winner.prepare();
+      stale.write(upsert(1, 1, 1, "b"));
+      stale.write(upsert(1, 2, 1, "d"));
+      PreparedFiles lost = stale.prepare();
+      assertThat(
+              format
+                  .commit(
+                      table,
+                      2,
+                      List.of(new OfferedBatch("w", 1, Map.of(TP1, new OffsetRange(1, 2)), won, 0)),
+                      true)
+                  .decisions())
+          .containsEntry("w", BatchPlan.Decision.APPLY);
+      // The stale batch covers [1, 3): it overlaps, so contiguity alone would reject it; offer its
+      // continuation as if it had started where the table is now.
+      assertThat(
+              format
+                  .commit(
+                      table,
+                      3,
+                      List.of(
+                          new OfferedBatch("s", 0, Map.of(TP1, new OffsetRange(2, 3)), lost, 0)),
+                      true)
+                  .decisions())
+          .containsEntry("s", BatchPlan.Decision.REJECT);
+      assertThat(rows(format.table(table))).containsExactlyEntriesOf(Map.of(1L, "c"));
+      stale.close();
+      winner.close();
+    }
+  }
+}
