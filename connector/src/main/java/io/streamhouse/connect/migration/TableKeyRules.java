@@ -4,6 +4,8 @@ import static io.streamhouse.connect.migration.ApacheKeys.*;
 
 import io.streamhouse.connect.config.RouteConfigDef;
 import io.streamhouse.connect.config.SinkConfigDef;
+import io.streamhouse.connect.convert.Envelopes;
+import io.streamhouse.connect.convert.InputMode;
 import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,18 +19,9 @@ import org.apache.kafka.connect.sink.SinkTask;
  * filled in by the keys that set it, and errors for what this connector does not support.
  */
 final class TableKeyRules {
-  private static final String UPSERTS =
-      "upserts into Iceberg tables are not supported here (and in the Apache sink id-columns "
-          + "never delete a row either); for upserts use a Paimon catalog with a primary-key "
-          + "table, or remove the key";
   private static final String BRANCHES =
       "commits to a branch are not supported: this connector commits to the table's main "
           + "branch; remove the key";
-  private static final String TABULAR_UPSERTS =
-      "a key of the Tabular sink, which the Apache sink ignores: upserts into Iceberg "
-          + "tables are not supported here; for upserts or CDC use a Paimon catalog with a "
-          + "primary-key table (route input=debezium for Debezium records), or remove the key";
-
   static final List<KeyRule> RULES =
       List.of(
           KeyRule.key(TABLES, TableKeyRules::tables),
@@ -63,10 +56,10 @@ final class TableKeyRules {
               CASE_INSENSITIVE,
               "fields match columns by their exact name here, and a field differing from a "
                   + "column only in case is rejected"),
-          KeyRule.refusedUnlessFalse(DEFAULT_ID_COLUMNS, UPSERTS),
+          KeyRule.key(DEFAULT_ID_COLUMNS, TableKeyRules::defaultIdColumns),
           KeyRule.refusedUnlessFalse(DEFAULT_COMMIT_BRANCH, BRANCHES),
-          KeyRule.refusedUnlessFalse(UPSERT_MODE, TABULAR_UPSERTS),
-          KeyRule.refusedUnlessFalse(CDC_FIELD, TABULAR_UPSERTS),
+          KeyRule.key(UPSERT_MODE, TableKeyRules::upsertMode),
+          KeyRule.key(CDC_FIELD, TableKeyRules::cdcField),
           KeyRule.under(TABLE_PREFIX, TableKeyRules::tableKey));
 
   private TableKeyRules() {}
@@ -240,6 +233,64 @@ final class TableKeyRules {
     return effects;
   }
 
+  /**
+   * {@code iceberg.tables.default-id-columns}: the primary key of every route whose table has no
+   * {@code id-columns} of its own; its tables are keyed (docs/iceberg-primary-key-tables.md).
+   */
+  private static List<Effect> defaultIdColumns(KeyRule.Input in) {
+    List<Effect> effects = new ArrayList<>();
+    if (in.present() && !in.value().isBlank()) {
+      for (ApacheLayout.Route route : in.layout().routes()) {
+        if (!in.config().has(TABLE_PREFIX + route.table() + ".id-columns")) {
+          effects.add(
+              new Effect.Mapped(route.prefix() + RouteConfigDef.PRIMARY_KEY, in.value(), in.key()));
+        }
+      }
+    }
+    return effects;
+  }
+
+  /**
+   * {@code iceberg.tables.upsert-mode-enabled} (a Tabular key the Apache sink ignores): true makes
+   * every route keyed with {@code input=upsert}, unless the cdc field makes it debezium.
+   */
+  private static List<Effect> upsertMode(KeyRule.Input in) {
+    List<Effect> effects = new ArrayList<>(KeyRule.notABoolean(in));
+    if (in.config().bool(UPSERT_MODE, false) && !in.config().has(CDC_FIELD)) {
+      effects.addAll(perRoute(in, RouteConfigDef.INPUT, InputMode.UPSERT.configValue()));
+    }
+    return effects;
+  }
+
+  /**
+   * {@code iceberg.tables.cdc-field} (a Tabular key): the field of a flattened Debezium record that
+   * holds the operation. This connector reads {@code __op} (c, r, u, d; Debezium's
+   * ExtractNewRecordState with {@code add.fields=op}) and {@code __deleted}: that name maps to
+   * {@code input=debezium} on every route; any other name is refused.
+   */
+  private static List<Effect> cdcField(KeyRule.Input in) {
+    if (!in.present() || in.value().isBlank()) {
+      return List.of();
+    }
+    if (!in.value().trim().equals(Envelopes.OP_FIELD)) {
+      return List.of(
+          new Effect.Refusal(
+              in.key(),
+              "the operation is read from the field "
+                  + Envelopes.OP_FIELD
+                  + " (values c, r, u, d, as Debezium's ExtractNewRecordState writes it with "
+                  + "add.fields=op) or from a Debezium envelope; '"
+                  + in.value().trim()
+                  + "' is not read. Produce "
+                  + Envelopes.OP_FIELD
+                  + ", or leave the envelope unflattened, and set "
+                  + in.key()
+                  + "="
+                  + Envelopes.OP_FIELD));
+    }
+    return perRoute(in, RouteConfigDef.INPUT, InputMode.DEBEZIUM.configValue());
+  }
+
   /** {@code iceberg.tables.default-partition-by}: the spec of every route without its own. */
   private static List<Effect> defaultPartitionBy(KeyRule.Input in) {
     List<Effect> effects = new ArrayList<>();
@@ -281,7 +332,15 @@ final class TableKeyRules {
     String table = layout.tableOf(in.rest());
     String setting = layout.settingOf(in.rest());
     return switch (setting) {
-      case "id-columns" -> List.of(new Effect.Refusal(key, UPSERTS));
+      case "id-columns" ->
+          table == null || in.value().isBlank()
+              ? List.of()
+              : layout.routeOf(table).stream()
+                  .<Effect>map(
+                      r ->
+                          new Effect.Mapped(
+                              r.prefix() + RouteConfigDef.PRIMARY_KEY, in.value(), key))
+                  .toList();
       case "commit-branch" -> List.of(new Effect.Refusal(key, BRANCHES));
       case "route-regex", "partition-by" -> {
         if (layout.dynamic() && setting.equals("partition-by")) {

@@ -135,10 +135,32 @@ class SinkConfigValidatorTest {
             errorsOf(
                 new StreamhouseSinkConnector().validate(config("route.r.input", "debezium")),
                 "route.r.input"))
-        .as("no format set: the default, iceberg")
+        .as("no format set: the default, iceberg, whose keyed tables take Debezium changes")
+        .isEmpty();
+  }
+
+  @Test
+  void aKeyedIcebergRouteIsPartitionedByKeyColumnsOnlyAndWrittenAsVersionTwo() {
+    Config byOther =
+        new StreamhouseSinkConnector()
+            .validate(config("route.r.primary-key", "id", "route.r.partition-by", "day(ts)"));
+    assertThat(errorsOf(byOther, "route.r.partition-by"))
         .singleElement()
         .asString()
-        .contains("input=debezium needs a Paimon catalog");
+        .contains("partitioned by key columns only")
+        .contains("'day(ts)'");
+    Config byKey =
+        new StreamhouseSinkConnector()
+            .validate(config("route.r.primary-key", "id", "route.r.partition-by", "bucket(8,id)"));
+    assertThat(errorsOf(byKey, "route.r.partition-by")).isEmpty();
+    assertThat(
+            errorsOf(
+                new StreamhouseSinkConnector()
+                    .validate(config("route.r.input", "upsert", "route.r.format-version", "3")),
+                "route.r.format-version"))
+        .singleElement()
+        .asString()
+        .contains("deletion vectors");
   }
 
   @Test

@@ -258,15 +258,12 @@ class ApacheConfigTranslationTest {
 
   static Stream<Arguments> unsupportedKeys() {
     return Stream.of(
-        Arguments.of("iceberg.tables.default-id-columns", "id", "Paimon"),
-        Arguments.of("iceberg.table.db.orders.id-columns", "id", "Paimon"),
         Arguments.of("iceberg.tables.default-commit-branch", "audit", "branch"),
         Arguments.of("iceberg.table.db.orders.commit-branch", "audit", "branch"),
         Arguments.of("iceberg.tables.write-props.write.format.default", "orc", "auto-create-props"),
         Arguments.of("iceberg.tables.schema-force-optional", "true", "optional"),
         Arguments.of("iceberg.tables.schema-case-insensitive", "true", "case"),
-        Arguments.of("iceberg.tables.upsert-mode-enabled", "true", "Tabular"),
-        Arguments.of("iceberg.tables.cdc-field", "_cdc.op", "Tabular"),
+        Arguments.of("iceberg.tables.cdc-field", "_cdc.op", "__op"),
         Arguments.of("iceberg.connect.group-id", "other-group", "Connect"),
         Arguments.of("iceberg.catalog.catalog-impl", "org.example.NoSuchCatalog", "class path"),
         Arguments.of("iceberg.tables.no-such-key", "x", "not a key"),
@@ -352,10 +349,37 @@ class ApacheConfigTranslationTest {
     noTables.remove("iceberg.tables");
     noTables.put("iceberg.table.db.orders.id-columns", "id");
     assertThat(ApacheConfigTranslation.translate(noTables, Map::of).errors())
-        .containsOnlyKeys("iceberg.tables", "iceberg.table.db.orders.id-columns")
-        .hasEntrySatisfying(
-            "iceberg.table.db.orders.id-columns",
-            e -> assertThat(e).singleElement().asString().contains("Paimon"));
+        .containsOnlyKeys("iceberg.tables");
+  }
+
+  @Test
+  void theUpsertKeysOfTheTabularSinkMakeKeyedRoutes() {
+    Map<String, String> given = staticRest();
+    given.put("iceberg.tables.default-id-columns", "id");
+    given.put("iceberg.table.db.orders.id-columns", "order_id,line");
+    given.put("iceberg.tables.upsert-mode-enabled", "true");
+    assertThat(errors(given))
+        .as("a keyed table is partitioned by key columns only")
+        .anySatisfy(e -> assertThat(e.errorMessages().toString()).contains("key columns only"));
+    given.remove("iceberg.tables.default-partition-by");
+    given.remove("iceberg.table.db.payments.partition-by");
+    assertThat(errors(given)).isEmpty();
+    StreamhouseSinkConfig config = config(given);
+    assertThat(config.routes())
+        .allSatisfy(
+            r -> {
+              assertThat(r.icebergKeyed()).isTrue();
+              assertThat(r.input()).isEqualTo(io.streamhouse.connect.convert.InputMode.UPSERT);
+            });
+    assertThat(config.routes())
+        .extracting(r -> r.table() + "=" + r.primaryKey())
+        .contains("db.orders=[order_id, line]", "db.payments=[id]");
+
+    given.put("iceberg.tables.cdc-field", "__op");
+    assertThat(config(given).routes())
+        .allSatisfy(
+            r ->
+                assertThat(r.input()).isEqualTo(io.streamhouse.connect.convert.InputMode.DEBEZIUM));
   }
 
   @Test

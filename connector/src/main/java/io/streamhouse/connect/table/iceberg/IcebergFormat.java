@@ -40,6 +40,7 @@ import org.apache.iceberg.ManageSnapshots;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.Catalog;
@@ -107,6 +108,18 @@ public final class IcebergFormat implements TableFormat {
               + id
               + " has no identifier fields (primary key); set them on the table (ALTER TABLE ... "
               + "SET IDENTIFIER FIELDS) or route its topics as append-only");
+    }
+    if (TableUtil.formatVersion(table) != 2) {
+      throw new IllegalStateException(
+          "Connector "
+              + connector
+              + ": route "
+              + route.name()
+              + " writes keyed rows but table "
+              + id
+              + " is of format version "
+              + TableUtil.formatVersion(table)
+              + "; keyed tables are written as version 2 (position deletes) for now");
     }
     IcebergKeyedTableWriter.Base base = IcebergKeyedTableWriter.readBase(table, ownState(table));
     LOG.info(
@@ -370,6 +383,7 @@ public final class IcebergFormat implements TableFormat {
           @Override
           public Set<String> refuse(List<OfferedBatch> applying) {
             Set<String> refused = new LinkedHashSet<>();
+            Map<TopicPartition, Long> writerOf = new HashMap<>();
             for (OfferedBatch batch : applying) {
               KeyedFilesCodec.KeyedFiles files = keyed.get(batch.batchId());
               if (files == null) {
@@ -377,6 +391,14 @@ public final class IcebergFormat implements TableFormat {
               }
               Optional<String> problem =
                   KeyedBatchCheck.problem(table, batch, files, watermarks, writers);
+              for (TopicPartition tp : batch.ranges().keySet()) {
+                Long other = writerOf.putIfAbsent(tp, files.writer());
+                if (problem.isEmpty() && other != null && other != files.writer()) {
+                  // Two writers' rows of one partition in one commit: the later one's index
+                  // cannot know the earlier one's rows.
+                  problem = Optional.of("another writer's batch of " + tp + " is in this commit");
+                }
+              }
               if (problem.isPresent()) {
                 refused.add(batch.batchId());
                 LOG.warn(
