@@ -49,18 +49,21 @@ class IcebergUpsertE2E {
     SampleCustomers source = new SampleCustomers(7, KEYS, 0.2);
     PaimonSink.produce(stack, topic, source, CHANGES / 2, SampleCustomers::upsertValue);
     stack.connect().putConfig(sink.name(), sink.config());
+    long firstHalf = endSum(stack, topic);
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      // Some of the first half is committed (the second half is not even produced yet): kill -9.
+      // A quarter of the first half is committed (the second half is not even produced yet), so
+      // the restarted writers read indexes of many keys, and deletes point into older files:
+      // kill -9, most likely with uncommitted batches in the tasks.
       await()
           .atMost(ALL_COMMITTED)
           .pollInterval(Duration.ofMillis(500))
           .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
-          .until(() -> watermarkSum(tables, table, sink.name()) > 0);
+          .until(() -> watermarkSum(tables, table, sink.name()) >= firstHalf / 4);
       System.out.println(
           "IcebergUpsertE2E: kill -9 of the worker with "
               + watermarkSum(tables, table, sink.name())
               + " of "
-              + endSum(stack, topic)
+              + firstHalf
               + " offsets committed");
       stack.worker().process().signal("KILL");
       // The second half while the worker is down: then it starts again, its tasks read their key
