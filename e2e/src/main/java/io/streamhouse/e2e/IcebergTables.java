@@ -74,13 +74,18 @@ public final class IcebergTables implements AutoCloseable {
     return catalog.loadTable(TableIdentifier.parse(table));
   }
 
-  /** Every row of {@code table} as a map of column to value. */
+  /**
+   * Every row of {@code table} as a map of column to value: the table's columns only (with position
+   * deletes to apply, Iceberg's reader adds a {@code _pos} metadata column to the records).
+   */
   public List<Map<String, Object>> rows(String table) {
     List<Map<String, Object>> rows = new ArrayList<>();
-    try (CloseableIterable<Record> records = IcebergGenerics.read(table(table)).build()) {
+    Table t = table(table);
+    List<String> columns = t.schema().columns().stream().map(f -> f.name()).toList();
+    try (CloseableIterable<Record> records = IcebergGenerics.read(t).build()) {
       for (Record r : records) {
         Map<String, Object> row = new HashMap<>();
-        r.struct().fields().forEach(f -> row.put(f.name(), r.getField(f.name())));
+        columns.forEach(c -> row.put(c, r.getField(c)));
         rows.add(row);
       }
     } catch (IOException e) {
