@@ -121,8 +121,12 @@ final class KeyPositions {
     }
   }
 
+  /** Both halves mixed (murmur3's finalizer), so that no pattern of keys shares a slot. */
   private int slot(long lo, long hi) {
-    long mixed = lo ^ (hi * 0x9E3779B97F4A7C15L);
-    return (int) (mixed ^ (mixed >>> 32)) & mask;
+    long h = lo * 0x9E3779B97F4A7C15L + hi;
+    h ^= h >>> 33;
+    h *= 0xFF51AFD7ED558CCDL;
+    h ^= h >>> 33;
+    return (int) h & mask;
   }
 }

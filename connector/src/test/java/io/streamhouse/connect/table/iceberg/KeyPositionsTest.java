@@ -1,0 +1,50 @@
+package io.streamhouse.connect.table.iceberg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The key index's map agrees with a HashMap through puts, overwrites and removes, as it grows. */
+class KeyPositionsTest {
+  @Test
+  void agreesWithAHashMapThroughRandomPutsAndRemoves() {
+    KeyPositions positions = new KeyPositions();
+    Map<Long, Long> model = new HashMap<>();
+    Random random = new Random(11);
+    for (int i = 0; i < 300_000; i++) {
+      // Few distinct keys whose low words collide often: long probe chains to shift back.
+      long k = random.nextInt(20_000);
+      long[] key = {k & 0xFF, k};
+      if (random.nextInt(3) == 0) {
+        Long expected = model.remove(k);
+        assertThat(positions.remove(key))
+            .isEqualTo(expected == null ? KeyPositions.NONE : expected);
+      } else {
+        long value = random.nextInt(Integer.MAX_VALUE);
+        Long expected = model.put(k, value);
+        assertThat(positions.put(key, value))
+            .isEqualTo(expected == null ? KeyPositions.NONE : expected);
+      }
+    }
+    assertThat(positions.size()).isEqualTo(model.size());
+    for (long k = 0; k < 20_000; k++) {
+      Long expected = model.get(k);
+      assertThat(positions.get(new long[] {k & 0xFF, k}))
+          .as("key %d", k)
+          .isEqualTo(expected == null ? KeyPositions.NONE : expected);
+    }
+  }
+
+  @Test
+  void aMillionKeysTakeFortyEightMebibytes() {
+    KeyPositions positions = new KeyPositions();
+    for (long k = 0; k < 1_000_000; k++) {
+      positions.put(new long[] {k * 0x9E3779B97F4A7C15L, k}, k);
+    }
+    assertThat(positions.size()).isEqualTo(1_000_000);
+    assertThat(positions.bytes()).isEqualTo(24L * (1 << 21));
+  }
+}
