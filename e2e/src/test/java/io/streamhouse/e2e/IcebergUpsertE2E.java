@@ -81,9 +81,14 @@ class IcebergUpsertE2E {
   void debeziumEnvelopesThroughARebalanceEqualTheModel(LocalStack stack) {
     String topic = "iceberg-cdc";
     stack.createTopic(topic, 4, Map.of());
-    // No primary-key: the key columns are the fields of the Kafka key's struct (id).
+    // No primary-key: the key columns are the fields of the Kafka key's struct (id). Format
+    // version 3: deletion vectors, which the coordinator merges per data file.
     ConnectorExample sink =
-        keyedConfig(stack, "iceberg-cdc", topic, Map.of("route.orders.input", "debezium"));
+        keyedConfig(
+            stack,
+            "iceberg-cdc",
+            topic,
+            Map.of("route.orders.input", "debezium", "route.orders.format-version", "3"));
     String table = IcebergSink.tableOf(topic);
     SampleCustomers source = new SampleCustomers(11, CDC_KEYS, 0.2);
     int third = CDC_CHANGES / 3;
@@ -124,7 +129,7 @@ class IcebergUpsertE2E {
    * config-examples/quickstart.json made keyed: JSON struct keys (a tombstone has only its key), no
    * partition spec (the customers have no created_at).
    */
-  private static ConnectorExample keyedConfig(
+  static ConnectorExample keyedConfig(
       LocalStack stack, String name, String topic, Map<String, String> overrides) {
     Map<String, String> config =
         new HashMap<>(IcebergSink.config(stack, name, topic, overrides).config());
@@ -139,7 +144,7 @@ class IcebergUpsertE2E {
    * Waits until the table's watermarks sum to the topic's end offsets, then checks the table with
    * Iceberg's own reader against the model, and its delete files.
    */
-  private static void awaitAllCommittedAndCheck(
+  static void awaitAllCommittedAndCheck(
       LocalStack stack,
       IcebergTables tables,
       String connector,
@@ -189,7 +194,7 @@ class IcebergUpsertE2E {
   }
 
   /** Waits until the table's watermarks sum to the topic's end offsets. */
-  private static void awaitAllCommitted(
+  static void awaitAllCommitted(
       LocalStack stack, IcebergTables tables, String connector, String topic) {
     String table = IcebergSink.tableOf(topic);
     long end = endSum(stack, topic);
@@ -211,8 +216,30 @@ class IcebergUpsertE2E {
         .until(() -> watermarkSum(tables, table, connector) > offsets);
   }
 
-  /** No snapshot added an equality delete file, and some snapshot added a position delete file. */
+  /**
+   * No snapshot added an equality delete file, and some snapshot added a position delete file; on
+   * a format-v3 table every delete file is a deletion vector and no data file has two.
+   */
   private static void assertPositionDeletesOnly(Table table) {
+    boolean v3 = org.apache.iceberg.TableUtil.formatVersion(table) >= 3;
+    try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
+        table.newScan().planFiles()) {
+      for (org.apache.iceberg.FileScanTask task : tasks) {
+        for (DeleteFile file : task.deletes()) {
+          assertThat(file.format())
+              .as("delete file %s of %s", file.location(), table.name())
+              .isEqualTo(
+                  v3 ? org.apache.iceberg.FileFormat.PUFFIN : org.apache.iceberg.FileFormat.PARQUET);
+        }
+        if (v3) {
+          assertThat(task.deletes())
+              .as("deletion vectors of %s", task.file().location())
+              .hasSizeLessThan(2);
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
     List<String> equalityDeletes = new ArrayList<>();
     int positionDeletes = 0;
     int snapshots = 0;

@@ -30,6 +30,9 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
   /** How often the thread looks for due tables. */
   static final long POLL_MS = 1_000;
 
+  /** Set when the coordinator closes: what fails after that is the closing, not the table. */
+  private volatile boolean closed;
+
   private final String connector;
   private final Map<String, TableFormat> formats;
   private final MaintenanceSettings settings;
@@ -164,6 +167,11 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
             report.liveDataFiles());
       }
     } catch (RuntimeException e) {
+      if (closed) {
+        // The coordinator is closing (a rebalance, a stop): its pools refuse work; not a failure.
+        LOG.debug("Maintenance of {} stopped by the coordinator's close: {}", table, e.toString());
+        return;
+      }
       observer.maintenanceFailed(table);
       LOG.warn(
           "Maintenance of {} failed; tried again in {} ms: {}",
@@ -176,6 +184,7 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
     thread.shutdownNow();
     try {
       thread.awaitTermination(2, TimeUnit.SECONDS);

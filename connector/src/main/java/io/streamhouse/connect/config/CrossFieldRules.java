@@ -222,17 +222,6 @@ final class CrossFieldRules {
       String name, Map<String, String> props, BiConsumer<String, String> error) {
     String p = RouteConfigDef.PREFIX + name + ".";
     List<String> key = SinkConfigDef.names(props.get(p + RouteConfigDef.PRIMARY_KEY));
-    String version = props.get(p + RouteConfigDef.FORMAT_VERSION);
-    if ((!key.isEmpty() || props.get(p + RouteConfigDef.INPUT) != null)
-        && version != null
-        && version.trim().equals("3")) {
-      error.accept(
-          p + RouteConfigDef.FORMAT_VERSION,
-          "route "
-              + name
-              + ": keyed Iceberg tables are written as format version 2 (position delete files); "
-              + "deletion vectors for version 3 are not written yet");
-    }
     if (key.isEmpty()) {
       return; // append, or a key from the Kafka key: checked when a table is created
     }

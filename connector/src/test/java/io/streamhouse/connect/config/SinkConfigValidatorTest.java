@@ -140,7 +140,7 @@ class SinkConfigValidatorTest {
   }
 
   @Test
-  void aKeyedIcebergRouteIsPartitionedByKeyColumnsOnlyAndWrittenAsVersionTwo() {
+  void aKeyedIcebergRouteIsPartitionedByKeyColumnsOnly() {
     Config byOther =
         new StreamhouseSinkConnector()
             .validate(config("route.r.primary-key", "id", "route.r.partition-by", "day(ts)"));
@@ -153,14 +153,6 @@ class SinkConfigValidatorTest {
         new StreamhouseSinkConnector()
             .validate(config("route.r.primary-key", "id", "route.r.partition-by", "bucket(8,id)"));
     assertThat(errorsOf(byKey, "route.r.partition-by")).isEmpty();
-    assertThat(
-            errorsOf(
-                new StreamhouseSinkConnector()
-                    .validate(config("route.r.input", "upsert", "route.r.format-version", "3")),
-                "route.r.format-version"))
-        .singleElement()
-        .asString()
-        .contains("deletion vectors");
   }
 
   @Test

@@ -28,6 +28,13 @@ import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
+import org.apache.iceberg.util.ContentFileUtil;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Set;
 /**
  * Bin-pack compaction of an Iceberg table's small data files: Iceberg's {@link
  * BinPackRewriteFilePlanner} groups the small files of each partition from the current snapshot,
@@ -40,9 +47,12 @@ import org.slf4j.LoggerFactory;
  * <p>A replace snapshot carries no {@code streamhouse.*} summary key and moves no tag: the
  * connector's watermarks stay on its own latest append, which a walk of the ancestry still finds.
  *
- * <p>Data files with delete files (another writer's position or equality deletes, or deletion
- * vectors) are left out of their group; what is left of the group is rewritten only if it still has
- * enough files.
+ * <p>Data files with position deletes (a keyed table's position delete files or deletion
+ * vectors) are rewritten with their deletes applied, and the deletion vectors and position delete
+ * files that point only into rewritten files leave the table in the same commit (position delete
+ * files of several data files stay until all of them are rewritten; they then delete nothing).
+ * Data files with equality deletes (another writer's) are left out of their group; what is left of
+ * the group is rewritten only if it still has enough files.
  */
 final class IcebergFileCompactor {
   private static final Logger LOG = LoggerFactory.getLogger(IcebergFileCompactor.class);
@@ -208,15 +218,17 @@ final class IcebergFileCompactor {
 
   /**
    * The group's files this compactor can rewrite: those of the current partition spec (any spec if
-   * the table is unpartitioned now) with no delete files; none if fewer than the planner chose are
-   * left and they are too few.
+   * the table is unpartitioned now) with no equality deletes; none if fewer than the planner chose
+   * are left and they are too few.
    */
   private static List<FileScanTask> rewritable(
       RewriteFileGroup group, PartitionSpec spec, Settings settings) {
     List<FileScanTask> tasks = new ArrayList<>();
     for (FileScanTask task : group.fileScanTasks()) {
       boolean sameSpec = spec.isUnpartitioned() || task.file().specId() == spec.specId();
-      if (sameSpec && task.deletes().isEmpty()) {
+      boolean byPosition =
+          task.deletes().stream().allMatch(d -> d.content() == FileContent.POSITION_DELETES);
+      if (sameSpec && byPosition) {
         tasks.add(task);
       }
     }
@@ -225,6 +237,25 @@ final class IcebergFileCompactor {
       return List.of();
     }
     return tasks;
+  }
+
+  /**
+   * The delete files of {@code tasks} that point only into their data files (deletion vectors and
+   * single-file position deletes): the rewrite applied them, so they leave the table with it.
+   */
+  private static Set<DeleteFile> consumedDeletes(List<FileScanTask> tasks) {
+    Set<String> rewritten = new HashSet<>();
+    tasks.forEach(t -> rewritten.add(t.file().location()));
+    Map<String, DeleteFile> consumed = new LinkedHashMap<>();
+    for (FileScanTask task : tasks) {
+      for (DeleteFile delete : task.deletes()) {
+        String target = ContentFileUtil.referencedDataFileLocation(delete);
+        if (target != null && rewritten.contains(target)) {
+          consumed.putIfAbsent(delete.location(), delete);
+        }
+      }
+    }
+    return new LinkedHashSet<>(consumed.values());
   }
 
   private void rewriteGroup(
@@ -245,6 +276,7 @@ final class IcebergFileCompactor {
             .validateFromSnapshot(start.snapshotId())
             .dataSequenceNumber(start.sequenceNumber());
     rewritten.forEach(rewrite::deleteFile);
+    consumedDeletes(tasks).forEach(rewrite::deleteFile);
     written.forEach(rewrite::addFile);
     try {
       beforeCommit.run(table, rewritten);

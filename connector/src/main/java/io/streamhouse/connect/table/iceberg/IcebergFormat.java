@@ -35,12 +35,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.ContentFile;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.ManageSnapshots;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.Catalog;
@@ -108,18 +106,6 @@ public final class IcebergFormat implements TableFormat {
               + id
               + " has no identifier fields (primary key); set them on the table (ALTER TABLE ... "
               + "SET IDENTIFIER FIELDS) or route its topics as append-only");
-    }
-    if (TableUtil.formatVersion(table) != 2) {
-      throw new IllegalStateException(
-          "Connector "
-              + connector
-              + ": route "
-              + route.name()
-              + " writes keyed rows but table "
-              + id
-              + " is of format version "
-              + TableUtil.formatVersion(table)
-              + "; keyed tables are written as version 2 (position deletes) for now");
     }
     IcebergKeyedTableWriter.Base base = IcebergKeyedTableWriter.readBase(table, ownState(table));
     LOG.info(
@@ -420,8 +406,7 @@ public final class IcebergFormat implements TableFormat {
               throws CommitLoop.ConcurrentCommitException {
             Transaction transaction = table.newTransaction();
             IcebergSnapshotUpdate update =
-                IcebergSnapshotUpdate.of(
-                    transaction, applying, checked, keyed, table.currentSnapshot());
+                IcebergSnapshotUpdate.of(table, transaction, applying, checked, keyed);
             if (update.keyed()) {
               Map<TopicPartition, Long> next = new HashMap<>(writers.asMap());
               for (OfferedBatch batch : applying) {
@@ -456,6 +441,7 @@ public final class IcebergFormat implements TableFormat {
             } catch (ValidationException concurrent) {
               throw new CommitLoop.ConcurrentCommitException(concurrent.getMessage(), concurrent);
             }
+            update.transport().forEach(f -> deleteQuietly(table, f.location()));
             return new CommitLoop.Committed(
                 snapshotId, update.records(), update.files(), List.of());
           }
@@ -466,14 +452,21 @@ public final class IcebergFormat implements TableFormat {
   public void discard(TableId id, List<PreparedFiles> prepared) {
     Table table = table(id);
     for (PreparedFiles files : prepared) {
-      List<DataFile> decoded;
+      List<ContentFile<?>> decoded = new ArrayList<>();
       try {
-        decoded = DataFilesCodec.decode(files.payloadVersion(), files.payload(), table.specs());
+        if (files.payloadVersion() == KeyedFilesCodec.VERSION) {
+          KeyedFilesCodec.KeyedFiles keyed = KeyedFilesCodec.decode(files.payload(), table.specs());
+          decoded.addAll(keyed.data());
+          decoded.addAll(keyed.deletes());
+        } else {
+          decoded.addAll(
+              DataFilesCodec.decode(files.payloadVersion(), files.payload(), table.specs()));
+        }
       } catch (DataFilesCodec.InvalidDataFilesException e) {
         LOG.warn("Uncommitted files of {} cannot be read, so not deleted: {}", id, e.getMessage());
         continue;
       }
-      for (DataFile file : decoded) {
+      for (ContentFile<?> file : decoded) {
         try {
           table.io().deleteFile(file.location());
         } catch (RuntimeException e) {
@@ -481,6 +474,14 @@ public final class IcebergFormat implements TableFormat {
               "Could not delete uncommitted file {} of {}: {}", file.location(), id, e.toString());
         }
       }
+    }
+  }
+
+  private static void deleteQuietly(Table table, String location) {
+    try {
+      table.io().deleteFile(location);
+    } catch (RuntimeException e) {
+      LOG.debug("Could not delete {}: {}", location, e.toString()); // an orphan, cleaned later
     }
   }
 

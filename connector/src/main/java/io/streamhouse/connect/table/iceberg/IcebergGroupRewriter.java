@@ -13,6 +13,8 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
+import org.apache.iceberg.data.GenericDeleteFilter;
+import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.formats.FormatModelRegistry;
@@ -24,8 +26,8 @@ import org.apache.iceberg.util.PartitionUtil;
 /**
  * Copies the rows of some data files of one partition into new data files of about a target size,
  * in the table's file format. Rows stream through: one input file and one output file are open at a
- * time, whatever the number of rows. The input files must have no delete files (the caller leaves
- * those out): their rows are copied as they are.
+ * time, whatever the number of rows. Position deletes of an input file are applied (the caller
+ * leaves out files with equality deletes).
  */
 final class IcebergGroupRewriter {
   private final Table table;
@@ -90,13 +92,36 @@ final class IcebergGroupRewriter {
   private CloseableIterable<Record> read(FileScanTask task) {
     Map<Integer, ?> constants =
         PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
-    return FormatModelRegistry.<Record, Object>readBuilder(
-            task.file().format(), Record.class, table.io().newInputFile(task.file()))
-        .project(schema)
-        .idToConstant(constants)
-        .split(task.start(), task.length())
-        .reuseContainers()
-        .build();
+    if (task.deletes().isEmpty()) {
+      return FormatModelRegistry.<Record, Object>readBuilder(
+              task.file().format(), Record.class, table.io().newInputFile(task.file()))
+          .project(schema)
+          .idToConstant(constants)
+          .split(task.start(), task.length())
+          .reuseContainers()
+          .build();
+    }
+    // Position deletes applied: the filter reads the row positions too (an extra column), which
+    // the copy into the table's schema leaves out.
+    GenericDeleteFilter deletes = new GenericDeleteFilter(table.io(), task, schema, schema);
+    CloseableIterable<Record> rows =
+        deletes.filter(
+            FormatModelRegistry.<Record, Object>readBuilder(
+                    task.file().format(), Record.class, table.io().newInputFile(task.file()))
+                .project(deletes.requiredSchema())
+                .idToConstant(constants)
+                .split(task.start(), task.length())
+                .build());
+    int columns = schema.columns().size();
+    return CloseableIterable.transform(
+        rows,
+        row -> {
+          Record copy = GenericRecord.create(schema);
+          for (int i = 0; i < columns; i++) {
+            copy.set(i, row.get(i));
+          }
+          return copy;
+        });
   }
 
   private void deleteWritten(RollingDataWriter<Record> writer, RuntimeException failure) {

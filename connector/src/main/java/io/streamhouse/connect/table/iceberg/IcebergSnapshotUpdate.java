@@ -4,8 +4,10 @@ import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.table.CheckedBatches;
 import io.streamhouse.connect.table.CommitLoop;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
@@ -14,6 +16,8 @@ import org.apache.iceberg.RowDelta;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotAncestryValidator;
 import org.apache.iceberg.SnapshotUpdate;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
@@ -30,19 +34,35 @@ final class IcebergSnapshotUpdate {
   private final long records;
   private final int files;
 
-  private IcebergSnapshotUpdate(SnapshotUpdate<?> update, boolean keyed, long records, int files) {
+  private final List<DeleteFile> transport;
+
+  private IcebergSnapshotUpdate(
+      SnapshotUpdate<?> update,
+      boolean keyed,
+      long records,
+      int files,
+      List<DeleteFile> transport) {
     this.update = update;
     this.keyed = keyed;
     this.records = records;
     this.files = files;
+    this.transport = transport;
   }
 
+  /**
+   * The update of {@code applying} on {@code table} (refreshed; its current snapshot is the one the
+   * commit planned on).
+   *
+   * @throws CommitLoop.ConcurrentCommitException when a data file the deletes point into is gone
+   */
   static IcebergSnapshotUpdate of(
+      Table table,
       Transaction transaction,
       List<OfferedBatch> applying,
       CheckedBatches<ContentFile<?>> checked,
-      Map<String, KeyedFilesCodec.KeyedFiles> keyed,
-      Snapshot current) {
+      Map<String, KeyedFilesCodec.KeyedFiles> keyed)
+      throws CommitLoop.ConcurrentCommitException {
+    Snapshot current = table.currentSnapshot();
     List<DataFile> data = new ArrayList<>();
     List<DeleteFile> deletes = new ArrayList<>();
     List<String> referenced = new ArrayList<>();
@@ -62,7 +82,7 @@ final class IcebergSnapshotUpdate {
       }
     }
     long records = data.stream().mapToLong(DataFile::recordCount).sum();
-    int count = data.size() + deletes.size();
+    int count = data.size() + deletes.size(); // v3: the vectors replace the deletes' count
     // Manifest reads and writes run on the committer thread: Iceberg's worker pool polls its
     // futures with a 10 ms sleep, about 30 ms per commit of a few files.
     if (deletes.isEmpty()) {
@@ -72,7 +92,7 @@ final class IcebergSnapshotUpdate {
               .scanManifestsWith(MoreExecutors.newDirectExecutorService())
               .writeManifestsWith(MoreExecutors.newDirectExecutorService(), 1);
       data.forEach(append::appendFile);
-      return new IcebergSnapshotUpdate(append, anyKeyed, records, count);
+      return new IcebergSnapshotUpdate(append, anyKeyed, records, count, List.of());
     }
     RowDelta delta =
         transaction
@@ -80,14 +100,41 @@ final class IcebergSnapshotUpdate {
             .scanManifestsWith(MoreExecutors.newDirectExecutorService())
             .writeManifestsWith(MoreExecutors.newDirectExecutorService(), 1);
     data.forEach(delta::addRows);
-    deletes.forEach(delta::addDeletes);
+    List<DeleteFile> transport = List.of();
+    if (TableUtil.formatVersion(table) >= 3) {
+      // The tasks' position delete files carry the positions; the table gets deletion vectors.
+      Set<String> unique = new LinkedHashSet<>(referenced);
+      DeletionVectors.Merged vectors =
+          DeletionVectors.merge(table, current, unique, deletes, data)
+              .orElseThrow(
+                  () ->
+                      new CommitLoop.ConcurrentCommitException(
+                          "a data file the deletes point into is no longer in table "
+                              + table.name(),
+                          null));
+      vectors.added().forEach(delta::addDeletes);
+      vectors.replaced().forEach(delta::removeDeletes);
+      delta.validateDeletedFiles().validateNoConflictingDeleteFiles();
+      transport = deletes;
+      count = data.size() + vectors.added().size();
+    } else {
+      deletes.forEach(delta::addDeletes);
+    }
     if (current != null) {
       delta.validateFromSnapshot(current.snapshotId());
     }
     if (!referenced.isEmpty()) {
       delta.validateDataFilesExist(referenced);
     }
-    return new IcebergSnapshotUpdate(delta, true, records, count);
+    return new IcebergSnapshotUpdate(delta, true, records, count, transport);
+  }
+
+  /**
+   * Position delete files that only carried positions to the coordinator (format v3): in no
+   * snapshot, to delete once the commit is done.
+   */
+  List<DeleteFile> transport() {
+    return transport;
   }
 
   /** Whether a keyed batch is in it: the snapshot then records the key writers. */
