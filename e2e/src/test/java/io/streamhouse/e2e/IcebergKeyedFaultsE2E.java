@@ -78,7 +78,9 @@ class IcebergKeyedFaultsE2E {
       try (IcebergTables tables = IcebergSink.tables(stack)) {
         IcebergUpsertE2E.awaitAllCommittedAndCheck(
             stack, tables, sink.name(), topic, source.state());
-        assertThat(org.apache.iceberg.TableUtil.formatVersion(tables.table(IcebergSink.tableOf(topic))))
+        assertThat(
+                org.apache.iceberg.TableUtil.formatVersion(
+                    tables.table(IcebergSink.tableOf(topic))))
             .isEqualTo(formatVersion);
       }
     } finally {

@@ -217,8 +217,8 @@ class IcebergUpsertE2E {
   }
 
   /**
-   * No snapshot added an equality delete file, and some snapshot added a position delete file; on
-   * a format-v3 table every delete file is a deletion vector and no data file has two.
+   * No snapshot added an equality delete file, and some snapshot added a position delete file; on a
+   * format-v3 table every delete file is a deletion vector and no data file has two.
    */
   private static void assertPositionDeletesOnly(Table table) {
     boolean v3 = org.apache.iceberg.TableUtil.formatVersion(table) >= 3;
@@ -229,7 +229,9 @@ class IcebergUpsertE2E {
           assertThat(file.format())
               .as("delete file %s of %s", file.location(), table.name())
               .isEqualTo(
-                  v3 ? org.apache.iceberg.FileFormat.PUFFIN : org.apache.iceberg.FileFormat.PARQUET);
+                  v3
+                      ? org.apache.iceberg.FileFormat.PUFFIN
+                      : org.apache.iceberg.FileFormat.PARQUET);
         }
         if (v3) {
           assertThat(task.deletes())

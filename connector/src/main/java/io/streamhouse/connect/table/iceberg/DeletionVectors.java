@@ -16,12 +16,12 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.Deletes;
-import org.apache.iceberg.formats.FormatModelRegistry;
-import org.apache.iceberg.io.DeleteSchemaUtil;
 import org.apache.iceberg.deletes.BaseDVFileWriter;
+import org.apache.iceberg.deletes.Deletes;
 import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.DeleteSchemaUtil;
 import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.OutputFileFactory;
 
@@ -42,9 +42,9 @@ final class DeletionVectors {
 
   /**
    * Merges the positions of {@code transport} that point into {@code referenced} data files (the
-   * files of {@code current}, or of {@code added} in this commit) with their current vectors.
-   * Empty when a referenced data file is in neither (removed since the batch was checked: the
-   * caller plans again).
+   * files of {@code current}, or of {@code added} in this commit) with their current vectors. Empty
+   * when a referenced data file is in neither (removed since the batch was checked: the caller
+   * plans again).
    */
   static Optional<Merged> merge(
       Table table,

@@ -4,9 +4,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.RewriteFiles;
@@ -24,17 +30,11 @@ import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
+import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.apache.iceberg.DeleteFile;
-import org.apache.iceberg.FileContent;
-import org.apache.iceberg.util.ContentFileUtil;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.Set;
 /**
  * Bin-pack compaction of an Iceberg table's small data files: Iceberg's {@link
  * BinPackRewriteFilePlanner} groups the small files of each partition from the current snapshot,
@@ -47,12 +47,12 @@ import java.util.Set;
  * <p>A replace snapshot carries no {@code streamhouse.*} summary key and moves no tag: the
  * connector's watermarks stay on its own latest append, which a walk of the ancestry still finds.
  *
- * <p>Data files with position deletes (a keyed table's position delete files or deletion
- * vectors) are rewritten with their deletes applied, and the deletion vectors and position delete
- * files that point only into rewritten files leave the table in the same commit (position delete
- * files of several data files stay until all of them are rewritten; they then delete nothing).
- * Data files with equality deletes (another writer's) are left out of their group; what is left of
- * the group is rewritten only if it still has enough files.
+ * <p>Data files with position deletes (a keyed table's position delete files or deletion vectors)
+ * are rewritten with their deletes applied, and the deletion vectors and position delete files that
+ * point only into rewritten files leave the table in the same commit (position delete files of
+ * several data files stay until all of them are rewritten; they then delete nothing). Data files
+ * with equality deletes (another writer's) are left out of their group; what is left of the group
+ * is rewritten only if it still has enough files.
  */
 final class IcebergFileCompactor {
   private static final Logger LOG = LoggerFactory.getLogger(IcebergFileCompactor.class);

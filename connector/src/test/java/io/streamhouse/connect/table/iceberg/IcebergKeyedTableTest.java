@@ -97,8 +97,8 @@ class IcebergKeyedTableTest {
   }
 
   /**
-   * Every delete of the current snapshot is by position: position delete files (v2) or one
-   * deletion vector per data file (v3); some exist, so the table is really keyed.
+   * Every delete of the current snapshot is by position: position delete files (v2) or one deletion
+   * vector per data file (v3); some exist, so the table is really keyed.
    */
   private static void assertDeletesByPosition(Table table, int formatVersion) throws Exception {
     int deletes = 0;
@@ -177,7 +177,9 @@ class IcebergKeyedTableTest {
       // Compaction applies the deletes; a writer whose index predates it is refused, not wrong.
       long id = model.keySet().iterator().next();
       TableWriter stale =
-          format.openWriter(table, route, upsert(0, offset, id, "x"), new FileBudget(8, 64L << 20)).get();
+          format
+              .openWriter(table, route, upsert(0, offset, id, "x"), new FileBudget(8, 64L << 20))
+              .get();
       IcebergFileCompactor.CompactionResult compacted =
           new IcebergFileCompactor()
               .compact(
@@ -198,7 +200,11 @@ class IcebergKeyedTableTest {
                       8,
                       List.of(
                           new OfferedBatch(
-                              "stale", 0, Map.of(TP0, new OffsetRange(offset, offset + 1)), staleFiles, 0)),
+                              "stale",
+                              0,
+                              Map.of(TP0, new OffsetRange(offset, offset + 1)),
+                              staleFiles,
+                              0)),
                       true)
                   .decisions())
           .containsEntry("stale", BatchPlan.Decision.REJECT);
