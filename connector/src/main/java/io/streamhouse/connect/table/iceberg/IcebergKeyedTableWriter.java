@@ -30,8 +30,6 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.PositionDelete;
-import org.apache.iceberg.deletes.PositionDeleteWriter;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
@@ -259,7 +257,8 @@ final class IcebergKeyedTableWriter implements TableWriter {
       for (OpenDataFile file : files) {
         data.addAll(file.close());
       }
-      List<DeleteFile> deleteFiles = writeDeletes(refs, byFile);
+      List<DeleteFile> deleteFiles =
+          PositionDeleteFiles.write(table, writerFactory, fileFactory, refs, byFile);
       long records = data.stream().mapToLong(DataFile::recordCount).sum();
       long bytes =
           data.stream().mapToLong(DataFile::fileSizeInBytes).sum()
@@ -278,47 +277,6 @@ final class IcebergKeyedTableWriter implements TableWriter {
       return new PreparedFiles(
           KeyedFilesCodec.VERSION, payload, data.size() + deleteFiles.size(), records, bytes);
     };
-  }
-
-  /** One position delete file per partition of the data files it points into, sorted. */
-  private List<DeleteFile> writeDeletes(
-      Map<String, KeyIndex.FileRef> refs, Map<String, List<Long>> byFile) {
-    Map<String, List<String>> byPartition = new LinkedHashMap<>();
-    for (String location : byFile.keySet()) {
-      KeyIndex.FileRef ref = refs.get(location);
-      String group = ref.spec().specId() + "/" + ref.spec().partitionToPath(ref.partition());
-      byPartition.computeIfAbsent(group, g -> new ArrayList<>()).add(location);
-    }
-    List<DeleteFile> written = new ArrayList<>();
-    for (List<String> locations : byPartition.values()) {
-      KeyIndex.FileRef first = refs.get(locations.get(0));
-      EncryptedOutputFile out =
-          first.spec().isUnpartitioned()
-              ? fileFactory.newOutputFile()
-              : fileFactory.newOutputFile(first.spec(), first.partition());
-      PositionDeleteWriter<Record> writer =
-          writerFactory.newPositionDeleteWriter(
-              out, first.spec(), first.spec().isUnpartitioned() ? null : first.partition());
-      PositionDelete<Record> delete = PositionDelete.create();
-      try (writer) {
-        for (String location : locations) { // sorted: byFile is a TreeMap
-          long[] positions = byFile.get(location).stream().mapToLong(Long::longValue).toArray();
-          java.util.Arrays.sort(positions);
-          long last = -1;
-          for (long pos : positions) {
-            if (pos != last) {
-              writer.write(delete.set(location, pos));
-              last = pos;
-            }
-          }
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(
-            "Cannot write a position delete file of table " + table.name(), e);
-      }
-      written.add(writer.toDeleteFile());
-    }
-    return written;
   }
 
   @Override
@@ -375,8 +333,8 @@ final class IcebergKeyedTableWriter implements TableWriter {
         writer = writerFactory.newDataWriter(out, spec, key);
         rows = 0;
       }
+      writer.write(row); // first: a row the file refused takes no position
       long position = KeyIndex.pack(ordinal, rows++);
-      writer.write(row);
       buffered += size;
       budget.charge(size);
       if (rows % 1000 == 0 && writer.length() >= targetFileSize) {

@@ -51,14 +51,24 @@ final class KeyHash {
     return values;
   }
 
+  /**
+   * A type's family: the types schema evolution may widen into each other (int to long, float to
+   * double) hash alike, so a widened key column still finds the rows written before.
+   */
+  private static int family(Type type) {
+    return switch (type.typeId()) {
+      case INTEGER -> Type.TypeID.LONG.ordinal();
+      case FLOAT -> Type.TypeID.DOUBLE.ordinal();
+      default -> type.typeId().ordinal();
+    };
+  }
+
   private static void put(Hasher hasher, Type type, Object value) {
-    hasher.putInt(type.typeId().ordinal());
+    hasher.putInt(family(type));
     switch (type.typeId()) {
       case BOOLEAN -> hasher.putBoolean((Boolean) value);
-      case INTEGER -> hasher.putInt(((Number) value).intValue());
-      case LONG -> hasher.putLong(((Number) value).longValue());
-      case FLOAT -> hasher.putFloat(((Number) value).floatValue());
-      case DOUBLE -> hasher.putDouble(((Number) value).doubleValue());
+      case INTEGER, LONG -> hasher.putLong(((Number) value).longValue());
+      case FLOAT, DOUBLE -> hasher.putDouble(((Number) value).doubleValue());
       case DATE ->
           hasher.putLong(
               value instanceof LocalDate d ? d.toEpochDay() : ((Number) value).longValue());

@@ -1,0 +1,195 @@
+package io.streamhouse.connect.table.iceberg;
+
+import io.streamhouse.connect.protocol.CommitOutcome;
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.Watermarks;
+import io.streamhouse.connect.table.CheckedBatches;
+import io.streamhouse.connect.table.CommitLoop;
+import io.streamhouse.connect.table.SnapshotKeys;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.iceberg.ContentFile;
+import org.apache.iceberg.ManageSnapshots;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
+import org.apache.iceberg.exceptions.ValidationException;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The commit of offered batches to one Iceberg table: decodes and checks their files (data files,
+ * and a keyed table's position deletes with what its writers' key indexes were read from), refuses
+ * keyed batches whose positions are out of date ({@link KeyedBatchCheck}), and makes one snapshot
+ * ({@link IcebergSnapshotUpdate}) with the watermarks, the key writers and the connector's tag, in
+ * one transaction, under {@link CommitLoop}.
+ */
+final class IcebergCommit {
+  private static final Logger LOG = LoggerFactory.getLogger(IcebergCommit.class);
+
+  private IcebergCommit() {}
+
+  static CommitOutcome run(
+      IcebergFormat format,
+      TableId id,
+      long commitId,
+      List<OfferedBatch> offered,
+      boolean fullRound) {
+    String connector = format.connector();
+    SnapshotKeys keys = format.keys();
+    Table loaded = format.table(id);
+    IcebergFileCheck check = new IcebergFileCheck(loaded);
+    Map<Integer, PartitionSpec> specs = loaded.specs();
+    Map<String, KeyedFilesCodec.KeyedFiles> keyed = new HashMap<>();
+    CheckedBatches<ContentFile<?>> checked =
+        CheckedBatches.check(
+            connector,
+            id,
+            offered,
+            new CheckedBatches.FileReader<>() {
+              @Override
+              public List<ContentFile<?>> read(OfferedBatch batch)
+                  throws DataFilesCodec.InvalidDataFilesException {
+                if (batch.files().payloadVersion() == KeyedFilesCodec.VERSION) {
+                  KeyedFilesCodec.KeyedFiles files =
+                      KeyedFilesCodec.decode(batch.files().payload(), specs);
+                  keyed.put(batch.batchId(), files);
+                  List<ContentFile<?>> all = new ArrayList<>(files.data());
+                  all.addAll(files.deletes());
+                  return all;
+                }
+                return List.copyOf(
+                    DataFilesCodec.decode(
+                        batch.files().payloadVersion(), batch.files().payload(), specs));
+              }
+
+              @Override
+              public String path(ContentFile<?> file) {
+                return IcebergFileCheck.normalized(file.location());
+              }
+
+              @Override
+              public Optional<String> problem(ContentFile<?> file) {
+                return check.problem(file);
+              }
+            });
+    List<OfferedBatch> batches = checked.accepted(offered);
+    return CommitLoop.run(
+        connector,
+        id,
+        commitId,
+        batches,
+        checked,
+        fullRound,
+        keys,
+        new CommitLoop.Table() {
+          private Table table = loaded; // refreshed just above; again after a conflict
+          private Long expectedOwn;
+          private boolean expectedOffAncestry;
+          private Watermarks watermarks = Watermarks.EMPTY;
+          private Watermarks writers = Watermarks.EMPTY;
+          private boolean first = true;
+
+          @Override
+          public Watermarks refresh() {
+            table = first ? loaded : format.table(id);
+            first = false;
+            Optional<OwnSnapshot> own = OwnSnapshot.find(table, keys);
+            expectedOwn = own.map(o -> o.snapshot().snapshotId()).orElse(null);
+            expectedOffAncestry = own.map(OwnSnapshot::offAncestry).orElse(false);
+            watermarks = format.watermarksOf(own.map(OwnSnapshot::snapshot));
+            writers =
+                own.map(o -> format.keyWritersOf(o.snapshot(), table.name()))
+                    .orElse(Watermarks.EMPTY);
+            return watermarks;
+          }
+
+          @Override
+          public Set<String> refuse(List<OfferedBatch> applying) {
+            Set<String> refused = new LinkedHashSet<>();
+            Map<TopicPartition, Long> writerOf = new HashMap<>();
+            for (OfferedBatch batch : applying) {
+              KeyedFilesCodec.KeyedFiles files = keyed.get(batch.batchId());
+              if (files == null) {
+                continue;
+              }
+              Optional<String> problem =
+                  KeyedBatchCheck.problem(table, batch, files, watermarks, writers);
+              for (TopicPartition tp : batch.ranges().keySet()) {
+                Long other = writerOf.putIfAbsent(tp, files.writer());
+                if (problem.isEmpty() && other != null && other != files.writer()) {
+                  // Two writers' rows of one partition in one commit: the later one's index
+                  // cannot know the earlier one's rows.
+                  problem = Optional.of("another writer's batch of " + tp + " is in this commit");
+                }
+              }
+              if (problem.isPresent()) {
+                refused.add(batch.batchId());
+                LOG.warn(
+                    "Connector {}: rejected keyed batch {} of task {} for table {}: {}; the task "
+                        + "reads its key index again and writes the records again",
+                    connector,
+                    batch.batchId(),
+                    batch.taskId(),
+                    id,
+                    problem.get());
+              }
+            }
+            return refused;
+          }
+
+          @Override
+          public CommitLoop.Committed commit(
+              List<OfferedBatch> applying, Map<String, String> summary)
+              throws CommitLoop.ConcurrentCommitException {
+            Transaction transaction = table.newTransaction();
+            IcebergSnapshotUpdate update =
+                IcebergSnapshotUpdate.of(table, transaction, applying, checked, keyed);
+            if (update.keyed()) {
+              Map<TopicPartition, Long> next = new HashMap<>(writers.asMap());
+              for (OfferedBatch batch : applying) {
+                KeyedFilesCodec.KeyedFiles files = keyed.get(batch.batchId());
+                if (files != null) {
+                  batch.ranges().keySet().forEach(tp -> next.put(tp, files.writer()));
+                }
+              }
+              summary.put(keys.keyWriters(), Watermarks.of(next).encode());
+            }
+            // The own-snapshot check runs in Iceberg's commit, against the metadata it swaps
+            // atomically.
+            update.commit(
+                summary,
+                new OwnSnapshotValidator(
+                    keys.watermarks(),
+                    expectedOwn,
+                    expectedOffAncestry,
+                    keys::isApacheSinkCommitOfThisName));
+            long snapshotId;
+            try {
+              snapshotId = transaction.table().currentSnapshot().snapshotId();
+              // One transaction: the snapshot and the tag that keeps it from any snapshot expiry.
+              ManageSnapshots refs = transaction.manageSnapshots();
+              if (transaction.table().refs().containsKey(keys.tag())) {
+                refs.replaceTag(keys.tag(), snapshotId);
+              } else {
+                refs.createTag(keys.tag(), snapshotId);
+              }
+              refs.commit();
+              transaction.commitTransaction();
+            } catch (ValidationException concurrent) {
+              throw new CommitLoop.ConcurrentCommitException(concurrent.getMessage(), concurrent);
+            }
+            update.transport().forEach(f -> IcebergFormat.deleteQuietly(table, f.location()));
+            return new CommitLoop.Committed(
+                snapshotId, update.records(), update.files(), List.of());
+          }
+        });
+  }
+}
