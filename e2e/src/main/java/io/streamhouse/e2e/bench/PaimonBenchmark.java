@@ -1,11 +1,8 @@
 package io.streamhouse.e2e.bench;
 
 import io.streamhouse.e2e.ConnectWorker;
-import io.streamhouse.e2e.JsonRecordProducer;
 import io.streamhouse.e2e.LocalStack;
 import io.streamhouse.e2e.PaimonTables;
-import io.streamhouse.e2e.SampleCustomers;
-import io.streamhouse.e2e.SinkProgress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.clients.admin.Admin;
 
 /**
  * Paimon upsert benchmark: a keyed topic of upserts and tombstones (1M changes over 100k keys, 20 %
@@ -29,14 +25,12 @@ import org.apache.kafka.clients.admin.Admin;
  * </pre>
  */
 public final class PaimonBenchmark {
-  private static final Pattern GC_HEAP = Pattern.compile("(\\d+)M->\\d+M\\(\\d+M\\)");
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
-  private static final List<String> JVM =
-      List.of("-Xmx2g", "-XX:+UseG1GC", "-Xlog:gc:file=gc-%p.log");
-  private static final long SEED = BenchRecords.SEED;
+  private static final List<String> JVM = List.of("-Xmx2g", "-XX:+UseG1GC", GcLogs.FLAG);
+  private static final long SEED = UpsertChanges.SEED;
 
   /** The routing field's value of every upsert (the route names its table itself). */
-  static final String TABLE = "bench.upserts";
+  static final String TABLE = UpsertChanges.TABLE_FIELD;
 
   private final Path root;
   private final Path runDir;
@@ -118,40 +112,8 @@ public final class PaimonBenchmark {
     MarkdownTable.print(results);
   }
 
-  /**
-   * Which keys change and which changes are deletes comes from {@link SampleCustomers}; an upsert's
-   * value is the next {@link BenchRecords} record with the change's id. {@link PaimonWriterLoop}
-   * makes the same rows from the same seeds.
-   */
   private long produce(LocalStack stack) {
-    stack.createTopic("upserts", 4, Map.of());
-    SampleCustomers source = new SampleCustomers(SEED, keys, 0.2);
-    BenchRecords values = new BenchRecords(SEED);
-    long start = System.nanoTime();
-    try (JsonRecordProducer producer = stack.producer()) {
-      for (int i = 0; i < changes; i++) {
-        SampleCustomers.Change change = source.next();
-        String key = SampleCustomers.key(change.id());
-        if (change.isDelete()) {
-          producer.sendTombstone("upserts", null, key);
-        } else {
-          producer.sendRaw("upserts", null, key, values.nextJson(change.id(), TABLE));
-        }
-      }
-      producer.flush();
-    }
-    System.out.printf(
-        "Upsert values: %.0f bytes of payload each (%.0f with the schema), 11 leaf columns%n",
-        values.meanPayloadBytes(), values.meanRecordBytes());
-    try (Admin admin = stack.admin()) {
-      long records =
-          SinkProgress.endOffsets(admin, "upserts").values().stream()
-              .mapToLong(Long::longValue)
-              .sum();
-      System.out.printf(
-          "Produced %,d records in %.1f s%n", records, (System.nanoTime() - start) / 1e9);
-      return records;
-    }
+    return UpsertChanges.produce(stack, "upserts", 4, changes, keys).records();
   }
 
   private void drain(LocalStack stack, int tasks, long records) throws Exception {
@@ -202,7 +164,8 @@ public final class PaimonBenchmark {
     row.put("tasks", Integer.toString(tasks));
     row.put("seconds", String.format("%.1f", seconds));
     row.put("upserts/s", String.format("%,.0f", records / seconds));
-    row.put("peak heap MB", peakHeapMb(worker.logFile().getParent(), worker.process().pid()));
+    row.put(
+        "peak heap MB", GcLogs.peakHeapMb(worker.logFile().getParent(), worker.process().pid()));
     row.put("peak RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
     stack.connect().delete(name);
     row.put("commit latency ms (avg/max)", CommitLogs.commitLatency(worker.logFile(), name));
@@ -255,24 +218,10 @@ public final class PaimonBenchmark {
     row.put("tasks", "1");
     row.put("seconds", String.format("%.1f", seconds));
     row.put("upserts/s", String.format("%,.0f", changes / seconds));
-    row.put("peak heap MB", peakHeapMb(dir, pid));
+    row.put("peak heap MB", GcLogs.peakHeapMb(dir, pid));
     row.put("peak RSS MB", "n/a");
     row.put("commit latency ms (avg/max)", commits + " commits");
     results.add(row);
     System.out.println(row);
-  }
-
-  /** The largest heap occupancy before a collection, from the JVM's GC log. */
-  private static String peakHeapMb(Path dir, long pid) throws Exception {
-    Path log = dir.resolve("gc-" + pid + ".log");
-    if (!Files.exists(log)) {
-      return "n/a";
-    }
-    long peak = 0;
-    Matcher m = GC_HEAP.matcher(Files.readString(log));
-    while (m.find()) {
-      peak = Math.max(peak, Long.parseLong(m.group(1)));
-    }
-    return Long.toString(peak);
   }
 }

@@ -1,0 +1,204 @@
+package io.streamhouse.e2e.bench;
+
+import io.streamhouse.e2e.ConnectWorker;
+import io.streamhouse.e2e.IcebergTables;
+import io.streamhouse.e2e.LocalStack;
+import io.streamhouse.e2e.PaimonTables;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The drains of {@link UpsertBenchmark}: each drains the keyed topic into a fresh primary-key table
+ * (Iceberg or Paimon) with our sink and a number of tasks, in a fresh worker JVM that is stopped
+ * after, and ends when the table's watermarks reach the end of the topic.
+ */
+final class UpsertDrains {
+  /** The keyed topic every drain reads. */
+  static final String TOPIC = "upserts";
+
+  /** The table of every drain, each in a warehouse of its own. */
+  static final String TABLE = "bench.upserts";
+
+  private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
+
+  private final UpsertBenchmarkOptions options;
+  private final long records;
+  private final Set<String> configsShown = new HashSet<>();
+  private int drains;
+
+  /**
+   * One finished drain.
+   *
+   * @param warehouse the Iceberg warehouse (a file: URI) or the Paimon warehouse (a path)
+   * @param row its figures, the columns of the drains' table
+   */
+  record Drain(
+      String format,
+      int tasks,
+      String connector,
+      String warehouse,
+      double upsertsPerSecond,
+      Map<String, String> row) {}
+
+  UpsertDrains(UpsertBenchmarkOptions options, long records) {
+    this.options = options;
+    this.records = records;
+  }
+
+  /** The label of a format's table in the tables: the table kind and its layout. */
+  String label(String format) {
+    if (format.equals("paimon")) {
+      return "Paimon PK (4 buckets)";
+    }
+    String layout =
+        options.icebergPartitionBy().isBlank() ? "unpartitioned" : options.icebergPartitionBy();
+    return "Iceberg PK (v2, " + layout + ")";
+  }
+
+  /** Drains the topic into a fresh {@code format} table with {@code tasks} tasks. */
+  Drain drain(LocalStack stack, String format, int tasks) throws Exception {
+    ConnectWorker worker = stack.worker();
+    worker.restart(Duration.ofMinutes(2)); // a fresh JVM: its peaks are this drain's alone
+    String name = format + "-" + tasks + "-" + (++drains); // a fresh table and control topic
+    Path dir = Files.createDirectories(options.runDir().resolve("warehouse-" + name));
+    String warehouse = format.equals("iceberg") ? dir.toUri().toString() : dir.toString();
+    Map<String, String> config = config(stack, format, tasks, name, warehouse);
+    if (configsShown.add(format)) {
+      System.out.println(
+          "Config of "
+              + label(format)
+              + " (names vary per run): "
+              + new TreeMap<>(config).toString().replace(options.runDir().toString(), "<run-dir>"));
+    }
+    Map<String, String> row = new LinkedHashMap<>();
+    double seconds;
+    try {
+      long start = System.nanoTime();
+      stack.connect().putConfig(name, config);
+      awaitDrained(stack, worker, format, name, warehouse, dir, start);
+      seconds = (System.nanoTime() - start) / 1e9;
+      row.put("table", label(format));
+      row.put("tasks", Integer.toString(tasks));
+      row.put("seconds", String.format("%.1f", seconds));
+      row.put("upserts/s", String.format("%,.0f", records / seconds));
+      row.put("peak heap MB", "n/a"); // read from the GC log once the JVM exited
+      row.put("peak RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
+      stack.connect().delete(name);
+      // The coordinator logs a commit after it is visible: read the log once the tasks stopped.
+      Thread.sleep(2000);
+      row.put("commit latency ms (avg/max)", CommitLogs.commitLatency(worker.logFile(), name));
+      row.put("rejected keyed batches", Long.toString(rejectedKeyedBatches(worker, name)));
+    } finally {
+      // An idle worker would take CPU from the next drain and the reads; its profile (if any) is
+      // named after the connector it ran.
+      worker.close();
+      BenchWorkers.keepProfile(worker, name);
+    }
+    // After the JVM exited: its GC log is complete.
+    row.put(
+        "peak heap MB", GcLogs.peakHeapMb(worker.logFile().getParent(), worker.process().pid()));
+    if (format.equals("iceberg")) {
+      try (IcebergTables tables = IcebergTables.hadoop("bench", warehouse)) {
+        row.putAll(IcebergCommitFiles.columns(tables.table(TABLE), name));
+      }
+    } else {
+      row.putAll(IcebergCommitFiles.notApplicable());
+    }
+    System.out.println(row);
+    return new Drain(format, tasks, name, warehouse, records / seconds, row);
+  }
+
+  /** Waits until the table's watermarks of connector {@code name} sum to the topic's records. */
+  private void awaitDrained(
+      LocalStack stack,
+      ConnectWorker worker,
+      String format,
+      String name,
+      String warehouse,
+      Path dir,
+      long start)
+      throws Exception {
+    HadoopTableProbe probe =
+        format.equals("iceberg") ? new HadoopTableProbe(warehouse, TABLE) : null;
+    try (PaimonTables paimon = format.equals("paimon") ? PaimonTables.filesystem(dir) : null) {
+      long done = 0;
+      while (done < records) {
+        stack.connect().requireNotFailed(name);
+        if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
+          throw new IllegalStateException(
+              name
+                  + " did not drain "
+                  + records
+                  + " records in "
+                  + DRAIN_TIMEOUT
+                  + " ("
+                  + done
+                  + " so far); see "
+                  + worker.logFile());
+        }
+        Thread.sleep(200); // polling interval of a measurement loop, not synchronization
+        // A compaction's replace snapshot carries no watermarks: the most seen so far stands.
+        done = Math.max(done, probe != null ? icebergDone(probe, name) : paimonDone(paimon, name));
+      }
+    }
+  }
+
+  private static long icebergDone(HadoopTableProbe probe, String connector) {
+    return DurableRecords.watermarkSum(probe, connector);
+  }
+
+  private static long paimonDone(PaimonTables paimon, String connector) {
+    return paimon.exists(TABLE)
+        ? paimon.watermarks(TABLE, connector).values().stream().mapToLong(Long::longValue).sum()
+        : 0;
+  }
+
+  /**
+   * The same route for both formats, the catalog apart: a primary key, auto-create, the connector's
+   * defaults but the commit interval (and the Iceberg partition spec when one is given).
+   */
+  private Map<String, String> config(
+      LocalStack stack, String format, int tasks, String name, String warehouse) {
+    Map<String, String> c = new HashMap<>();
+    c.put("connector.class", "io.streamhouse.connect.StreamhouseSinkConnector");
+    c.put("topics", TOPIC);
+    c.put("tasks.max", Integer.toString(tasks));
+    c.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
+    c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
+    c.put("kafka.bootstrap.servers", stack.bootstrapServers());
+    c.put("catalogs", "lake");
+    if (format.equals("paimon")) {
+      c.put("catalog.lake.format", "paimon");
+      c.put("catalog.lake.type", "filesystem");
+    } else {
+      c.put("catalog.lake.type", "hadoop");
+    }
+    c.put("catalog.lake.warehouse", warehouse);
+    c.put("routes", "upserts");
+    c.put("route.upserts.topics", TOPIC);
+    c.put("route.upserts.table", TABLE);
+    c.put("route.upserts.primary-key", "id");
+    c.put("route.upserts.auto-create", "true");
+    if (format.equals("iceberg") && !options.icebergPartitionBy().isBlank()) {
+      c.put("route.upserts.partition-by", options.icebergPartitionBy());
+    }
+    c.put("control.topic", "ctl-" + name);
+    c.put("commit.interval.ms", options.commitIntervalMs());
+    return c;
+  }
+
+  /** The coordinator's "rejected keyed batch" lines of connector {@code name} in the worker log. */
+  private static long rejectedKeyedBatches(ConnectWorker worker, String name) throws Exception {
+    String marker = "Connector " + name + ": rejected keyed batch";
+    try (var lines = Files.lines(worker.logFile())) {
+      return lines.filter(l -> l.contains(marker)).count();
+    }
+  }
+}
