@@ -26,7 +26,6 @@ import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
@@ -34,7 +33,6 @@ import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.types.Types;
-import org.apache.iceberg.util.PropertyUtil;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
@@ -88,16 +86,8 @@ final class IcebergKeyedTableWriter implements TableWriter {
     this.converter = new IcebergRecordConverter(schema);
     this.columns = IcebergColumns.of(table);
     this.writerFactory = DataWriterFactories.forTable(table);
-    this.fileFactory =
-        OutputFileFactory.builderFor(table, taskId, System.currentTimeMillis())
-            .format(DataWriterFactories.fileFormat(table))
-            .operationId(java.util.UUID.randomUUID().toString())
-            .build();
-    this.targetFileSize =
-        PropertyUtil.propertyAsLong(
-            table.properties(),
-            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    this.fileFactory = DataWriterFactories.outputFiles(table, taskId);
+    this.targetFileSize = DataWriterFactories.targetFileSize(table);
     this.spec = table.spec();
     this.partitionKey = new PartitionKey(spec, schema);
     this.wrapper = new InternalRecordWrapper(schema.asStruct());
@@ -112,15 +102,7 @@ final class IcebergKeyedTableWriter implements TableWriter {
         }
       }
     }
-    int position = -1;
-    if (metadata.enabled()) {
-      for (int c = 0; c < top.size(); c++) {
-        if (top.get(c).name().equals(metadata.column())) {
-          position = c;
-        }
-      }
-    }
-    this.metadataPosition = position;
+    this.metadataPosition = DataWriterFactories.metadataPosition(schema, metadata);
     this.decoder = new ChangeDecoder(route.input(), keyNames);
   }
 

@@ -14,10 +14,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
@@ -73,22 +71,13 @@ final class IcebergTableWriter implements TableWriter {
     this.table = table;
     this.route = route.name();
     this.metadata = route.kafkaMetadata();
-    this.metadataPosition = metadataPosition(table.schema(), metadata);
+    this.metadataPosition = DataWriterFactories.metadataPosition(table.schema(), metadata);
     this.budget = budget;
     this.converter = new IcebergRecordConverter(table.schema());
     this.columns = IcebergColumns.of(table);
-    FileFormat format = DataWriterFactories.fileFormat(table);
     this.writerFactory = DataWriterFactories.forTable(table);
-    this.fileFactory =
-        OutputFileFactory.builderFor(table, taskId, System.currentTimeMillis())
-            .format(format)
-            .operationId(UUID.randomUUID().toString())
-            .build();
-    this.targetFileSize =
-        PropertyUtil.propertyAsLong(
-            table.properties(),
-            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
-            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES_DEFAULT);
+    this.fileFactory = DataWriterFactories.outputFiles(table, taskId);
+    this.targetFileSize = DataWriterFactories.targetFileSize(table);
     this.spec = table.spec();
     this.partitionKey = new PartitionKey(spec, table.schema());
     this.wrapper = new InternalRecordWrapper(table.schema().asStruct());
@@ -102,22 +91,6 @@ final class IcebergTableWriter implements TableWriter {
             + pageBytes
                 * org.apache.iceberg.types.TypeUtil.indexById(table.schema().asStruct()).size();
     this.streamingBytes = Math.max(budget.maxBytes() / 8, openFileBytes * 2);
-  }
-
-  /**
-   * Where the table has the metadata column of a route that writes one; -1 otherwise (with
-   * schema-evolution=none a table may lack it: then no metadata is written).
-   */
-  private static int metadataPosition(org.apache.iceberg.Schema schema, KafkaMetadata metadata) {
-    if (metadata.enabled()) {
-      List<org.apache.iceberg.types.Types.NestedField> columns = schema.columns();
-      for (int i = 0; i < columns.size(); i++) {
-        if (columns.get(i).name().equals(metadata.column())) {
-          return i;
-        }
-      }
-    }
-    return -1;
   }
 
   @Override
