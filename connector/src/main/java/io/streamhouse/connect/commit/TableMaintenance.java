@@ -23,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * {@code maintenance.interval.ms}. A pass runs the tables that are due, stalest first, and starts
  * none after the time budget; a failure is logged and counted, and the table is tried again at its
  * next interval. Hears of commits as a {@link CommitObserver}.
+ *
+ * <p>A table whose rows are deleted by position ({@link TableFormat#deletesDue}, at {@code
+ * maintenance.compact.delete-ratio}) is due right after the commit that reached the ratio, though
+ * at most once per {@link MaintenanceSettings#deleteCompactionGapMs()}: readers of a primary-key
+ * table pay for every deleted row until a compaction drops it.
  */
 public final class TableMaintenance implements CommitObserver, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TableMaintenance.class);
@@ -40,6 +45,10 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
   private final FaultInjection faults;
   private final MaintenanceObserver observer;
   private final Map<TableId, Long> dueAt = new ConcurrentHashMap<>();
+
+  /** When each table's latest pass ended: delete compactions keep their gap from it. */
+  private final Map<TableId, Long> lastPassAt = new ConcurrentHashMap<>();
+
   private final ScheduledExecutorService thread;
 
   /** Hears what maintenance did (for metrics). Called from the maintenance thread. */
@@ -86,7 +95,23 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
   @Override
   public void committed(
       TableId table, CommitOutcome outcome, long bytes, long durationMs, int rejectedBatches) {
-    dueAt.putIfAbsent(table, clock.millis());
+    long now = clock.millis();
+    dueAt.putIfAbsent(table, now);
+    if (settings.compactsDeletes() && deletesDue(table)) {
+      long at =
+          Math.max(now, lastPassAt.getOrDefault(table, 0L) + settings.deleteCompactionGapMs());
+      dueAt.merge(table, at, Math::min);
+    }
+  }
+
+  private boolean deletesDue(TableId table) {
+    TableFormat format = formats.get(table.catalog());
+    try {
+      return format != null && format.deletesDue(table, settings.compactDeleteRatio());
+    } catch (RuntimeException e) { // a question about the table must never fail the commit
+      LOG.debug("Cannot tell whether {} is due for compaction: {}", table, e.toString());
+      return false;
+    }
   }
 
   @Override
@@ -119,7 +144,9 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
         break;
       }
       maintain(e.getKey(), deadline);
-      dueAt.put(e.getKey(), clock.millis() + settings.intervalMs());
+      long end = clock.millis();
+      lastPassAt.put(e.getKey(), end);
+      dueAt.put(e.getKey(), end + settings.intervalMs());
       maintained++;
     }
     return maintained;

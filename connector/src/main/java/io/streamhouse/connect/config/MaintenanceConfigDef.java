@@ -74,6 +74,17 @@ public final class MaintenanceConfigDef {
           + "most this many bytes of earlier output per partition.";
   static final long COMPACT_SMALL_FILE_BYTES_DEFAULT = 16L * 1024 * 1024;
 
+  public static final String COMPACT_DELETE_RATIO_CONFIG = "maintenance.compact.delete-ratio";
+  static final String COMPACT_DELETE_RATIO_DOC =
+      "Primary-key Iceberg tables: once this share of the rows in a table's data files is deleted by "
+          + "position (superseded or deleted keys), the table is compacted right after the commit that "
+          + "reached it, not at the next maintenance interval, and every data file with deletes is "
+          + "rewritten, so that readers never read more than about 1 / (1 - ratio) times the live rows. "
+          + "Such a compaction runs between the connector's own commits to the table, at most once per 10 "
+          + "commit intervals (a batch in flight while it commits is rejected and written again; the "
+          + "tasks move their key indexes with its rewrite map). 0 turns it off.";
+  static final double COMPACT_DELETE_RATIO_DEFAULT = 0.3;
+
   public static final String ORPHANS_MIN_AGE_MS_CONFIG = "maintenance.orphans.min-age.ms";
   static final String ORPHANS_MIN_AGE_MS_DOC =
       "Files under a table's location that no snapshot, manifest or metadata file references are "
@@ -183,6 +194,17 @@ public final class MaintenanceConfigDef {
             ++order,
             Width.SHORT,
             "Compaction small-file limit (bytes)")
+        .define(
+            COMPACT_DELETE_RATIO_CONFIG,
+            Type.DOUBLE,
+            COMPACT_DELETE_RATIO_DEFAULT,
+            Range.between(0.0, 0.95),
+            Importance.LOW,
+            COMPACT_DELETE_RATIO_DOC,
+            GROUP,
+            ++order,
+            Width.SHORT,
+            "Compaction delete ratio")
         .define(
             ORPHANS_MIN_AGE_MS_CONFIG,
             Type.LONG,

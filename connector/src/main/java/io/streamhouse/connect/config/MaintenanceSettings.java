@@ -3,7 +3,9 @@ package io.streamhouse.connect.config;
 /**
  * What the coordinator's table maintenance does, from the {@code maintenance.*} keys (see {@link
  * MaintenanceConfigDef} for each one's meaning). {@code expireMaxAgeMs} 0: no expiry; {@code
- * orphansMinAgeMs} 0: no orphan cleanup.
+ * orphansMinAgeMs} 0: no orphan cleanup. {@code compactDeleteRatio}: the share of rows deleted by
+ * position at which a table is compacted right after a commit (0: never), at most once per {@code
+ * deleteCompactionGapMs}.
  */
 public record MaintenanceSettings(
     boolean enabled,
@@ -15,7 +17,39 @@ public record MaintenanceSettings(
     int compactMinInputFiles,
     long compactMaxGroupBytes,
     long compactSmallFileBytes,
-    long orphansMinAgeMs) {
+    long orphansMinAgeMs,
+    double compactDeleteRatio,
+    long deleteCompactionGapMs) {
+
+  /** Delete compactions at most once per this many commit intervals. */
+  static final int DELETE_COMPACTION_GAP_INTERVALS = 10;
+
+  /** Without delete-ratio compaction. */
+  public MaintenanceSettings(
+      boolean enabled,
+      long intervalMs,
+      long timeBudgetMs,
+      long expireMaxAgeMs,
+      int expireMinSnapshots,
+      boolean compactEnabled,
+      int compactMinInputFiles,
+      long compactMaxGroupBytes,
+      long compactSmallFileBytes,
+      long orphansMinAgeMs) {
+    this(
+        enabled,
+        intervalMs,
+        timeBudgetMs,
+        expireMaxAgeMs,
+        expireMinSnapshots,
+        compactEnabled,
+        compactMinInputFiles,
+        compactMaxGroupBytes,
+        compactSmallFileBytes,
+        orphansMinAgeMs,
+        0,
+        0);
+  }
 
   static MaintenanceSettings from(StreamhouseSinkConfig config) {
     return new MaintenanceSettings(
@@ -28,11 +62,18 @@ public record MaintenanceSettings(
         config.getInt(MaintenanceConfigDef.COMPACT_MIN_INPUT_FILES_CONFIG),
         config.getLong(MaintenanceConfigDef.COMPACT_MAX_GROUP_BYTES_CONFIG),
         config.getLong(MaintenanceConfigDef.COMPACT_SMALL_FILE_BYTES_CONFIG),
-        config.getLong(MaintenanceConfigDef.ORPHANS_MIN_AGE_MS_CONFIG));
+        config.getLong(MaintenanceConfigDef.ORPHANS_MIN_AGE_MS_CONFIG),
+        config.getDouble(MaintenanceConfigDef.COMPACT_DELETE_RATIO_CONFIG),
+        DELETE_COMPACTION_GAP_INTERVALS * config.commitIntervalMs());
   }
 
   public boolean expires() {
     return expireMaxAgeMs > 0;
+  }
+
+  /** Whether a table is compacted once {@link #compactDeleteRatio} of its rows are deleted. */
+  public boolean compactsDeletes() {
+    return compactEnabled && compactDeleteRatio > 0;
   }
 
   public boolean cleansOrphans() {

@@ -17,6 +17,7 @@ public final class SnapshotKeys {
   private final String apacheTakeOver;
   private final String apacheOffsetsSuffix;
   private final String keyWriters;
+  private final String rewriteMap;
 
   public SnapshotKeys(String connector) {
     String base = PREFIX + connector + ".";
@@ -24,6 +25,7 @@ public final class SnapshotKeys {
     this.commitId = base + "commit-id";
     this.validThrough = base + "valid-through-ms";
     this.keyWriters = base + "key-writers";
+    this.rewriteMap = base + "rewrite-map";
     this.tag = "streamhouse-" + connector;
     // written before the take-over was called so: tables carry this name
     this.apacheTakeOver = base + "apache-handover";
@@ -95,5 +97,14 @@ public final class SnapshotKeys {
    */
   public String keyWriters() {
     return keyWriters;
+  }
+
+  /**
+   * {@code streamhouse.<connector>.rewrite-map}: on a compaction's {@code replace} snapshot of a
+   * keyed table, the location of the file that says where the rewritten rows went, with which the
+   * tasks translate their key indexes.
+   */
+  public String rewriteMap() {
+    return rewriteMap;
   }
 }

@@ -127,6 +127,16 @@ public interface TableFormat extends AutoCloseable {
     return MaintenanceReport.NONE;
   }
 
+  /**
+   * Whether at least {@code ratio} of the rows in {@code table}'s data files are deleted by
+   * position as of the connector's latest commit to it (a primary-key table's superseded and
+   * deleted keys), so that its maintenance should run now. Called on the commit's thread right
+   * after it; must be cheap. Formats whose reads never pay for deleted rows say false.
+   */
+  default boolean deletesDue(TableId table, double ratio) {
+    return false;
+  }
+
   /** Deletes the files of batches that will never be committed (best effort). */
   void discard(TableId table, List<PreparedFiles> files);
 

@@ -33,12 +33,25 @@ class TableMaintenanceTest {
   private final RecordingFormat format = new RecordingFormat();
   private final List<String> heard = new ArrayList<>();
 
+  private static final long DELETE_GAP = 20_000;
+
   private TableMaintenance maintenance(long budgetMs) {
     return new TableMaintenance(
         "sink",
         Map.of("lake", format),
         new MaintenanceSettings(
-            true, INTERVAL, budgetMs, 3_600_000, 10, true, 5, 1 << 20, 16L << 20, 0),
+            true,
+            INTERVAL,
+            budgetMs,
+            3_600_000,
+            10,
+            true,
+            5,
+            1 << 20,
+            16L << 20,
+            0,
+            0.3,
+            DELETE_GAP),
         clock,
         FaultInjection.none(),
         new TableMaintenance.MaintenanceObserver() {
@@ -105,8 +118,36 @@ class TableMaintenanceTest {
     }
   }
 
+  @Test
+  void aTableWithManyDeletedRowsIsDueAfterTheCommitThatSaysSoButNotBeforeTheGap() {
+    try (TableMaintenance maintenance = maintenance(60_000)) {
+      committed(maintenance, A);
+      assertThat(maintenance.pass()).isEqualTo(1);
+      format.deletedShare = 0.29;
+      clock.advance(1_000);
+      committed(maintenance, A);
+      assertThat(maintenance.pass()).as("below the ratio: its interval").isZero();
+      format.deletedShare = 0.3;
+      committed(maintenance, A);
+      assertThat(maintenance.pass()).as("at the ratio, but within the gap").isZero();
+      clock.advance(DELETE_GAP - 1_000);
+      assertThat(maintenance.pass()).as("the gap is over: due without another commit").isEqualTo(1);
+      clock.advance(1);
+      committed(maintenance, A);
+      assertThat(maintenance.pass()).isZero();
+      clock.advance(DELETE_GAP);
+      assertThat(maintenance.pass()).isEqualTo(1);
+      format.deletedShare = Double.NaN; // the question fails: no effect on the commit, not due
+      clock.advance(DELETE_GAP);
+      committed(maintenance, A);
+      assertThat(maintenance.pass()).isZero();
+      assertThat(format.calls).containsExactly(A, A, A);
+    }
+  }
+
   /** Records maintain calls; its tables expire 3 snapshots each time, or fail. */
   private static final class RecordingFormat implements TableFormat {
+    volatile double deletedShare;
     final List<TableId> calls = new ArrayList<>();
     final java.util.Set<TableId> failing = ConcurrentHashMap.newKeySet();
     volatile long spendMs;
@@ -126,6 +167,14 @@ class TableMaintenanceTest {
         Thread.onSpinWait(); // time spent working, not a synchronization
       }
       return MaintenanceReport.expired(3, 4).plus(MaintenanceReport.liveDataFiles(7));
+    }
+
+    @Override
+    public boolean deletesDue(TableId table, double ratio) {
+      if (Double.isNaN(deletedShare)) {
+        throw new IllegalStateException("catalog down");
+      }
+      return deletedShare >= ratio;
     }
 
     @Override

@@ -18,12 +18,14 @@ import java.util.Set;
  * UpsertDrains}). Prints upserts/s, peak heap, commit latency and, for Iceberg, the data and delete
  * files per commit from the snapshots; then the time to read each Iceberg table with Iceberg's
  * generic reader next to a fully compacted copy of it ({@link IcebergReadCost}); and the Iceberg
- * rate as a share of the Paimon rate.
+ * rate as a share of the Paimon rate. Then the steady stream ({@link UpsertDrains#steady}): the
+ * same changes into a fresh Iceberg table in 100 bursts, each committed before the next, with the
+ * connector's own maintenance at its defaults, and the table read whole after the last commit.
  *
  * <pre>
  * e2e/benchmark-upserts.sh [--changes 1000000] [--keys 100000] [--tasks 1,2]
  *     [--formats iceberg,paimon] [--commit-interval-ms 2000] [--partitions 4]
- *     [--iceberg-partition-by bucket(16,id)] [--reads 3]
+ *     [--iceberg-partition-by bucket(16,id)] [--reads 3] [--steady-commits 100]
  * </pre>
  */
 public final class UpsertBenchmark {
@@ -56,6 +58,7 @@ public final class UpsertBenchmark {
     UpsertChanges.Produced produced;
     List<UpsertDrains.Drain> drains = new ArrayList<>();
     UpsertDrains drainer;
+    UpsertDrains.SteadyRun steady = null;
     try (LocalStack stack =
         LocalStack.settings()
             .kafkaVersion("4.4.0")
@@ -77,6 +80,13 @@ public final class UpsertBenchmark {
           drains.add(drainer.drain(stack, format, tasks));
         }
       }
+      if (options.steadyCommits() > 0 && options.formats().contains("iceberg")) {
+        steady =
+            drainer.steady(
+                stack,
+                options.taskCounts().get(options.taskCounts().size() - 1),
+                options.steadyCommits());
+      }
     }
     List<Map<String, String>> reads = new ArrayList<>();
     for (UpsertDrains.Drain d : drains) {
@@ -85,6 +95,12 @@ public final class UpsertBenchmark {
             IcebergReadCost.measure(
                 d, drainer.label("iceberg"), options.reads(), produced.liveKeys()));
       }
+    }
+    Map<String, String> steadyRead = null;
+    if (steady != null) {
+      steadyRead =
+          IcebergReadCost.measure(
+              steady.drain(), steady.label(), options.reads(), steady.liveKeys());
     }
     System.out.println();
     System.out.printf(
@@ -103,6 +119,15 @@ public final class UpsertBenchmark {
           "Full reads with IcebergGenerics (every row counted), the keyed table against a fully"
               + " compacted copy of its live rows:");
       MarkdownTable.print(reads);
+    }
+    if (steady != null) {
+      System.out.println();
+      System.out.printf(
+          "Steady stream: the same changes in %d bursts, each produced once the one before was"
+              + " committed, then the table read whole against a compacted copy:%n",
+          options.steadyCommits());
+      MarkdownTable.print(List.of(steady.drain().row()));
+      MarkdownTable.print(List.of(steadyRead));
     }
     System.out.println();
     rateShares(drains).forEach(System.out::println);

@@ -16,6 +16,9 @@ import java.util.Map;
  * @param icebergPartitionBy {@code --iceberg-partition-by}: the Iceberg route's partition spec,
  *     empty (the default) for an unpartitioned table
  * @param reads {@code --reads}: the full reads of each Iceberg table and of its compacted copy
+ * @param steadyCommits {@code --steady-commits}: the bursts the same changes are cut into for the
+ *     steady stream into an Iceberg table (each committed before the next is produced), read after;
+ *     0 skips it
  */
 record UpsertBenchmarkOptions(
     Path root,
@@ -27,7 +30,8 @@ record UpsertBenchmarkOptions(
     List<Integer> taskCounts,
     List<String> formats,
     String icebergPartitionBy,
-    int reads) {
+    int reads,
+    int steadyCommits) {
 
   static UpsertBenchmarkOptions parse(String[] args) {
     Map<String, String> o = new HashMap<>();
@@ -54,7 +58,8 @@ record UpsertBenchmarkOptions(
         split(o.getOrDefault("tasks", "1,2")).stream().map(Integer::parseInt).toList(),
         formats,
         o.getOrDefault("iceberg-partition-by", ""),
-        Math.max(1, Integer.parseInt(o.getOrDefault("reads", "3"))));
+        Math.max(1, Integer.parseInt(o.getOrDefault("reads", "3"))),
+        Math.max(0, Integer.parseInt(o.getOrDefault("steady-commits", "100"))));
   }
 
   private static List<String> split(String list) {

@@ -30,13 +30,21 @@ final class UpsertChanges {
 
   private UpsertChanges() {}
 
-  /** Creates {@code topic} with {@code partitions} partitions and produces the changes into it. */
-  static Produced produce(LocalStack stack, String topic, int partitions, int changes, int keys) {
-    stack.createTopic(topic, partitions, Map.of());
-    SampleCustomers source = new SampleCustomers(SEED, keys, 0.2);
-    BenchRecords values = new BenchRecords(SEED);
-    long start = System.nanoTime();
-    try (JsonRecordProducer producer = stack.producer()) {
+  /** The changes in their order, produced into a topic a part at a time. */
+  static final class Stream implements AutoCloseable {
+    private final SampleCustomers source;
+    private final BenchRecords values = new BenchRecords(SEED);
+    private final JsonRecordProducer producer;
+    private final String topic;
+
+    Stream(LocalStack stack, String topic, int keys) {
+      this.source = new SampleCustomers(SEED, keys, 0.2);
+      this.producer = stack.producer();
+      this.topic = topic;
+    }
+
+    /** Produces the next {@code changes} changes (one record each) and waits until all are sent. */
+    void produce(int changes) {
       for (int i = 0; i < changes; i++) {
         SampleCustomers.Change change = source.next();
         String key = SampleCustomers.key(change.id());
@@ -48,15 +56,36 @@ final class UpsertChanges {
       }
       producer.flush();
     }
-    System.out.printf(
-        "Upsert values: %.0f bytes of payload each (%.0f with the schema), 11 leaf columns%n",
-        values.meanPayloadBytes(), values.meanRecordBytes());
+
+    /** The keys the source holds after the changes so far. */
+    int liveKeys() {
+      return source.state().size();
+    }
+
+    @Override
+    public void close() {
+      producer.close();
+    }
+  }
+
+  /** Creates {@code topic} with {@code partitions} partitions and produces the changes into it. */
+  static Produced produce(LocalStack stack, String topic, int partitions, int changes, int keys) {
+    stack.createTopic(topic, partitions, Map.of());
+    long start = System.nanoTime();
+    int liveKeys;
+    try (Stream stream = new Stream(stack, topic, keys)) {
+      stream.produce(changes);
+      liveKeys = stream.liveKeys();
+      System.out.printf(
+          "Upsert values: %.0f bytes of payload each (%.0f with the schema), 11 leaf columns%n",
+          stream.values.meanPayloadBytes(), stream.values.meanRecordBytes());
+    }
     try (Admin admin = stack.admin()) {
       long records =
           SinkProgress.endOffsets(admin, topic).values().stream().mapToLong(Long::longValue).sum();
       System.out.printf(
           "Produced %,d records in %.1f s%n", records, (System.nanoTime() - start) / 1e9);
-      return new Produced(records, source.state().size());
+      return new Produced(records, liveKeys);
     }
   }
 }

@@ -23,6 +23,9 @@ final class UpsertDrains {
   /** The keyed topic every drain reads. */
   static final String TOPIC = "upserts";
 
+  /** The topic of the steady stream, produced while its connector runs. */
+  static final String STEADY_TOPIC = "upserts-steady";
+
   /** The table of every drain, each in a warehouse of its own. */
   static final String TABLE = "bench.upserts";
 
@@ -69,7 +72,7 @@ final class UpsertDrains {
     String name = format + "-" + tasks + "-" + (++drains); // a fresh table and control topic
     Path dir = Files.createDirectories(options.runDir().resolve("warehouse-" + name));
     String warehouse = format.equals("iceberg") ? dir.toUri().toString() : dir.toString();
-    Map<String, String> config = config(stack, format, tasks, name, warehouse);
+    Map<String, String> config = config(stack, format, tasks, name, warehouse, TOPIC);
     if (configsShown.add(format)) {
       System.out.println(
           "Config of "
@@ -82,7 +85,7 @@ final class UpsertDrains {
     try {
       long start = System.nanoTime();
       stack.connect().putConfig(name, config);
-      awaitDrained(stack, worker, format, name, warehouse, dir, start);
+      awaitCommitted(stack, worker, format, name, warehouse, dir, records, start);
       seconds = (System.nanoTime() - start) / 1e9;
       row.put("table", label(format));
       row.put("tasks", Integer.toString(tasks));
@@ -115,27 +118,90 @@ final class UpsertDrains {
     return new Drain(format, tasks, name, warehouse, records / seconds, row);
   }
 
-  /** Waits until the table's watermarks of connector {@code name} sum to the topic's records. */
-  private void awaitDrained(
+  /**
+   * The steady stream: the same changes cut into {@code bursts} parts, produced into a fresh topic
+   * while a connector with {@code tasks} tasks drains it into a fresh Iceberg table, each part
+   * produced once the one before is committed, so that the table takes at least {@code bursts}
+   * commits of the connector, with whatever maintenance the connector runs at its defaults in
+   * between (as a CDC stream at a steady rate makes them). Returns the run with {@code liveKeys}.
+   */
+  SteadyRun steady(LocalStack stack, int tasks, int bursts) throws Exception {
+    stack.createTopic(STEADY_TOPIC, options.partitions(), Map.of());
+    ConnectWorker worker = stack.worker();
+    worker.restart(Duration.ofMinutes(2));
+    String name = "iceberg-steady-" + tasks + "-" + (++drains);
+    Path dir = Files.createDirectories(options.runDir().resolve("warehouse-" + name));
+    String warehouse = dir.toUri().toString();
+    Map<String, String> config = config(stack, "iceberg", tasks, name, warehouse, STEADY_TOPIC);
+    Map<String, String> row = new LinkedHashMap<>();
+    String label = label("iceberg") + ", " + bursts + " bursts";
+    int liveKeys;
+    double seconds;
+    try (UpsertChanges.Stream stream =
+        new UpsertChanges.Stream(stack, STEADY_TOPIC, options.keys())) {
+      long start = System.nanoTime();
+      stack.connect().putConfig(name, config);
+      long produced = 0;
+      for (int b = 0; b < bursts; b++) {
+        int part = (int) ((long) options.changes() * (b + 1) / bursts - produced);
+        stream.produce(part);
+        produced += part;
+        awaitCommitted(stack, worker, "iceberg", name, warehouse, dir, produced, start);
+      }
+      seconds = (System.nanoTime() - start) / 1e9;
+      liveKeys = stream.liveKeys();
+      row.put("table", label);
+      row.put("tasks", Integer.toString(tasks));
+      row.put("seconds", String.format("%.1f", seconds));
+      row.put("changes/burst", String.format("%,d", options.changes() / bursts));
+      stack.connect().delete(name);
+      Thread.sleep(2000); // the coordinator logs a commit after it is visible
+      row.put("commit latency ms (avg/max)", CommitLogs.commitLatency(worker.logFile(), name));
+      row.put("rejected keyed batches", Long.toString(rejectedKeyedBatches(worker, name)));
+    } finally {
+      worker.close();
+      BenchWorkers.keepProfile(worker, name);
+    }
+    row.put(
+        "peak heap MB", GcLogs.peakHeapMb(worker.logFile().getParent(), worker.process().pid()));
+    try (IcebergTables tables = IcebergTables.hadoop("bench", warehouse)) {
+      row.putAll(IcebergCommitFiles.columns(tables.table(TABLE), name));
+    }
+    System.out.println(row);
+    return new SteadyRun(
+        new Drain("iceberg", tasks, name, warehouse, options.changes() / seconds, row),
+        label,
+        liveKeys);
+  }
+
+  /** A finished steady stream: its drain, its label, the rows its table must hold. */
+  record SteadyRun(Drain drain, String label, int liveKeys) {}
+
+  /**
+   * Waits until the table's watermarks of connector {@code name} sum to {@code target} records;
+   * fails if the connector fails or the drain passes its timeout since {@code start}.
+   */
+  private void awaitCommitted(
       LocalStack stack,
       ConnectWorker worker,
       String format,
       String name,
       String warehouse,
       Path dir,
+      long target,
       long start)
       throws Exception {
     HadoopTableProbe probe =
         format.equals("iceberg") ? new HadoopTableProbe(warehouse, TABLE) : null;
     try (PaimonTables paimon = format.equals("paimon") ? PaimonTables.filesystem(dir) : null) {
       long done = 0;
-      while (done < records) {
+      while (done < target) {
         stack.connect().requireNotFailed(name);
         if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
           throw new IllegalStateException(
               name
                   + " did not drain "
-                  + records
+                  + target
                   + " records in "
                   + DRAIN_TIMEOUT
                   + " ("
@@ -165,10 +231,10 @@ final class UpsertDrains {
    * defaults but the commit interval (and the Iceberg partition spec when one is given).
    */
   private Map<String, String> config(
-      LocalStack stack, String format, int tasks, String name, String warehouse) {
+      LocalStack stack, String format, int tasks, String name, String warehouse, String topic) {
     Map<String, String> c = new HashMap<>();
     c.put("connector.class", "io.streamhouse.connect.StreamhouseSinkConnector");
-    c.put("topics", TOPIC);
+    c.put("topics", topic);
     c.put("tasks.max", Integer.toString(tasks));
     c.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
     c.put("value.converter", "org.apache.kafka.connect.json.JsonConverter");
@@ -182,7 +248,7 @@ final class UpsertDrains {
     }
     c.put("catalog.lake.warehouse", warehouse);
     c.put("routes", "upserts");
-    c.put("route.upserts.topics", TOPIC);
+    c.put("route.upserts.topics", topic);
     c.put("route.upserts.table", TABLE);
     c.put("route.upserts.primary-key", "id");
     c.put("route.upserts.auto-create", "true");

@@ -4,14 +4,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.UUID;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
@@ -30,7 +26,6 @@ import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
-import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,11 +43,12 @@ import org.slf4j.LoggerFactory;
  * connector's watermarks stay on its own latest append, which a walk of the ancestry still finds.
  *
  * <p>Data files with position deletes (a keyed table's position delete files or deletion vectors)
- * are rewritten with their deletes applied, and the deletion vectors and position delete files that
- * point only into rewritten files leave the table in the same commit (position delete files of
- * several data files stay until all of them are rewritten; they then delete nothing). Data files
- * with equality deletes (another writer's) are left out of their group; what is left of the group
- * is rewritten only if it still has enough files.
+ * are rewritten with their deletes applied, and the deletion vectors and position delete files
+ * whose data files are all rewritten by the group leave the table in the same commit ({@link
+ * DeleteTargets}); with {@link Settings#deleteFileThreshold} 1 every data file with a delete is
+ * rewritten, small or not (a primary-key table with many deleted rows). Data files with equality
+ * deletes (another writer's) are left out of their group; what is left of the group is rewritten
+ * only if it still has enough files.
  */
 final class IcebergFileCompactor {
   private static final Logger LOG = LoggerFactory.getLogger(IcebergFileCompactor.class);
@@ -77,17 +73,20 @@ final class IcebergFileCompactor {
    *     the target only). Without it, a partition's compacted file is rewritten with every pass
    *     until it reaches three quarters of the target; with it, a pass rewrites at most this many
    *     bytes of earlier output per group.
+   * @param deleteFileThreshold data files with at least this many delete files are rewritten
+   *     whatever their size (null: never for their deletes alone)
    */
   record Settings(
       int minInputFiles,
       Long targetFileSizeBytes,
       long maxGroupBytes,
       int maxGroupsPerRun,
-      Long smallFileBytes) {
+      Long smallFileBytes,
+      Integer deleteFileThreshold) {
     static final Settings DEFAULTS = new Settings(5, null, 512L << 20, 10);
 
     Settings(int minInputFiles, Long targetFileSizeBytes, long maxGroupBytes, int maxGroupsPerRun) {
-      this(minInputFiles, targetFileSizeBytes, maxGroupBytes, maxGroupsPerRun, null);
+      this(minInputFiles, targetFileSizeBytes, maxGroupBytes, maxGroupsPerRun, null, null);
     }
 
     Settings {
@@ -104,6 +103,10 @@ final class IcebergFileCompactor {
       if (smallFileBytes != null && smallFileBytes <= 0) {
         throw new IllegalArgumentException("smallFileBytes must be positive: " + smallFileBytes);
       }
+      if (deleteFileThreshold != null && deleteFileThreshold < 1) {
+        throw new IllegalArgumentException(
+            "deleteFileThreshold must be at least 1: " + deleteFileThreshold);
+      }
       if (maxGroupsPerRun < 0) {
         throw new IllegalArgumentException(
             "maxGroupsPerRun must not be negative: " + maxGroupsPerRun);
@@ -119,6 +122,10 @@ final class IcebergFileCompactor {
       if (targetFileSizeBytes != null) {
         options.put(
             BinPackRewriteFilePlanner.TARGET_FILE_SIZE_BYTES, Long.toString(targetFileSizeBytes));
+      }
+      if (deleteFileThreshold != null) {
+        options.put(
+            BinPackRewriteFilePlanner.DELETE_FILE_THRESHOLD, Integer.toString(deleteFileThreshold));
       }
       if (smallFileBytes != null) {
         long target =
@@ -166,12 +173,25 @@ final class IcebergFileCompactor {
 
   private final BeforeCommit beforeCommit;
 
+  /** The summary key that names each group's {@link RewriteMap}; null: no maps written. */
+  private final String rewriteMapKey;
+
   IcebergFileCompactor() {
     this((table, rewritten) -> {});
   }
 
   IcebergFileCompactor(BeforeCommit beforeCommit) {
+    this(beforeCommit, null);
+  }
+
+  /**
+   * {@code rewriteMapKey}: write a {@link RewriteMap} per group next to the table's metadata and
+   * name it under this key in the group's {@code replace} snapshot (keyed tables, whose writers
+   * translate their key indexes with it); null for none.
+   */
+  IcebergFileCompactor(BeforeCommit beforeCommit, String rewriteMapKey) {
     this.beforeCommit = beforeCommit;
+    this.rewriteMapKey = rewriteMapKey;
   }
 
   /**
@@ -190,6 +210,7 @@ final class IcebergFileCompactor {
       planner.init(settings.plannerOptions(table));
       IcebergGroupRewriter rewriter = new IcebergGroupRewriter(table);
       PartitionSpec spec = table.spec();
+      DeleteTargets deleteTargets = DeleteTargets.of(table, start);
       try (CloseableIterable<RewriteFileGroup> groups = planner.plan().groups()) {
         for (RewriteFileGroup group : groups) {
           if (run.started() >= settings.maxGroupsPerRun()
@@ -202,7 +223,7 @@ final class IcebergFileCompactor {
             run.groupsSkipped++;
             continue;
           }
-          rewriteGroup(table, start, spec, rewriter, group, tasks, run);
+          rewriteGroup(table, start, spec, rewriter, deleteTargets, group, tasks, run);
         }
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot close the compaction plan of " + table.name(), e);
@@ -239,36 +260,36 @@ final class IcebergFileCompactor {
     return tasks;
   }
 
-  /**
-   * The delete files of {@code tasks} that point only into their data files (deletion vectors and
-   * single-file position deletes): the rewrite applied them, so they leave the table with it.
-   */
-  private static Set<DeleteFile> consumedDeletes(List<FileScanTask> tasks) {
-    Set<String> rewritten = new HashSet<>();
-    tasks.forEach(t -> rewritten.add(t.file().location()));
-    Map<String, DeleteFile> consumed = new LinkedHashMap<>();
-    for (FileScanTask task : tasks) {
-      for (DeleteFile delete : task.deletes()) {
-        String target = ContentFileUtil.referencedDataFileLocation(delete);
-        if (target != null && rewritten.contains(target)) {
-          consumed.putIfAbsent(delete.location(), delete);
-        }
-      }
-    }
-    return new LinkedHashSet<>(consumed.values());
-  }
-
   private void rewriteGroup(
       Table table,
       Snapshot start,
       PartitionSpec spec,
       IcebergGroupRewriter rewriter,
+      DeleteTargets deleteTargets,
       RewriteFileGroup group,
       List<FileScanTask> tasks,
       Run run) {
     List<DataFile> rewritten = tasks.stream().map(FileScanTask::file).toList();
-    List<DataFile> written =
+    IcebergGroupRewriter.Rewritten result =
         rewriter.rewrite(tasks, spec, rewritten.get(0).partition(), group.maxOutputFileSize());
+    List<DataFile> written = result.files();
+    String mapLocation = null;
+    if (rewriteMapKey != null) {
+      String metadata =
+          table
+              .properties()
+              .getOrDefault(
+                  TableProperties.WRITE_METADATA_LOCATION,
+                  table.location().replaceAll("/+$", "") + "/metadata");
+      // Beside the metadata files: the orphan cleanup removes it once no reader needs it.
+      mapLocation = metadata + "/streamhouse-rewrite-" + UUID.randomUUID() + ".bin";
+      try {
+        result.map().write(table.io().newOutputFile(mapLocation));
+      } catch (RuntimeException e) {
+        delete(table, written);
+        throw e;
+      }
+    }
     RewriteFiles rewrite =
         table
             .newRewrite()
@@ -276,8 +297,13 @@ final class IcebergFileCompactor {
             .validateFromSnapshot(start.snapshotId())
             .dataSequenceNumber(start.sequenceNumber());
     rewritten.forEach(rewrite::deleteFile);
-    consumedDeletes(tasks).forEach(rewrite::deleteFile);
+    deleteTargets
+        .consumedBy(rewritten.stream().map(DataFile::location).toList(), tasks)
+        .forEach(rewrite::deleteFile);
     written.forEach(rewrite::addFile);
+    if (mapLocation != null) {
+      rewrite.set(rewriteMapKey, mapLocation);
+    }
     try {
       beforeCommit.run(table, rewritten);
       rewrite.commit();
@@ -288,6 +314,7 @@ final class IcebergFileCompactor {
           table.name(),
           conflict.getMessage());
       delete(table, written);
+      deleteMap(table, mapLocation);
       run.groupsConflicted++;
       return;
     } catch (CommitStateUnknownException unknown) {
@@ -301,6 +328,7 @@ final class IcebergFileCompactor {
       return;
     } catch (RuntimeException e) {
       delete(table, written);
+      deleteMap(table, mapLocation);
       throw e;
     }
     run.groupsRewritten++;
@@ -308,6 +336,16 @@ final class IcebergFileCompactor {
     run.filesAdded += written.size();
     run.bytesRewritten += rewritten.stream().mapToLong(DataFile::fileSizeInBytes).sum();
     run.bytesWritten += written.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+  }
+
+  private static void deleteMap(Table table, String location) {
+    if (location != null) {
+      try {
+        table.io().deleteFile(location);
+      } catch (RuntimeException e) {
+        LOG.warn("Could not delete uncommitted rewrite map {}: {}", location, e.toString());
+      }
+    }
   }
 
   private static void delete(Table table, List<DataFile> files) {

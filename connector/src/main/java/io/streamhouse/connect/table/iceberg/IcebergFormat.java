@@ -57,6 +57,13 @@ public final class IcebergFormat implements TableFormat {
   /** Loaded tables; the coordinator commits several tables at once, each from one thread. */
   private final Map<TableId, Table> tables = new ConcurrentHashMap<>();
 
+  /**
+   * Held by each commit to a table and by a compaction of a table with position deletes: such a
+   * compaction would otherwise lose its validation to every commit that deletes rows of the files
+   * it rewrites, that is nearly every commit of a busy primary-key table.
+   */
+  private final Map<TableId, Object> commitLocks = new ConcurrentHashMap<>();
+
   public IcebergFormat(CatalogSettings settings, String connector, int taskId) {
     this.catalog = IcebergCatalogLoader.load(settings);
     this.connector = connector;
@@ -105,7 +112,8 @@ public final class IcebergFormat implements TableFormat {
         base.index().keys(),
         base.index().fileCount(),
         base.index().bytes() / 1024);
-    return Optional.of(new IcebergKeyedTableWriter(table, taskId, budget, route, base));
+    return Optional.of(
+        new IcebergKeyedTableWriter(table, taskId, budget, route, base, keys.rewriteMap()));
   }
 
   /**
@@ -120,7 +128,8 @@ public final class IcebergFormat implements TableFormat {
       return openWriter(id, route, sample, budget);
     }
     Table table = table(id);
-    return Optional.of(new IcebergKeyedTableWriter(table, taskId, budget, route, keyed.base()));
+    return Optional.of(
+        new IcebergKeyedTableWriter(table, taskId, budget, route, keyed.base(), keys.rewriteMap()));
   }
 
   private IcebergKeyedTableWriter.OwnState ownState(Table table) {
@@ -238,20 +247,30 @@ public final class IcebergFormat implements TableFormat {
         PropertyUtil.propertyAsBoolean(
             table.properties(), COMPACT_ENABLED_PROPERTY, settings.compactEnabled());
     if (compacts && System.nanoTime() < deadlineNanos) {
-      IcebergFileCompactor.CompactionResult compacted =
-          new IcebergFileCompactor((t, rewritten) -> checkpoints.beforeRewriteCommit())
-              .compact(
-                  table,
-                  new IcebergFileCompactor.Settings(
-                      PropertyUtil.propertyAsInt(
-                          table.properties(),
-                          COMPACT_MIN_INPUT_FILES_PROPERTY,
-                          settings.compactMinInputFiles()),
-                      null, // the table's write.target-file-size-bytes
-                      settings.compactMaxGroupBytes(),
-                      Integer.MAX_VALUE,
-                      settings.compactSmallFileBytes()),
-                  deadlineNanos);
+      double deleted = DeletedRowShare.of(table.currentSnapshot());
+      IcebergFileCompactor.Settings compaction =
+          new IcebergFileCompactor.Settings(
+              PropertyUtil.propertyAsInt(
+                  table.properties(),
+                  COMPACT_MIN_INPUT_FILES_PROPERTY,
+                  settings.compactMinInputFiles()),
+              null, // the table's write.target-file-size-bytes
+              settings.compactMaxGroupBytes(),
+              Integer.MAX_VALUE,
+              settings.compactSmallFileBytes(),
+              settings.compactsDeletes() && deleted >= settings.compactDeleteRatio() ? 1 : null);
+      IcebergFileCompactor compactor =
+          new IcebergFileCompactor(
+              (t, rewritten) -> checkpoints.beforeRewriteCommit(),
+              table.schema().identifierFieldIds().isEmpty() ? null : keys.rewriteMap());
+      IcebergFileCompactor.CompactionResult compacted;
+      if (deleted > 0) {
+        synchronized (commitLock(id)) {
+          compacted = compactor.compact(table, compaction, deadlineNanos);
+        }
+      } else {
+        compacted = compactor.compact(table, compaction, deadlineNanos);
+      }
       report =
           report.plus(
               MaintenanceReport.compacted(
@@ -307,7 +326,19 @@ public final class IcebergFormat implements TableFormat {
   @Override
   public CommitOutcome commit(
       TableId id, long commitId, List<OfferedBatch> offered, boolean fullRound) {
-    return IcebergCommit.run(this, id, commitId, offered, fullRound);
+    synchronized (commitLock(id)) {
+      return IcebergCommit.run(this, id, commitId, offered, fullRound);
+    }
+  }
+
+  private Object commitLock(TableId id) {
+    return commitLocks.computeIfAbsent(id, t -> new Object());
+  }
+
+  @Override
+  public boolean deletesDue(TableId id, double ratio) {
+    Table cached = tables.get(id); // the table the commit that just ran refreshed
+    return cached != null && DeletedRowShare.of(cached.currentSnapshot()) >= ratio;
   }
 
   @Override

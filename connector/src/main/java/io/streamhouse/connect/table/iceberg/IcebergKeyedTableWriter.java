@@ -63,7 +63,10 @@ final class IcebergKeyedTableWriter implements TableWriter {
   private final int metadataPosition;
   private final List<String> keyNames;
   private final int[] keyPositions;
-  private final Base base;
+  private final String rewriteMapKey;
+
+  /** Replaced when the index moves past a compaction (the snapshot it is good for changes). */
+  private Base base;
 
   private final Map<PartitionKey, OpenDataFile> open = new HashMap<>();
   private final List<DataFile> finished = new ArrayList<>();
@@ -75,9 +78,19 @@ final class IcebergKeyedTableWriter implements TableWriter {
   record Base(
       KeyIndex index, long writer, long snapshot, Watermarks watermarks, Watermarks writers) {}
 
+  /**
+   * {@code rewriteMapKey}: the summary key under which the connector's compactions name their
+   * {@link RewriteMap}, with which the writer moves its index past them.
+   */
   IcebergKeyedTableWriter(
-      Table table, int taskId, FileBudget budget, RouteSettings route, Base base) {
+      Table table,
+      int taskId,
+      FileBudget budget,
+      RouteSettings route,
+      Base base,
+      String rewriteMapKey) {
     this.table = table;
+    this.rewriteMapKey = rewriteMapKey;
     this.budget = budget;
     this.base = base;
     this.route = route.name();
@@ -226,6 +239,12 @@ final class IcebergKeyedTableWriter implements TableWriter {
     List<Long> taken = deletes;
     deletes = new ArrayList<>();
     taken.addAll(base.index().takeDuplicates());
+    long snapshot =
+        KeyIndexCatchUp.catchUp(table, rewriteMapKey, base.snapshot(), base.index(), taken);
+    if (snapshot != base.snapshot()) {
+      base = new Base(base.index(), base.writer(), snapshot, base.watermarks(), base.writers());
+    }
+    Base batchBase = base;
     // Resolve file references now: the index goes on adding files on the writer's thread.
     Map<String, KeyIndex.FileRef> refs = new LinkedHashMap<>();
     Map<String, List<Long>> byFile = new TreeMap<>();
@@ -251,10 +270,10 @@ final class IcebergKeyedTableWriter implements TableWriter {
                   data,
                   deleteFiles,
                   List.copyOf(byFile.keySet()),
-                  base.writer(),
-                  base.snapshot(),
-                  base.watermarks(),
-                  base.writers()),
+                  batchBase.writer(),
+                  batchBase.snapshot(),
+                  batchBase.watermarks(),
+                  batchBase.writers()),
               table.specs());
       return new PreparedFiles(
           KeyedFilesCodec.VERSION, payload, data.size() + deleteFiles.size(), records, bytes);

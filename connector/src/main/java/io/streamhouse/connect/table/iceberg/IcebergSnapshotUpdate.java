@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.DataFile;
@@ -17,7 +16,6 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotAncestryValidator;
 import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
@@ -100,26 +98,20 @@ final class IcebergSnapshotUpdate {
             .scanManifestsWith(MoreExecutors.newDirectExecutorService())
             .writeManifestsWith(MoreExecutors.newDirectExecutorService(), 1);
     data.forEach(delta::addRows);
-    List<DeleteFile> transport = List.of();
-    if (TableUtil.formatVersion(table) >= 3) {
-      // The tasks' position delete files carry the positions; the table gets deletion vectors.
-      Set<String> unique = new LinkedHashSet<>(referenced);
-      DeletionVectors.Merged vectors =
-          DeletionVectors.merge(table, current, unique, deletes, data)
-              .orElseThrow(
-                  () ->
-                      new CommitLoop.ConcurrentCommitException(
-                          "a data file the deletes point into is no longer in table "
-                              + table.name(),
-                          null));
-      vectors.added().forEach(delta::addDeletes);
-      vectors.replaced().forEach(delta::removeDeletes);
-      delta.validateDeletedFiles().validateNoConflictingDeleteFiles();
-      transport = deletes;
-      count = data.size() + vectors.added().size();
-    } else {
-      deletes.forEach(delta::addDeletes);
-    }
+    // The tasks' position delete files carry the positions; the table gets one delete file per
+    // data file (a deletion vector on v3, a file-scoped position delete file on v2).
+    FileScopedDeletes.Merged merged =
+        FileScopedDeletes.merge(table, current, new LinkedHashSet<>(referenced), deletes, data)
+            .orElseThrow(
+                () ->
+                    new CommitLoop.ConcurrentCommitException(
+                        "a data file the deletes point into is no longer in table " + table.name(),
+                        null));
+    merged.added().forEach(delta::addDeletes);
+    merged.replaced().forEach(delta::removeDeletes);
+    delta.validateDeletedFiles().validateNoConflictingDeleteFiles();
+    List<DeleteFile> transport = deletes;
+    count = data.size() + merged.added().size();
     if (current != null) {
       delta.validateFromSnapshot(current.snapshotId());
     }
@@ -130,8 +122,8 @@ final class IcebergSnapshotUpdate {
   }
 
   /**
-   * Position delete files that only carried positions to the coordinator (format v3): in no
-   * snapshot, to delete once the commit is done.
+   * Position delete files that only carried positions to the coordinator: in no snapshot, to delete
+   * once the commit is done.
    */
   List<DeleteFile> transport() {
     return transport;

@@ -183,6 +183,48 @@ final class KeyIndex {
     return positions.bytes() + 64L * files.size();
   }
 
+  /**
+   * Moves every position that points into a file {@code map} rewrote to the row's new place (new
+   * files registered as they come), together with {@code pending} (packed positions not yet
+   * deleted), all or none: false, and nothing changed, if a position points at a row the rewrite
+   * dropped (the index was out of date).
+   */
+  boolean translate(RewriteMap map, List<Long> pending) {
+    int known = files.size();
+    Map<String, Integer> added = new java.util.HashMap<>();
+    java.util.function.LongUnaryOperator moved =
+        packed -> {
+          FileRef ref = files.get(fileOf(packed));
+          if (!map.rewrote(ref.location())) {
+            return packed;
+          }
+          java.util.Optional<RewriteMap.Place> place = map.placeOf(ref.location(), rowOf(packed));
+          if (place.isEmpty()) {
+            return KeyPositions.NONE;
+          }
+          int ordinal =
+              added.computeIfAbsent(
+                  place.get().location(), l -> add(new FileRef(l, ref.spec(), ref.partition())));
+          return pack(ordinal, place.get().position());
+        };
+    long[] pendingMoved = new long[pending.size()];
+    for (int i = 0; i < pendingMoved.length; i++) {
+      pendingMoved[i] = moved.applyAsLong(pending.get(i));
+      if (pendingMoved[i] == KeyPositions.NONE) {
+        files.subList(known, files.size()).clear();
+        return false;
+      }
+    }
+    if (!positions.translateAll(moved)) {
+      files.subList(known, files.size()).clear();
+      return false;
+    }
+    for (int i = 0; i < pendingMoved.length; i++) {
+      pending.set(i, pendingMoved[i]);
+    }
+    return true;
+  }
+
   /** Positions of rows that duplicated a key when the index was read; taken once. */
   List<Long> takeDuplicates() {
     List<Long> taken = List.copyOf(duplicates);

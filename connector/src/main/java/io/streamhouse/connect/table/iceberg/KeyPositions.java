@@ -90,6 +90,26 @@ final class KeyPositions {
     return NONE;
   }
 
+  /**
+   * Replaces every position by {@code translate} of it, all or none: if {@code translate} returns
+   * {@link #NONE} for one, nothing changes and false is returned. Keys stay where they are.
+   */
+  boolean translateAll(java.util.function.LongUnaryOperator translate) {
+    long[] translated = new long[values.length];
+    for (int i = 0; i < values.length; i++) {
+      if (values[i] == NONE) {
+        translated[i] = NONE;
+      } else {
+        translated[i] = translate.applyAsLong(values[i]);
+        if (translated[i] == NONE) {
+          return false;
+        }
+      }
+    }
+    values = translated;
+    return true;
+  }
+
   /** Empties {@code hole} and moves back every following entry that may sit there. */
   private void shiftBack(int hole) {
     int next = (hole + 1) & mask;

@@ -97,8 +97,9 @@ class IcebergKeyedTableTest {
   }
 
   /**
-   * Every delete of the current snapshot is by position: position delete files (v2) or one deletion
-   * vector per data file (v3); some exist, so the table is really keyed.
+   * Every delete of the current snapshot is by position, and each data file has at most one delete
+   * file: a position delete file that names only it (v2) or a deletion vector (v3); some exist, so
+   * the table is really keyed.
    */
   private static void assertDeletesByPosition(Table table, int formatVersion) throws Exception {
     int deletes = 0;
@@ -113,8 +114,10 @@ class IcebergKeyedTableTest {
                       : org.apache.iceberg.FileFormat.PARQUET);
           deletes++;
         }
-        if (formatVersion >= 3) {
-          assertThat(task.deletes()).as("vectors of %s", task.file().location()).hasSizeLessThan(2);
+        assertThat(task.deletes()).as("deletes of %s", task.file().location()).hasSizeLessThan(2);
+        for (org.apache.iceberg.DeleteFile d : task.deletes()) {
+          assertThat(org.apache.iceberg.util.ContentFileUtil.referencedDataFileLocation(d))
+              .isEqualTo(task.file().location());
         }
       }
     }
@@ -184,7 +187,8 @@ class IcebergKeyedTableTest {
           new IcebergFileCompactor()
               .compact(
                   format.table(table),
-                  new IcebergFileCompactor.Settings(2, null, 1L << 30, Integer.MAX_VALUE, null),
+                  new IcebergFileCompactor.Settings(
+                      2, null, 1L << 30, Integer.MAX_VALUE, null, null),
                   System.nanoTime() + 300_000_000_000L);
       assertThat(compacted.filesRemoved()).isPositive();
       assertThat(rows(format.table(table))).isEqualTo(new TreeMap<>(model));
@@ -220,6 +224,163 @@ class IcebergKeyedTableTest {
           true);
       model.put(id, "again");
       assertThat(rows(format.table(table))).isEqualTo(new TreeMap<>(model));
+    }
+  }
+
+  /**
+   * Rounds of upserts over few keys leave most rows of the data files deleted; the table says so
+   * ({@code deletesDue}), and one maintenance pass rewrites every data file with deletes and drops
+   * every position delete file and vector with them, v2's partition-wide position delete files
+   * included; the next writer reads its index from the compacted table.
+   */
+  @org.junit.jupiter.params.ParameterizedTest(name = "format version {0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {2, 3})
+  void aTableWithManyDeletedRowsIsCompactedWithItsDeletesDropped(int formatVersion)
+      throws Exception {
+    StreamhouseSinkConfig config = config(formatVersion);
+    RouteSettings route = config.routes().get(0);
+    Random random = new Random(11);
+    Map<Long, String> model = new HashMap<>();
+    io.streamhouse.connect.config.MaintenanceSettings maintenance =
+        new io.streamhouse.connect.config.MaintenanceSettings(
+            true, 60_000, 60_000, 0, 1, true, 5, 1L << 30, 16L << 20, 0, 0.3, 0);
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      long offset = 0;
+      for (int round = 0; round < 6; round++) {
+        long from = offset;
+        List<SinkRecord> records = new java.util.ArrayList<>();
+        for (int i = 0; i < 300; i++, offset++) {
+          long id = random.nextInt(60);
+          if (random.nextInt(5) == 0) {
+            records.add(tombstone(0, offset, id));
+            model.remove(id);
+          } else {
+            records.add(upsert(0, offset, id, "n" + offset));
+            model.put(id, "n" + offset);
+          }
+        }
+        PreparedFiles files = write(format, table, route, records);
+        format.commit(
+            table,
+            round,
+            List.of(
+                new OfferedBatch(
+                    "b" + round, 0, Map.of(TP0, new OffsetRange(from, offset)), files, 0)),
+            true);
+      }
+      assertThat(format.deletesDue(table, 0.3)).as("most rows are deleted").isTrue();
+
+      io.streamhouse.connect.protocol.MaintenanceReport report =
+          format.maintain(
+              table,
+              maintenance,
+              System.nanoTime() + 300_000_000_000L,
+              io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+
+      Table compacted = format.table(table);
+      compacted.refresh();
+      Map<String, String> summary = compacted.currentSnapshot().summary();
+      assertThat(report.filesRewritten()).isPositive();
+      assertThat(summary)
+          .containsEntry("total-delete-files", "0")
+          .containsEntry("total-position-deletes", "0");
+      assertThat(Long.parseLong(summary.get("total-records"))).isEqualTo(model.size());
+      assertThat(rows(compacted)).isEqualTo(new TreeMap<>(model));
+      assertThat(format.deletesDue(table, 0.3)).isFalse();
+
+      // The next writer's index comes from the compacted files.
+      long id = model.keySet().iterator().next();
+      PreparedFiles files = write(format, table, route, List.of(upsert(0, offset, id, "after")));
+      assertThat(
+              format
+                  .commit(
+                      table,
+                      9,
+                      List.of(
+                          new OfferedBatch(
+                              "after",
+                              0,
+                              Map.of(TP0, new OffsetRange(offset, offset + 1)),
+                              files,
+                              0)),
+                      true)
+                  .decisions())
+          .containsEntry("after", BatchPlan.Decision.APPLY);
+      model.put(id, "after");
+      assertThat(rows(format.table(table))).isEqualTo(new TreeMap<>(model));
+    }
+  }
+
+  /**
+   * A writer that lives through a compaction of the connector's maintenance moves its key index to
+   * the rewritten files with the compaction's rewrite map when it prepares its next batch: that
+   * batch is committed, not rejected, and the table still holds exactly the latest row of each key.
+   */
+  @org.junit.jupiter.params.ParameterizedTest(name = "format version {0}")
+  @org.junit.jupiter.params.provider.ValueSource(ints = {2, 3})
+  void aWriterMovesItsIndexPastACompactionAndItsNextBatchIsCommitted(int formatVersion)
+      throws Exception {
+    StreamhouseSinkConfig config = config(formatVersion);
+    RouteSettings route = config.routes().get(0);
+    Random random = new Random(13);
+    Map<Long, String> model = new HashMap<>();
+    io.streamhouse.connect.config.MaintenanceSettings maintenance =
+        new io.streamhouse.connect.config.MaintenanceSettings(
+            true, 60_000, 60_000, 0, 1, true, 5, 1L << 30, 16L << 20, 0, 0.3, 0);
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      TableWriter writer =
+          format.openWriter(table, route, upsert(0, 0, 1, "x"), new FileBudget(8, 64L << 20)).get();
+      long offset = 0;
+      for (int round = 0; round < 8; round++) {
+        long from = offset;
+        for (int i = 0; i < 200; i++, offset++) {
+          long id = random.nextInt(80);
+          if (random.nextInt(5) == 0) {
+            writer.write(tombstone(0, offset, id));
+            model.remove(id);
+          } else {
+            writer.write(upsert(0, offset, id, "n" + offset));
+            model.put(id, "n" + offset);
+          }
+        }
+        PreparedFiles files = writer.prepare();
+        assertThat(
+                format
+                    .commit(
+                        table,
+                        round,
+                        List.of(
+                            new OfferedBatch(
+                                "b" + round,
+                                0,
+                                Map.of(TP0, new OffsetRange(from, offset)),
+                                files,
+                                0)),
+                        true)
+                    .decisions())
+            .as("round %d", round)
+            .containsEntry("b" + round, BatchPlan.Decision.APPLY);
+        if (round == 3 || round == 5) {
+          // Rows the writer wrote before the compaction change after it: their positions moved.
+          assertThat(
+                  format
+                      .maintain(
+                          table,
+                          maintenance,
+                          System.nanoTime() + 300_000_000_000L,
+                          io.streamhouse.connect.table.MaintenanceCheckpoints.NONE)
+                      .filesRewritten())
+              .isPositive();
+          Table compacted = format.table(table);
+          assertThat(compacted.currentSnapshot().summary())
+              .as("round %d", round)
+              .containsKey("streamhouse.c.rewrite-map")
+              .containsEntry("total-delete-files", "0");
+        }
+        assertThat(rows(format.table(table))).as("round %d", round).isEqualTo(new TreeMap<>(model));
+      }
+      writer.close();
+      assertDeletesByPosition(format.table(table), formatVersion);
     }
   }
 

@@ -1,0 +1,196 @@
+package io.streamhouse.connect.table.iceberg;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.function.Function;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableUtil;
+import org.apache.iceberg.data.BaseDeleteLoader;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.deletes.BaseDVFileWriter;
+import org.apache.iceberg.deletes.DeleteGranularity;
+import org.apache.iceberg.deletes.Deletes;
+import org.apache.iceberg.deletes.PositionDelete;
+import org.apache.iceberg.deletes.PositionDeleteIndex;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.DeleteSchemaUtil;
+import org.apache.iceberg.io.DeleteWriteResult;
+import org.apache.iceberg.io.FanoutPositionOnlyDeleteWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.util.ContentFileUtil;
+
+/**
+ * The coordinator writes a keyed table's deletes, one delete file per data file: the tasks send the
+ * positions their batches delete as position delete files (a transport, never committed), and one
+ * commit turns them into one delete file per data file they point into, merged with the data file's
+ * current one, which the new one replaces in the same commit. On format v3 that file is the data
+ * file's deletion vector (the spec allows one per data file); on format v2 it is a position delete
+ * file that names only that data file (file-scoped), so a reader of a data file opens one delete
+ * file, not every position delete file of its partition since the last compaction. Only the
+ * coordinator writes them, so two tasks deleting rows of one data file in one round (a file written
+ * before a rebalance holds rows of partitions now owned by different tasks) still make one.
+ */
+final class FileScopedDeletes {
+  /** The delete files to add and the delete files they replace. */
+  record Merged(List<DeleteFile> added, List<DeleteFile> replaced) {}
+
+  private FileScopedDeletes() {}
+
+  /**
+   * Merges the positions of {@code transport} that point into {@code referenced} data files (the
+   * files of {@code current}, or of {@code added} in this commit) with their current file-scoped
+   * deletes. Empty when a referenced data file is in neither (removed since the batch was checked:
+   * the caller plans again).
+   */
+  static Optional<Merged> merge(
+      Table table,
+      Snapshot current,
+      Collection<String> referenced,
+      List<DeleteFile> transport,
+      List<DataFile> added) {
+    Map<String, DataFile> dataFiles = new HashMap<>();
+    added.forEach(f -> dataFiles.put(f.location(), f));
+    boolean vectors = TableUtil.formatVersion(table) >= 3;
+    Map<String, List<DeleteFile>> previous = new HashMap<>();
+    if (current != null) {
+      try (CloseableIterable<FileScanTask> tasks =
+          table.newScan().useSnapshot(current.snapshotId()).planFiles()) {
+        for (FileScanTask task : tasks) {
+          String location = task.file().location();
+          if (referenced.contains(location)) {
+            dataFiles.put(location, task.file());
+            for (DeleteFile delete : task.deletes()) {
+              if (location.equals(ContentFileUtil.referencedDataFileLocation(delete))) {
+                previous.computeIfAbsent(location, l -> new ArrayList<>()).add(delete);
+              }
+            }
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("Cannot plan the files of table " + table.name(), e);
+      }
+    }
+    BaseDeleteLoader loader = new BaseDeleteLoader(f -> table.io().newInputFile(f));
+    Function<CharSequence, PositionDeleteIndex> loadPrevious =
+        path -> {
+          List<DeleteFile> files = previous.get(path.toString());
+          return files == null ? null : loader.loadPositionDeletes(files, path);
+        };
+    Map<String, PositionDeleteIndex> positions = positionsOf(table, transport);
+    for (String path : referenced) {
+      if (!dataFiles.containsKey(path)) {
+        return Optional.empty();
+      }
+    }
+    DeleteWriteResult result =
+        vectors
+            ? writeVectors(table, referenced, dataFiles, positions, loadPrevious)
+            : writePositionDeletes(table, referenced, dataFiles, positions, loadPrevious);
+    return Optional.of(new Merged(result.deleteFiles(), result.rewrittenDeleteFiles()));
+  }
+
+  private static DeleteWriteResult writeVectors(
+      Table table,
+      Collection<String> referenced,
+      Map<String, DataFile> dataFiles,
+      Map<String, PositionDeleteIndex> positions,
+      Function<CharSequence, PositionDeleteIndex> loadPrevious) {
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, 0, System.currentTimeMillis())
+            .format(FileFormat.PUFFIN)
+            .operationId("dv-" + UUID.randomUUID())
+            .build();
+    BaseDVFileWriter writer = new BaseDVFileWriter(files, path -> loadPrevious.apply(path));
+    try (writer) {
+      for (String path : referenced) {
+        DataFile data = dataFiles.get(path);
+        PositionDeleteIndex deleted = positions.get(path);
+        if (deleted != null && deleted.isNotEmpty()) {
+          writer.delete(path, deleted, table.specs().get(data.specId()), data.partition());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot write the deletion vectors of table " + table.name(), e);
+    }
+    return writer.result();
+  }
+
+  /** Format v2: one sorted position delete file per data file, its previous positions included. */
+  private static DeleteWriteResult writePositionDeletes(
+      Table table,
+      Collection<String> referenced,
+      Map<String, DataFile> dataFiles,
+      Map<String, PositionDeleteIndex> positions,
+      Function<CharSequence, PositionDeleteIndex> loadPrevious) {
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, 0, System.currentTimeMillis())
+            .format(DataWriterFactories.fileFormat(table))
+            .operationId("deletes-" + UUID.randomUUID())
+            .build();
+    FanoutPositionOnlyDeleteWriter<Record> writer =
+        new FanoutPositionOnlyDeleteWriter<>(
+            DataWriterFactories.forTable(table),
+            files,
+            table.io(),
+            Long.MAX_VALUE, // one file per data file, whatever its size
+            DeleteGranularity.FILE,
+            loadPrevious);
+    PositionDelete<Record> delete = PositionDelete.create();
+    try (writer) {
+      for (String path : new TreeSet<>(referenced)) {
+        DataFile data = dataFiles.get(path);
+        PositionDeleteIndex deleted = positions.get(path);
+        if (deleted != null && deleted.isNotEmpty()) {
+          PartitionSpec spec = table.specs().get(data.specId());
+          deleted.forEach(pos -> writer.write(delete.set(path, pos), spec, data.partition()));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "Cannot write the position deletes of table " + table.name(), e);
+    }
+    return writer.result();
+  }
+
+  /** The positions in {@code transport}, by data file; each file is read once. */
+  private static Map<String, PositionDeleteIndex> positionsOf(
+      Table table, List<DeleteFile> transport) {
+    Map<String, PositionDeleteIndex> all = new HashMap<>();
+    for (DeleteFile file : transport) {
+      try (CloseableIterable<Record> rows =
+          FormatModelRegistry.<Record, Object>readBuilder(
+                  file.format(), Record.class, table.io().newInputFile(file))
+              .project(DeleteSchemaUtil.pathPosSchema())
+              .build()) {
+        Deletes.toPositionIndexes(rows)
+            .forEach(
+                (path, index) -> {
+                  PositionDeleteIndex known = all.putIfAbsent(path.toString(), index);
+                  if (known != null) {
+                    known.merge(index);
+                  }
+                });
+      } catch (IOException e) {
+        throw new UncheckedIOException(
+            "Cannot read position delete file " + file.location() + " of " + table.name(), e);
+      }
+    }
+    return all;
+  }
+}

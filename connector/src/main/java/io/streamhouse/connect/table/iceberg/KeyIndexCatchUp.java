@@ -1,0 +1,110 @@
+package io.streamhouse.connect.table.iceberg;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataOperations;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.Table;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings a keyed writer past the compactions committed since its key index was read, when it
+ * prepares a batch: every snapshot since that removed data files must be one of the connector's
+ * compactions with a {@link RewriteMap}, and the maps move the index's positions and the batch's
+ * pending deletes to the rows' new places, so that the batch points only into live files and is not
+ * rejected. Whatever it cannot translate (a removal by another writer, a map gone or unreadable, a
+ * position a map does not know) it leaves as it is: the coordinator then rejects the batch as
+ * before ({@link KeyedBatchCheck}), and the task reads its index again.
+ */
+final class KeyIndexCatchUp {
+  private static final Logger LOG = LoggerFactory.getLogger(KeyIndexCatchUp.class);
+
+  private KeyIndexCatchUp() {}
+
+  /**
+   * Translates {@code index} and {@code pending} (packed positions) past the compactions of {@code
+   * table} since snapshot {@code base} ({@code -1}: none then); returns the snapshot they are now
+   * good for, or {@code base} when nothing was translated. {@code mapKey} is the summary key of the
+   * connector's rewrite maps.
+   */
+  static long catchUp(Table table, String mapKey, long base, KeyIndex index, List<Long> pending) {
+    table.refresh();
+    Snapshot current = table.currentSnapshot();
+    if (current == null || current.snapshotId() == base) {
+      return base;
+    }
+    List<String> maps = new ArrayList<>(); // newest first
+    Snapshot s = current;
+    while (s != null && s.snapshotId() != base) {
+      Map<String, String> summary = s.summary();
+      String map = summary == null ? null : summary.get(mapKey);
+      if (map != null) {
+        maps.add(map);
+      } else if (removesDataFiles(table, s)) {
+        return base; // another writer's rewrite or delete: no map says where the rows went
+      }
+      s = s.parentId() == null ? null : table.snapshot(s.parentId());
+    }
+    if ((s == null && base != -1) || maps.isEmpty()) {
+      return base;
+    }
+    Collections.reverse(maps);
+    long start = System.nanoTime();
+    List<RewriteMap> loaded = new ArrayList<>();
+    try {
+      for (String location : maps) {
+        loaded.add(RewriteMap.read(table.io(), location));
+      }
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Cannot read a rewrite map of {}; the next batch is checked against its old key index"
+              + " (and read again if rejected): {}",
+          table.name(),
+          e.toString());
+      return base;
+    }
+    for (RewriteMap map : loaded) {
+      if (!index.translate(map, pending)) {
+        LOG.warn(
+            "The key index of {} points at a row a compaction dropped; the next batch is checked"
+                + " against it as it is (and the index read again if rejected)",
+            table.name());
+        return base;
+      }
+    }
+    LOG.info(
+        "Moved the key index of {} past {} compaction(s) to snapshot {} in {} ms ({} keys)",
+        table.name(),
+        loaded.size(),
+        current.snapshotId(),
+        (System.nanoTime() - start) / 1_000_000,
+        index.keys());
+    return current.snapshotId();
+  }
+
+  /**
+   * Whether {@code snapshot} removed data files: its summary says so when Iceberg wrote it; an
+   * append never does; otherwise its manifests are read.
+   */
+  private static boolean removesDataFiles(Table table, Snapshot snapshot) {
+    Map<String, String> summary = snapshot.summary();
+    String removed = summary == null ? null : summary.get(SnapshotSummary.DELETED_FILES_PROP);
+    if (removed != null) {
+      return !removed.equals("0");
+    }
+    if (DataOperations.APPEND.equals(snapshot.operation())) {
+      return false;
+    }
+    return SnapshotChanges.builderFor(table)
+        .snapshot(snapshot)
+        .build()
+        .removedDataFiles()
+        .iterator()
+        .hasNext();
+  }
+}
