@@ -17,7 +17,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * protocol and of maintenance (expiry, compaction applying deletes): after the restart the table
  * holds exactly the latest row of every key, no replayed batch deleted a live row, and every delete
  * is by position. The points alternate between format version 2 (position delete files) and 3
- * (deletion vectors).
+ * (deletion vectors). {@code BEFORE_PREPARE} is left to {@link IcebergFaultsE2E}: the task halts
+ * before it touches a writer, which is the same for keyed and append tables.
  */
 @ExtendWith(LocalStackExtension.class)
 class IcebergKeyedFaultsE2E {
@@ -25,7 +26,10 @@ class IcebergKeyedFaultsE2E {
   private static final int KEYS = 2_000;
 
   @ParameterizedTest(name = "halt at {0}")
-  @EnumSource(FaultInjection.Point.class)
+  @EnumSource(
+      value = FaultInjection.Point.class,
+      names = {"BEFORE_PREPARE"},
+      mode = EnumSource.Mode.EXCLUDE)
   void aKeyedTableHaltedAtEachPointEqualsTheModel(FaultInjection.Point point, LocalStack stack) {
     String name = "keyed-" + point.name().toLowerCase(Locale.ROOT).replace('_', '-');
     String topic = name;

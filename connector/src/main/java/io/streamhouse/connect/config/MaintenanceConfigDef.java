@@ -80,9 +80,9 @@ public final class MaintenanceConfigDef {
           + "position (superseded or deleted keys), the table is compacted right after the commit that "
           + "reached it, not at the next maintenance interval, and every data file with deletes is "
           + "rewritten, so that readers never read more than about 1 / (1 - ratio) times the live rows. "
-          + "Such a compaction runs between the connector's own commits to the table, at most once per 10 "
-          + "commit intervals (a batch in flight while it commits is rejected and written again; the "
-          + "tasks move their key indexes with its rewrite map). 0 turns it off.";
+          + "Such a compaction runs between the connector's own commits to the table, at most once per 3 "
+          + "commit intervals; the tasks and the coordinator move the positions of the rewritten rows with "
+          + "its rewrite map, so no batch has to be written again. 0 turns it off.";
   static final double COMPACT_DELETE_RATIO_DEFAULT = 0.3;
 
   public static final String ORPHANS_MIN_AGE_MS_CONFIG = "maintenance.orphans.min-age.ms";

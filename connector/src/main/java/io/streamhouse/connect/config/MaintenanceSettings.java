@@ -22,7 +22,7 @@ public record MaintenanceSettings(
     long deleteCompactionGapMs) {
 
   /** Delete compactions at most once per this many commit intervals. */
-  static final int DELETE_COMPACTION_GAP_INTERVALS = 10;
+  static final int DELETE_COMPACTION_GAP_INTERVALS = 3;
 
   /** Without delete-ratio compaction. */
   public MaintenanceSettings(

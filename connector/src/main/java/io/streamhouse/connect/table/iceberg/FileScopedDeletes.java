@@ -5,9 +5,11 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.function.Function;
@@ -46,23 +48,40 @@ import org.apache.iceberg.util.ContentFileUtil;
  * before a rebalance holds rows of partitions now owned by different tasks) still make one.
  */
 final class FileScopedDeletes {
-  /** The delete files to add and the delete files they replace. */
-  record Merged(List<DeleteFile> added, List<DeleteFile> replaced) {}
+  /**
+   * The delete files to add, the delete files they replace, and the data files the positions point
+   * into (after {@code moves}).
+   */
+  record Merged(List<DeleteFile> added, List<DeleteFile> replaced, Set<String> referenced) {}
 
   private FileScopedDeletes() {}
 
   /**
    * Merges the positions of {@code transport} that point into {@code referenced} data files (the
    * files of {@code current}, or of {@code added} in this commit) with their current file-scoped
-   * deletes. Empty when a referenced data file is in neither (removed since the batch was checked:
-   * the caller plans again).
+   * deletes. Positions into files a compaction of {@code moves} (oldest first) rewrote move to the
+   * rows' new places first; a position whose row the compaction dropped deleted that row already
+   * and is left out. Empty when a referenced data file is in neither (removed since the batch was
+   * checked: the caller plans again).
    */
   static Optional<Merged> merge(
       Table table,
       Snapshot current,
-      Collection<String> referenced,
+      Collection<String> referencedBefore,
       List<DeleteFile> transport,
-      List<DataFile> added) {
+      List<DataFile> added,
+      List<RewriteMap> moves) {
+    Map<String, PositionDeleteIndex> positions = positionsOf(table, transport);
+    for (RewriteMap map : moves) {
+      positions = moved(positions, map);
+    }
+    Set<String> referenced = new LinkedHashSet<>();
+    for (String path : referencedBefore) {
+      if (moves.stream().noneMatch(m -> m.rewrote(path))) {
+        referenced.add(path);
+      }
+    }
+    referenced.addAll(positions.keySet());
     Map<String, DataFile> dataFiles = new HashMap<>();
     added.forEach(f -> dataFiles.put(f.location(), f));
     boolean vectors = TableUtil.formatVersion(table) >= 3;
@@ -91,7 +110,6 @@ final class FileScopedDeletes {
           List<DeleteFile> files = previous.get(path.toString());
           return files == null ? null : loader.loadPositionDeletes(files, path);
         };
-    Map<String, PositionDeleteIndex> positions = positionsOf(table, transport);
     for (String path : referenced) {
       if (!dataFiles.containsKey(path)) {
         return Optional.empty();
@@ -101,7 +119,7 @@ final class FileScopedDeletes {
         vectors
             ? writeVectors(table, referenced, dataFiles, positions, loadPrevious)
             : writePositionDeletes(table, referenced, dataFiles, positions, loadPrevious);
-    return Optional.of(new Merged(result.deleteFiles(), result.rewrittenDeleteFiles()));
+    return Optional.of(new Merged(result.deleteFiles(), result.rewrittenDeleteFiles(), referenced));
   }
 
   private static DeleteWriteResult writeVectors(
@@ -166,6 +184,38 @@ final class FileScopedDeletes {
           "Cannot write the position deletes of table " + table.name(), e);
     }
     return writer.result();
+  }
+
+  /** {@code positions} with those into files {@code map} rewrote moved to the rows' new places. */
+  private static Map<String, PositionDeleteIndex> moved(
+      Map<String, PositionDeleteIndex> positions, RewriteMap map) {
+    Map<String, PositionDeleteIndex> result = new HashMap<>();
+    Map<String, List<Long>> arriving = new HashMap<>();
+    positions.forEach(
+        (path, index) -> {
+          if (!map.rewrote(path)) {
+            result.put(path, index);
+            return;
+          }
+          index.forEach(
+              pos ->
+                  map.placeOf(path, pos)
+                      .ifPresent(
+                          place ->
+                              arriving
+                                  .computeIfAbsent(place.location(), l -> new ArrayList<>())
+                                  .add(place.position())));
+        });
+    arriving.forEach(
+        (path, list) -> {
+          PositionDeleteIndex index =
+              Deletes.toPositionIndex(CloseableIterable.withNoopClose(list));
+          PositionDeleteIndex known = result.putIfAbsent(path, index);
+          if (known != null) {
+            known.merge(index);
+          }
+        });
+    return result;
   }
 
   /** The positions in {@code transport}, by data file; each file is read once. */

@@ -97,6 +97,11 @@ final class IcebergCommit {
           private Watermarks writers = Watermarks.EMPTY;
           private boolean first = true;
 
+          /** Rewrite maps (oldest first) that move the positions of the batches that need it. */
+          private final Map<String, List<RewriteMap>> translations = new HashMap<>();
+
+          private final Map<String, RewriteMap> maps = new HashMap<>();
+
           @Override
           public Watermarks refresh() {
             table = first ? loaded : format.table(id);
@@ -114,14 +119,20 @@ final class IcebergCommit {
           @Override
           public Set<String> refuse(List<OfferedBatch> applying) {
             Set<String> refused = new LinkedHashSet<>();
+            translations.clear();
             Map<TopicPartition, Long> writerOf = new HashMap<>();
             for (OfferedBatch batch : applying) {
               KeyedFilesCodec.KeyedFiles files = keyed.get(batch.batchId());
               if (files == null) {
                 continue;
               }
+              Map<String, List<String>> needed = new HashMap<>();
               Optional<String> problem =
-                  KeyedBatchCheck.problem(table, batch, files, watermarks, writers);
+                  KeyedBatchCheck.problem(
+                      table, batch, files, watermarks, writers, keys.rewriteMap(), needed);
+              if (problem.isEmpty() && needed.containsKey(batch.batchId())) {
+                problem = load(batch.batchId(), needed.get(batch.batchId()));
+              }
               for (TopicPartition tp : batch.ranges().keySet()) {
                 Long other = writerOf.putIfAbsent(tp, files.writer());
                 if (problem.isEmpty() && other != null && other != files.writer()) {
@@ -145,13 +156,38 @@ final class IcebergCommit {
             return refused;
           }
 
+          /** Loads the maps a batch's positions need; why it cannot be committed if one fails. */
+          private Optional<String> load(String batchId, List<String> locations) {
+            List<RewriteMap> loaded = new ArrayList<>();
+            for (String location : locations) {
+              try {
+                loaded.add(maps.computeIfAbsent(location, l -> RewriteMap.read(table.io(), l)));
+              } catch (RuntimeException e) {
+                return Optional.of(
+                    "its deletes point into rewritten files and rewrite map "
+                        + location
+                        + " cannot be read: "
+                        + e.getMessage());
+              }
+            }
+            translations.put(batchId, loaded);
+            return Optional.empty();
+          }
+
           @Override
           public CommitLoop.Committed commit(
               List<OfferedBatch> applying, Map<String, String> summary)
               throws CommitLoop.ConcurrentCommitException {
             Transaction transaction = table.newTransaction();
+            List<RewriteMap> moves = List.of(); // the longest list holds every other's maps
+            for (OfferedBatch batch : applying) {
+              List<RewriteMap> needed = translations.getOrDefault(batch.batchId(), List.of());
+              if (needed.size() > moves.size()) {
+                moves = needed;
+              }
+            }
             IcebergSnapshotUpdate update =
-                IcebergSnapshotUpdate.of(table, transaction, applying, checked, keyed);
+                IcebergSnapshotUpdate.of(table, transaction, applying, checked, keyed, moves);
             if (update.keyed()) {
               Map<TopicPartition, Long> next = new HashMap<>(writers.asMap());
               for (OfferedBatch batch : applying) {

@@ -58,7 +58,8 @@ final class IcebergSnapshotUpdate {
       Transaction transaction,
       List<OfferedBatch> applying,
       CheckedBatches<ContentFile<?>> checked,
-      Map<String, KeyedFilesCodec.KeyedFiles> keyed)
+      Map<String, KeyedFilesCodec.KeyedFiles> keyed,
+      List<RewriteMap> moves)
       throws CommitLoop.ConcurrentCommitException {
     Snapshot current = table.currentSnapshot();
     List<DataFile> data = new ArrayList<>();
@@ -101,7 +102,8 @@ final class IcebergSnapshotUpdate {
     // The tasks' position delete files carry the positions; the table gets one delete file per
     // data file (a deletion vector on v3, a file-scoped position delete file on v2).
     FileScopedDeletes.Merged merged =
-        FileScopedDeletes.merge(table, current, new LinkedHashSet<>(referenced), deletes, data)
+        FileScopedDeletes.merge(
+                table, current, new LinkedHashSet<>(referenced), deletes, data, moves)
             .orElseThrow(
                 () ->
                     new CommitLoop.ConcurrentCommitException(
@@ -115,8 +117,8 @@ final class IcebergSnapshotUpdate {
     if (current != null) {
       delta.validateFromSnapshot(current.snapshotId());
     }
-    if (!referenced.isEmpty()) {
-      delta.validateDataFilesExist(referenced);
+    if (!merged.referenced().isEmpty()) {
+      delta.validateDataFilesExist(merged.referenced());
     }
     return new IcebergSnapshotUpdate(delta, true, records, count, transport);
   }

@@ -1,13 +1,9 @@
 package io.streamhouse.connect.table.iceberg;
 
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import org.apache.iceberg.DataOperations;
+import java.util.Optional;
 import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.SnapshotChanges;
-import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,22 +34,11 @@ final class KeyIndexCatchUp {
     if (current == null || current.snapshotId() == base) {
       return base;
     }
-    List<String> maps = new ArrayList<>(); // newest first
-    Snapshot s = current;
-    while (s != null && s.snapshotId() != base) {
-      Map<String, String> summary = s.summary();
-      String map = summary == null ? null : summary.get(mapKey);
-      if (map != null) {
-        maps.add(map);
-      } else if (removesDataFiles(table, s)) {
-        return base; // another writer's rewrite or delete: no map says where the rows went
-      }
-      s = s.parentId() == null ? null : table.snapshot(s.parentId());
+    Optional<List<String>> since = MappedCompactions.since(table, mapKey, base);
+    if (since.isEmpty() || since.get().isEmpty()) {
+      return base; // nothing removed, or removed by a writer without a map
     }
-    if ((s == null && base != -1) || maps.isEmpty()) {
-      return base;
-    }
-    Collections.reverse(maps);
+    List<String> maps = since.get();
     long start = System.nanoTime();
     List<RewriteMap> loaded = new ArrayList<>();
     try {
@@ -85,26 +70,5 @@ final class KeyIndexCatchUp {
         (System.nanoTime() - start) / 1_000_000,
         index.keys());
     return current.snapshotId();
-  }
-
-  /**
-   * Whether {@code snapshot} removed data files: its summary says so when Iceberg wrote it; an
-   * append never does; otherwise its manifests are read.
-   */
-  private static boolean removesDataFiles(Table table, Snapshot snapshot) {
-    Map<String, String> summary = snapshot.summary();
-    String removed = summary == null ? null : summary.get(SnapshotSummary.DELETED_FILES_PROP);
-    if (removed != null) {
-      return !removed.equals("0");
-    }
-    if (DataOperations.APPEND.equals(snapshot.operation())) {
-      return false;
-    }
-    return SnapshotChanges.builderFor(table)
-        .snapshot(snapshot)
-        .build()
-        .removedDataFiles()
-        .iterator()
-        .hasNext();
   }
 }

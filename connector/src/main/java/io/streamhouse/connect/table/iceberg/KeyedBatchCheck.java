@@ -3,6 +3,7 @@ package io.streamhouse.connect.table.iceberg;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.Watermarks;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -20,21 +21,27 @@ import org.apache.kafka.common.TopicPartition;
  * Kafka partition, so the index of the batch's writer knew every live row of the batch's keys
  * unless another writer committed rows of one of its partitions since the index was read, or a data
  * file its deletes point into was removed since (compaction, another engine). Either way the batch
- * is rejected: its task starts over and reads its index again.
+ * is rejected: its task starts over and reads its index again; unless every data file removal since
+ * was one of the connector's compactions with a {@link RewriteMap}, whose maps then move the
+ * batch's positions to the rows' new places ({@link MappedCompactions}).
  */
 final class KeyedBatchCheck {
   private KeyedBatchCheck() {}
 
   /**
    * Why {@code batch} ({@code files} decoded from it) cannot be committed to {@code table}, whose
-   * connector state is {@code watermarks} and {@code writers}; empty if it can.
+   * connector state is {@code watermarks} and {@code writers}; empty if it can. When it can only
+   * with its positions moved, the locations of the rewrite maps that move them (oldest first) go
+   * into {@code translations} under its batch id; {@code mapKey} names the maps.
    */
   static Optional<String> problem(
       Table table,
       OfferedBatch batch,
       KeyedFilesCodec.KeyedFiles files,
       Watermarks watermarks,
-      Watermarks writers) {
+      Watermarks writers,
+      String mapKey,
+      Map<String, List<String>> translations) {
     for (TopicPartition tp : batch.ranges().keySet()) {
       OptionalLong writer = writers.of(tp);
       if (writer.isPresent() && writer.getAsLong() == files.writer()) {
@@ -65,8 +72,15 @@ final class KeyedBatchCheck {
     }
     for (String path : files.referenced()) {
       if (removed.get().contains(IcebergFileCheck.normalized(path))) {
+        Optional<List<String>> maps = MappedCompactions.since(table, mapKey, files.baseSnapshot());
+        if (maps.isPresent() && !maps.get().isEmpty()) {
+          translations.put(batch.batchId(), maps.get());
+          return Optional.empty();
+        }
         return Optional.of(
-            "its deletes point into data file " + path + ", which was removed since (compaction?)");
+            "its deletes point into data file "
+                + path
+                + ", which was removed since by a writer that left no rewrite map");
       }
     }
     return Optional.empty();
