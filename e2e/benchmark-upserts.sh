@@ -7,7 +7,8 @@
 # as a share of Paimon's. Options: --changes N (default 1000000), --keys N (default 100000), --tasks 1,2,
 # --formats iceberg,paimon, --commit-interval-ms N (default 2000, the only non-default setting),
 # --partitions N (default 4), --iceberg-partition-by SPEC (e.g. bucket(16,id); default unpartitioned),
-# --reads N (default 3), --steady-commits N (default 100: the same changes in N bursts, each committed
+# --reads N (default 3), --iceberg-delete-ratio R (maintenance.compact.delete-ratio of the Iceberg drains;
+# default: the connector's), --steady-commits N (default 100: the same changes in N bursts, each committed
 # before the next, into a fresh Iceberg table, then read whole; 0 skips it). About 10 minutes on 2 cores.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

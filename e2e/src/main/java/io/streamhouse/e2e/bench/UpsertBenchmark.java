@@ -25,7 +25,8 @@ import java.util.Set;
  * <pre>
  * e2e/benchmark-upserts.sh [--changes 1000000] [--keys 100000] [--tasks 1,2]
  *     [--formats iceberg,paimon] [--commit-interval-ms 2000] [--partitions 4]
- *     [--iceberg-partition-by bucket(16,id)] [--reads 3] [--steady-commits 100]
+ *     [--iceberg-partition-by bucket(16,id)] [--reads 3] [--iceberg-delete-ratio 0.3]
+ *     [--steady-commits 100]
  * </pre>
  */
 public final class UpsertBenchmark {
@@ -49,12 +50,15 @@ public final class UpsertBenchmark {
     List<String> jvm = new ArrayList<>(BenchWorkers.workerFlags("2g"));
     jvm.add(GcLogs.FLAG);
     System.out.printf(
-        "Workers: Kafka 4.4.0, %s; non-default: commit.interval.ms=%s, route primary-key=id%s%n",
+        "Workers: Kafka 4.4.0, %s; non-default: commit.interval.ms=%s, route primary-key=id%s%s%n",
         String.join(" ", jvm),
         options.commitIntervalMs(),
         options.icebergPartitionBy().isBlank()
             ? ""
-            : ", Iceberg route partition-by=" + options.icebergPartitionBy());
+            : ", Iceberg route partition-by=" + options.icebergPartitionBy(),
+        options.icebergDeleteRatio().isBlank()
+            ? ""
+            : ", Iceberg maintenance.compact.delete-ratio=" + options.icebergDeleteRatio());
     UpsertChanges.Produced produced;
     List<UpsertDrains.Drain> drains = new ArrayList<>();
     UpsertDrains drainer;

@@ -16,6 +16,9 @@ import java.util.Map;
  * @param icebergPartitionBy {@code --iceberg-partition-by}: the Iceberg route's partition spec,
  *     empty (the default) for an unpartitioned table
  * @param reads {@code --reads}: the full reads of each Iceberg table and of its compacted copy
+ * @param icebergDeleteRatio {@code --iceberg-delete-ratio}: {@code
+ *     maintenance.compact.delete-ratio} for the Iceberg drains, empty (the default) for the
+ *     connector's default
  * @param steadyCommits {@code --steady-commits}: the bursts the same changes are cut into for the
  *     steady stream into an Iceberg table (each committed before the next is produced), read after;
  *     0 skips it
@@ -31,6 +34,7 @@ record UpsertBenchmarkOptions(
     List<String> formats,
     String icebergPartitionBy,
     int reads,
+    String icebergDeleteRatio,
     int steadyCommits) {
 
   static UpsertBenchmarkOptions parse(String[] args) {
@@ -59,6 +63,7 @@ record UpsertBenchmarkOptions(
         formats,
         o.getOrDefault("iceberg-partition-by", ""),
         Math.max(1, Integer.parseInt(o.getOrDefault("reads", "3"))),
+        o.getOrDefault("iceberg-delete-ratio", ""),
         Math.max(0, Integer.parseInt(o.getOrDefault("steady-commits", "100"))));
   }
 

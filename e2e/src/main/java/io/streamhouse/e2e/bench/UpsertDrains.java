@@ -255,6 +255,9 @@ final class UpsertDrains {
     if (format.equals("iceberg") && !options.icebergPartitionBy().isBlank()) {
       c.put("route.upserts.partition-by", options.icebergPartitionBy());
     }
+    if (format.equals("iceberg") && !options.icebergDeleteRatio().isBlank()) {
+      c.put("maintenance.compact.delete-ratio", options.icebergDeleteRatio());
+    }
     c.put("control.topic", "ctl-" + name);
     c.put("commit.interval.ms", options.commitIntervalMs());
     return c;
