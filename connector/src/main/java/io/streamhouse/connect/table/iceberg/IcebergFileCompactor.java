@@ -169,7 +169,23 @@ final class IcebergFileCompactor {
       long bytesRewritten,
       long bytesWritten,
       long durationMs,
-      long liveDataFiles) {}
+      long liveDataFiles) {
+
+    /** This run and {@code next}, one after the other: the counts added, the later file count. */
+    CompactionResult plus(CompactionResult next) {
+      return new CompactionResult(
+          groupsRewritten + next.groupsRewritten,
+          groupsConflicted + next.groupsConflicted,
+          groupsSkipped + next.groupsSkipped,
+          groupsUnknown + next.groupsUnknown,
+          filesRemoved + next.filesRemoved,
+          filesAdded + next.filesAdded,
+          bytesRewritten + next.bytesRewritten,
+          bytesWritten + next.bytesWritten,
+          durationMs + next.durationMs,
+          next.liveDataFiles);
+    }
+  }
 
   private final BeforeCommit beforeCommit;
 

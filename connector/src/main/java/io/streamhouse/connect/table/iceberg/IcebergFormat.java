@@ -37,7 +37,6 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
-import org.apache.iceberg.util.PropertyUtil;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -243,42 +242,25 @@ public final class IcebergFormat implements TableFormat {
               table, settings, System.currentTimeMillis(), checkpoints::afterExpiryCommit);
       report = MaintenanceReport.expired(expired.snapshotsExpired(), expired.filesDeleted());
     }
-    boolean compacts =
-        PropertyUtil.propertyAsBoolean(
-            table.properties(), COMPACT_ENABLED_PROPERTY, settings.compactEnabled());
-    if (compacts && System.nanoTime() < deadlineNanos) {
-      double deleted = DeletedRowShare.of(table.currentSnapshot());
-      IcebergFileCompactor.Settings compaction =
-          new IcebergFileCompactor.Settings(
-              PropertyUtil.propertyAsInt(
-                  table.properties(),
-                  COMPACT_MIN_INPUT_FILES_PROPERTY,
-                  settings.compactMinInputFiles()),
-              null, // the table's write.target-file-size-bytes
-              settings.compactMaxGroupBytes(),
-              Integer.MAX_VALUE,
-              settings.compactSmallFileBytes(),
-              settings.compactsDeletes() && deleted >= settings.compactDeleteRatio() ? 1 : null);
-      IcebergFileCompactor compactor =
-          new IcebergFileCompactor(
-              (t, rewritten) -> checkpoints.beforeRewriteCommit(),
-              table.schema().identifierFieldIds().isEmpty() ? null : keys.rewriteMap());
-      IcebergFileCompactor.CompactionResult compacted;
-      if (deleted > 0) {
-        synchronized (commitLock(id)) {
-          compacted = compactor.compact(table, compaction, deadlineNanos);
-        }
-      } else {
-        compacted = compactor.compact(table, compaction, deadlineNanos);
+    if (System.nanoTime() < deadlineNanos) {
+      IcebergFileCompactor.CompactionResult compacted =
+          IcebergPassCompaction.run(
+              table,
+              settings,
+              deadlineNanos,
+              checkpoints,
+              table.schema().identifierFieldIds().isEmpty() ? null : keys.rewriteMap(),
+              commitLock(id));
+      if (compacted != null) {
+        report =
+            report.plus(
+                MaintenanceReport.compacted(
+                    compacted.filesRemoved(),
+                    compacted.bytesRewritten(),
+                    compacted.filesAdded(),
+                    compacted.groupsConflicted(),
+                    compacted.durationMs()));
       }
-      report =
-          report.plus(
-              MaintenanceReport.compacted(
-                  compacted.filesRemoved(),
-                  compacted.bytesRewritten(),
-                  compacted.filesAdded(),
-                  compacted.groupsConflicted(),
-                  compacted.durationMs()));
     }
     if (settings.cleansOrphans()
         && System.nanoTime() < deadlineNanos
