@@ -4,6 +4,7 @@ import io.streamhouse.e2e.ConnectWorker;
 import io.streamhouse.e2e.IcebergTables;
 import io.streamhouse.e2e.LocalStack;
 import io.streamhouse.e2e.PaimonTables;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -93,28 +94,11 @@ final class UpsertDrains {
       row.put("upserts/s", String.format("%,.0f", records / seconds));
       row.put("peak heap MB", "n/a"); // read from the GC log once the JVM exited
       row.put("peak RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
-      stack.connect().delete(name);
-      // The coordinator logs a commit after it is visible: read the log once the tasks stopped.
-      Thread.sleep(2000);
-      row.put("commit latency ms (avg/max)", CommitLogs.commitLatency(worker.logFile(), name));
-      row.put("rejected keyed batches", Long.toString(rejectedKeyedBatches(worker, name)));
+      stopAndReadLog(stack, worker, name, row);
     } finally {
-      // An idle worker would take CPU from the next drain and the reads; its profile (if any) is
-      // named after the connector it ran.
-      worker.close();
-      BenchWorkers.keepProfile(worker, name);
+      closeWorker(worker, name);
     }
-    // After the JVM exited: its GC log is complete.
-    row.put(
-        "peak heap MB", GcLogs.peakHeapMb(worker.logFile().getParent(), worker.process().pid()));
-    if (format.equals("iceberg")) {
-      try (IcebergTables tables = IcebergTables.hadoop("bench", warehouse)) {
-        row.putAll(IcebergCommitFiles.columns(tables.table(TABLE), name));
-      }
-    } else {
-      row.putAll(IcebergCommitFiles.notApplicable());
-    }
-    System.out.println(row);
+    afterExit(worker, format, warehouse, name, row);
     return new Drain(format, tasks, name, warehouse, records / seconds, row);
   }
 
@@ -154,24 +138,56 @@ final class UpsertDrains {
       row.put("tasks", Integer.toString(tasks));
       row.put("seconds", String.format("%.1f", seconds));
       row.put("changes/burst", String.format("%,d", options.changes() / bursts));
-      stack.connect().delete(name);
-      Thread.sleep(2000); // the coordinator logs a commit after it is visible
-      row.put("commit latency ms (avg/max)", CommitLogs.commitLatency(worker.logFile(), name));
-      row.put("rejected keyed batches", Long.toString(rejectedKeyedBatches(worker, name)));
+      stopAndReadLog(stack, worker, name, row);
     } finally {
-      worker.close();
-      BenchWorkers.keepProfile(worker, name);
+      closeWorker(worker, name);
     }
-    row.put(
-        "peak heap MB", GcLogs.peakHeapMb(worker.logFile().getParent(), worker.process().pid()));
-    try (IcebergTables tables = IcebergTables.hadoop("bench", warehouse)) {
-      row.putAll(IcebergCommitFiles.columns(tables.table(TABLE), name));
-    }
-    System.out.println(row);
+    afterExit(worker, "iceberg", warehouse, name, row);
     return new SteadyRun(
         new Drain("iceberg", tasks, name, warehouse, options.changes() / seconds, row),
         label,
         liveKeys);
+  }
+
+  /**
+   * Stops connector {@code name} and puts its commit latency and rejected batches into {@code row}.
+   */
+  private static void stopAndReadLog(
+      LocalStack stack, ConnectWorker worker, String name, Map<String, String> row)
+      throws Exception {
+    stack.connect().delete(name);
+    // The coordinator logs a commit after it is visible: read the log once the tasks stopped.
+    Thread.sleep(2000);
+    row.put("commit latency ms (avg/max)", CommitLogs.commitLatency(worker.logFile(), name));
+    row.put("rejected keyed batches", Long.toString(rejectedKeyedBatches(worker, name)));
+  }
+
+  /**
+   * An idle worker would take CPU from the next drain and the reads; its profile (if any) is named
+   * after the connector it ran.
+   */
+  private static void closeWorker(ConnectWorker worker, String name) throws IOException {
+    worker.close();
+    BenchWorkers.keepProfile(worker, name);
+  }
+
+  /**
+   * After the worker JVM exited (its GC log is complete): the peak heap, and for Iceberg the files
+   * per commit from the table's snapshots, into {@code row}, which is printed.
+   */
+  private static void afterExit(
+      ConnectWorker worker, String format, String warehouse, String name, Map<String, String> row)
+      throws Exception {
+    row.put(
+        "peak heap MB", GcLogs.peakHeapMb(worker.logFile().getParent(), worker.process().pid()));
+    if (format.equals("iceberg")) {
+      try (IcebergTables tables = IcebergTables.hadoop("bench", warehouse)) {
+        row.putAll(IcebergCommitFiles.columns(tables.table(TABLE), name));
+      }
+    } else {
+      row.putAll(IcebergCommitFiles.notApplicable());
+    }
+    System.out.println(row);
   }
 
   /** A finished steady stream: its drain, its label, the rows its table must hold. */
