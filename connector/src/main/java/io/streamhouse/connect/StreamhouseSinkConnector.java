@@ -22,13 +22,6 @@ public class StreamhouseSinkConnector extends SinkConnector {
 
   private Map<String, String> props;
 
-  /**
-   * The key this instance made, kept across its stop and start: Connect stops and starts the same
-   * instance to pause and resume a connector, and a new key would change the task configs and so
-   * restart every task.
-   */
-  private String generatedKey;
-
   @Override
   public String version() {
     return Version.get();
@@ -45,12 +38,12 @@ public class StreamhouseSinkConnector extends SinkConnector {
     Map<String, String> withKey = new HashMap<>(props);
     String key = props.get(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG);
     if (key == null || key.isEmpty()) {
-      // Only this connector's tasks learn it, through their configs: events signed under it are
-      // theirs.
-      if (generatedKey == null) {
-        generatedKey = ControlEventSigner.generateKey();
-      }
-      withKey.put(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG, generatedKey);
+      // The tasks learn it through their configs: events signed under it are theirs. Derived from
+      // the configuration rather than random, so that an instance started anew (a worker restart,
+      // a move to another worker) hands out the same task configs and Connect does not restart
+      // the tasks it just started; the consumers of such a second start used to hold their
+      // partitions until their session timed out, stalling the first commit by that long.
+      withKey.put(SinkConfigDef.CONTROL_SIGNING_KEY_CONFIG, ControlEventSigner.derivedKey(props));
     }
     this.props = Map.copyOf(withKey);
   }

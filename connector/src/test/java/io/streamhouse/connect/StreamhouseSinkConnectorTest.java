@@ -2,6 +2,7 @@ package io.streamhouse.connect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -54,7 +55,7 @@ class StreamhouseSinkConnectorTest {
           "orders");
 
   @Test
-  void withoutAKeyOfTheUsersEachConnectorInstanceHandsItsTasksOneRandomKey() {
+  void withoutAKeyOfTheUsersEveryInstanceDerivesTheSameKeyFromTheSameConfig() {
     StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
     connector.start(BASE);
     List<Map<String, String>> first = connector.taskConfigs(2);
@@ -63,13 +64,28 @@ class StreamhouseSinkConnectorTest {
     assertThat(first.get(1)).containsEntry("control.signing-key", key);
     connector.stop(); // a pause and a resume: Connect stops and starts the same instance
     connector.start(BASE);
-    assertThat(connector.taskConfigs(1).get(0))
+    assertThat(connector.taskConfigs(2))
         .as("same task configs, so no task restart")
-        .containsEntry("control.signing-key", key);
+        .isEqualTo(first);
     StreamhouseSinkConnector elsewhere =
-        new StreamhouseSinkConnector(); // started on another worker
+        new StreamhouseSinkConnector(); // started anew on another worker, or after a restart
     elsewhere.start(BASE);
-    assertThat(elsewhere.taskConfigs(1).get(0).get("control.signing-key")).isNotEqualTo(key);
+    assertThat(elsewhere.taskConfigs(2))
+        .as("same task configs, so Connect does not restart the tasks it just started")
+        .isEqualTo(first);
+
+    Map<String, String> changed = new HashMap<>(BASE);
+    changed.put("catalog.local.warehouse", "/tmp/w2");
+    StreamhouseSinkConnector reconfigured = new StreamhouseSinkConnector();
+    reconfigured.start(changed);
+    assertThat(reconfigured.taskConfigs(1).get(0).get("control.signing-key")).isNotEqualTo(key);
+    Map<String, String> renamed = new HashMap<>(BASE);
+    renamed.put("name", "another");
+    StreamhouseSinkConnector other = new StreamhouseSinkConnector();
+    other.start(renamed);
+    assertThat(other.taskConfigs(1).get(0).get("control.signing-key"))
+        .as("another connector with the same settings signs under another key")
+        .isNotEqualTo(key);
   }
 
   @Test

@@ -54,8 +54,11 @@ public final class ConnectWorker implements AutoCloseable {
     props.put("plugin.discovery", "service_load");
     props.put("scheduled.rebalance.max.delay.ms", "0");
     props.put("connector.client.config.override.policy", "All");
-    // Dead sink consumers leave their group in seconds, not the default 45 s.
-    props.put("consumer.session.timeout.ms", "10000");
+    // A dead worker and its sink consumers leave their groups after 6 s (the broker's minimum),
+    // not Connect's 10 s and the consumer's 45 s: each kill in a test waits for that.
+    props.put("session.timeout.ms", "6000");
+    props.put("heartbeat.interval.ms", "2000");
+    props.put("consumer.session.timeout.ms", "6000");
     props.put("consumer.heartbeat.interval.ms", "2000");
     // A stopping task hands in its work (commit.handover-timeout.ms); tests that give it more time
     // than Connect's default 5 s must not have the worker abandon the task first.

@@ -26,8 +26,8 @@ class ChaosE2E {
   private static final int SLICES = 30;
   private static final int FAULTS = 4;
 
-  /** Longer than the harness's 10 s session timeouts (worker group and sink consumers). */
-  private static final Duration FROZEN = Duration.ofSeconds(13);
+  /** Longer than the harness's 6 s session timeouts (worker group and sink consumers). */
+  private static final Duration FROZEN = Duration.ofSeconds(9);
 
   @Test
   void icebergKillsAndFreezesAtRandomMomentsLoseNothingAndDuplicateNothing(LocalStack stack) {

@@ -28,7 +28,7 @@ class IcebergFaultsE2E {
   @ParameterizedTest(name = "halt at {0}")
   @EnumSource(FaultInjection.Point.class)
   void aWorkerKilledMidCommitLosesNothingAndDuplicatesNothing(
-      FaultInjection.Point point, LocalStack stack) {
+      FaultInjection.Point point, LocalStack stack) throws Exception {
     String name = point.name().toLowerCase(Locale.ROOT).replace('_', '-');
     String topic = "fault-" + name;
     stack.createTopic(topic, 4, Map.of());
@@ -80,6 +80,10 @@ class IcebergFaultsE2E {
       awaitWatermarkSum(stack, tables, sink.name(), topic, RECORDS);
       IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, produced);
     }
+    String log = Files.readString(stack.worker().logFile());
+    assertThat(log.substring(log.lastIndexOf("Kafka Connect started")))
+        .as("the connector started anew hands its tasks the configs they run with: no second start")
+        .doesNotContain("Tasks [" + sink.name() + "-");
     stack.connect().delete(sink.name());
   }
 

@@ -120,11 +120,12 @@ public final class SinkConfigDef {
   public static final String CONTROL_SIGNING_KEY_CONFIG = "control.signing-key";
   static final String CONTROL_SIGNING_KEY_DOC =
       "Key of the HMAC-SHA256 that every control event carries, so that the tasks and the coordinator take "
-          + "events only from this connector's tasks. Empty (the default): the connector makes a new random key "
-          + "each time it starts and hands it to its tasks in their configurations, which Connect stores in its "
-          + "config topic and shows to whoever may read task configurations over the REST API. Set it (at least "
-          + "16 characters, best through a config provider) to keep the key out of the config topic and to "
-          + "rotate it on your schedule: changing it restarts the connector and its tasks.";
+          + "events only from this connector's tasks. Empty (the default): the connector derives the key from its "
+          + "whole configuration (SHA-256 over every key and value, secrets included) and hands it to its tasks in "
+          + "their configurations, which Connect stores in its config topic and shows to whoever may read task "
+          + "configurations over the REST API; whoever can read or guess the configuration can derive it too. Set "
+          + "it (at least 16 characters, best through a config provider) to keep the key out of the config topic "
+          + "and to rotate it on your schedule: changing it restarts the connector and its tasks.";
 
   /** Set by the connector in each task's configuration; not a user setting. */
   public static final String TASK_ID_CONFIG = "task.id";
