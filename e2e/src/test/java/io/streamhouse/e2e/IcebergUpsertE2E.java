@@ -220,7 +220,7 @@ class IcebergUpsertE2E {
    * No snapshot added an equality delete file, and some snapshot added a position delete file; on a
    * format-v3 table every delete file is a deletion vector and no data file has two.
    */
-  private static void assertPositionDeletesOnly(Table table) {
+  static void assertPositionDeletesOnly(Table table) {
     boolean v3 = org.apache.iceberg.TableUtil.formatVersion(table) >= 3;
     try (org.apache.iceberg.io.CloseableIterable<org.apache.iceberg.FileScanTask> tasks =
         table.newScan().planFiles()) {

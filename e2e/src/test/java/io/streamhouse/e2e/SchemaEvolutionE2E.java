@@ -17,7 +17,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A producer moves through six schema versions mid-stream, then sends three incompatible records:
- * both formats follow the compatible changes (every row readable with its values, older rows null
+ * both formats, and Iceberg tables with a primary key (each version upserting the same keys, then
+ * tombstones), follow the compatible changes (every row readable with its values, older rows null
  * in newer columns, the table schema exactly the expected one) and reject the others to the DLQ
  * without touching the table.
  */
@@ -26,33 +27,42 @@ class SchemaEvolutionE2E {
   private static final int PER_VERSION = 400;
 
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"iceberg", "paimon"})
+  @ValueSource(strings = {"iceberg", "iceberg-keyed", "paimon"})
   void tablesFollowCompatibleSchemasAndRejectTheOthers(String format, LocalStack stack) {
     String topic = "evolving-" + format;
     stack.createTopic(topic, 2, Map.of());
     String name = "evolve-" + format;
+    // Keyed tables (Iceberg with a primary key): every version rewrites the same keys, and a fifth
+    // of them are deleted at the end, so upserts and deletes cross every schema change.
+    boolean keyed = format.equals("iceberg-keyed");
     ConnectorExample sink =
-        format.equals("iceberg")
-            ? IcebergSink.config(
-                stack,
-                name,
-                topic,
-                Map.of(
-                    "tasks.max",
-                    "2",
-                    "key.converter",
-                    "org.apache.kafka.connect.json.JsonConverter",
-                    "route.orders.partition-by",
-                    ""))
-            : PaimonSink.config(
-                stack, name, topic, Map.of("tasks.max", "2", "route.customers.input", "upsert"));
+        keyed
+            ? IcebergUpsertE2E.keyedConfig(
+                stack, name, topic, Map.of("route.orders.primary-key", "id"))
+            : format.equals("iceberg")
+                ? IcebergSink.config(
+                    stack,
+                    name,
+                    topic,
+                    Map.of(
+                        "tasks.max",
+                        "2",
+                        "key.converter",
+                        "org.apache.kafka.connect.json.JsonConverter",
+                        "route.orders.partition-by",
+                        ""))
+                : PaimonSink.config(
+                    stack,
+                    name,
+                    topic,
+                    Map.of("tasks.max", "2", "route.customers.input", "upsert"));
     stack.connect().putConfig(sink.name(), sink.config());
 
     Map<Long, Map<String, Object>> expected = new TreeMap<>();
     try (JsonRecordProducer producer = stack.producer()) {
       for (int version = 1; version <= 6; version++) {
         for (int i = 0; i < PER_VERSION; i++) {
-          long id = version * 10_000L + i;
+          long id = keyed ? i : version * 10_000L + i;
           producer.sendRaw(
               topic,
               null,
@@ -61,6 +71,12 @@ class SchemaEvolutionE2E {
           expected.put(id, row(version, id));
         }
         producer.flush(); // versions reach the topic in order, and the tasks see them mid-stream
+      }
+      if (keyed) {
+        for (long id = 0; id < PER_VERSION; id += 5) {
+          producer.sendTombstone(topic, null, SampleCustomers.key(id));
+          expected.remove(id);
+        }
       }
       // Incompatible: score as a string, a record without the required id, id as a string.
       producer.sendRaw(
@@ -108,7 +124,7 @@ class SchemaEvolutionE2E {
     long end =
         PaimonSink.endOffsets(stack, topic).values().stream().mapToLong(Long::longValue).sum();
     String table = IcebergSink.tableOf(topic);
-    if (format.equals("iceberg")) {
+    if (format.startsWith("iceberg")) {
       String schema;
       try (IcebergTables tables = IcebergSink.tables(stack)) {
         awaitWatermarks(
@@ -123,6 +139,12 @@ class SchemaEvolutionE2E {
             end);
         assertRows(tables.rows(table).stream().map(SchemaEvolutionE2E::plain).toList(), expected);
         schema = tables.table(table).schema().asStruct().toString();
+        if (keyed) {
+          assertThat(tables.table(table).schema().identifierFieldNames())
+              .as("the key stays the table's identifier through every change")
+              .containsExactly("id");
+          IcebergUpsertE2E.assertPositionDeletesOnly(tables.table(table));
+        }
       }
       assertThat(schema)
           .isEqualTo(
@@ -185,6 +207,7 @@ class SchemaEvolutionE2E {
       List<Map<String, Object>> rows, Map<Long, Map<String, Object>> expected) {
     Map<Long, Map<String, Object>> actual = new TreeMap<>();
     rows.forEach(r -> actual.put((Long) r.get("id"), r));
+    assertThat(rows).as("rows (one per id)").hasSize(actual.size());
     assertThat(actual.keySet()).isEqualTo(expected.keySet());
     assertThat(actual).isEqualTo(expected);
   }

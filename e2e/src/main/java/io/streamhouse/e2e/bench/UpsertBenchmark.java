@@ -97,7 +97,7 @@ public final class UpsertBenchmark {
       if (d.format().equals("iceberg")) {
         reads.add(
             IcebergReadCost.measure(
-                d, drainer.label("iceberg"), options.reads(), produced.liveKeys()));
+                d, drainer.label("iceberg"), options.reads(), produced.liveKeys() + d.probeRows()));
       }
     }
     Map<String, String> steadyRead = null;

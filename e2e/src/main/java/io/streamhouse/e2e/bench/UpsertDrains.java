@@ -2,18 +2,24 @@ package io.streamhouse.e2e.bench;
 
 import io.streamhouse.e2e.ConnectWorker;
 import io.streamhouse.e2e.IcebergTables;
+import io.streamhouse.e2e.JsonRecordProducer;
 import io.streamhouse.e2e.LocalStack;
 import io.streamhouse.e2e.PaimonTables;
+import io.streamhouse.e2e.SampleCustomers;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The drains of {@link UpsertBenchmark}: each drains the keyed topic into a fresh primary-key table
@@ -41,6 +47,8 @@ final class UpsertDrains {
    * One finished drain.
    *
    * @param warehouse the Iceberg warehouse (a file: URI) or the Paimon warehouse (a path)
+   * @param probeRows rows of new keys added after the drain to make the tasks read their key
+   *     indexes again: the table holds the changes' live keys and these
    * @param row its figures, the columns of the drains' table
    */
   record Drain(
@@ -49,6 +57,7 @@ final class UpsertDrains {
       String connector,
       String warehouse,
       double upsertsPerSecond,
+      int probeRows,
       Map<String, String> row) {}
 
   UpsertDrains(UpsertBenchmarkOptions options, long records) {
@@ -73,7 +82,13 @@ final class UpsertDrains {
     String name = format + "-" + tasks + "-" + (++drains); // a fresh table and control topic
     Path dir = Files.createDirectories(options.runDir().resolve("warehouse-" + name));
     String warehouse = format.equals("iceberg") ? dir.toUri().toString() : dir.toString();
-    Map<String, String> config = config(stack, format, tasks, name, warehouse, TOPIC);
+    String probeTopic = "probe-" + name;
+    boolean probe = format.equals("iceberg");
+    if (probe) {
+      stack.createTopic(probeTopic, options.partitions(), Map.of());
+    }
+    Map<String, String> config =
+        config(stack, format, tasks, name, warehouse, probe ? TOPIC + "," + probeTopic : TOPIC);
     if (configsShown.add(format)) {
       System.out.println(
           "Config of "
@@ -94,12 +109,65 @@ final class UpsertDrains {
       row.put("upserts/s", String.format("%,.0f", records / seconds));
       row.put("peak heap MB", "n/a"); // read from the GC log once the JVM exited
       row.put("peak RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
+      if (probe) {
+        row.put(
+            "key index read",
+            readKeyIndexesAgain(stack, worker, name, warehouse, dir, probeTopic, start));
+      }
       stopAndReadLog(stack, worker, name, row);
     } finally {
       closeWorker(worker, name);
     }
     afterExit(worker, format, warehouse, name, row);
-    return new Drain(format, tasks, name, warehouse, records / seconds, row);
+    return new Drain(
+        format, tasks, name, warehouse, records / seconds, probe ? options.partitions() : 0, row);
+  }
+
+  /**
+   * The time a task takes to read the key index of the drained table, as after a start or a
+   * rebalance: restarts the connector's tasks, sends one upsert of a new key into each partition of
+   * {@code probeTopic} (routed to the same table), so that every task opens its writer, and reads
+   * the writers' "Read the key index" lines. Adds one live row per partition.
+   */
+  private String readKeyIndexesAgain(
+      LocalStack stack,
+      ConnectWorker worker,
+      String name,
+      String warehouse,
+      Path dir,
+      String probeTopic,
+      long start)
+      throws Exception {
+    long logStart = Files.size(worker.logFile());
+    stack.connect().restart(name, true, false);
+    try (JsonRecordProducer producer = stack.producer()) {
+      BenchRecords values = new BenchRecords(UpsertChanges.SEED + 1);
+      for (int p = 0; p < options.partitions(); p++) {
+        long id = options.keys() + 1L + p; // a key the changes never touch
+        producer.sendRaw(
+            probeTopic, p, SampleCustomers.key(id), values.nextJson(id, UpsertChanges.TABLE_FIELD));
+      }
+      producer.flush();
+    }
+    awaitCommitted(
+        stack, worker, "iceberg", name, warehouse, dir, records + options.partitions(), start);
+    List<String> reads = new ArrayList<>();
+    String log = Files.readString(worker.logFile());
+    Matcher m =
+        Pattern.compile(
+                "Read the key index of \\S+ at snapshot -?\\d+: (\\d+) keys in (\\d+) data"
+                    + " files \\((\\d+) KB\\) in (\\d+) ms")
+            .matcher(log.substring((int) Math.min(logStart, log.length())));
+    while (m.find()) {
+      reads.add(
+          String.format(
+              "%,d keys, %s files, %,d KB: %,d ms",
+              Long.parseLong(m.group(1)),
+              m.group(2),
+              Long.parseLong(m.group(3)),
+              Long.parseLong(m.group(4))));
+    }
+    return reads.isEmpty() ? "none logged" : String.join("; ", reads);
   }
 
   /**
@@ -144,7 +212,7 @@ final class UpsertDrains {
     }
     afterExit(worker, "iceberg", warehouse, name, row);
     return new SteadyRun(
-        new Drain("iceberg", tasks, name, warehouse, options.changes() / seconds, row),
+        new Drain("iceberg", tasks, name, warehouse, options.changes() / seconds, 0, row),
         label,
         liveKeys);
   }

@@ -19,6 +19,7 @@ import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.data.BaseDeleteLoader;
@@ -135,13 +136,7 @@ final class FileScopedDeletes {
             .build();
     BaseDVFileWriter writer = new BaseDVFileWriter(files, path -> loadPrevious.apply(path));
     try (writer) {
-      for (String path : referenced) {
-        DataFile data = dataFiles.get(path);
-        PositionDeleteIndex deleted = positions.get(path);
-        if (deleted != null && deleted.isNotEmpty()) {
-          writer.delete(path, deleted, table.specs().get(data.specId()), data.partition());
-        }
-      }
+      forEachDeleted(table, referenced, dataFiles, positions, writer::delete);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot write the deletion vectors of table " + table.name(), e);
@@ -171,19 +166,42 @@ final class FileScopedDeletes {
             loadPrevious);
     PositionDelete<Record> delete = PositionDelete.create();
     try (writer) {
-      for (String path : new TreeSet<>(referenced)) {
-        DataFile data = dataFiles.get(path);
-        PositionDeleteIndex deleted = positions.get(path);
-        if (deleted != null && deleted.isNotEmpty()) {
-          PartitionSpec spec = table.specs().get(data.specId());
-          deleted.forEach(pos -> writer.write(delete.set(path, pos), spec, data.partition()));
-        }
-      }
+      forEachDeleted(
+          table,
+          referenced,
+          dataFiles,
+          positions,
+          (path, deleted, spec, partition) ->
+              deleted.forEach(pos -> writer.write(delete.set(path, pos), spec, partition)));
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot write the position deletes of table " + table.name(), e);
     }
     return writer.result();
+  }
+
+  /** Writes the deleted positions of one data file into a delete writer. */
+  @FunctionalInterface
+  private interface DeleteStep {
+    void delete(String path, PositionDeleteIndex deleted, PartitionSpec spec, StructLike partition);
+  }
+
+  /**
+   * Each referenced data file with deleted positions, in path order, with its spec and partition.
+   */
+  private static void forEachDeleted(
+      Table table,
+      Collection<String> referenced,
+      Map<String, DataFile> dataFiles,
+      Map<String, PositionDeleteIndex> positions,
+      DeleteStep step) {
+    for (String path : new TreeSet<>(referenced)) {
+      DataFile data = dataFiles.get(path);
+      PositionDeleteIndex deleted = positions.get(path);
+      if (deleted != null && deleted.isNotEmpty()) {
+        step.delete(path, deleted, table.specs().get(data.specId()), data.partition());
+      }
+    }
   }
 
   /** {@code positions} with those into files {@code map} rewrote moved to the rows' new places. */

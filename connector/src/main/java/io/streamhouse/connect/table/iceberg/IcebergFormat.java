@@ -103,14 +103,16 @@ public final class IcebergFormat implements TableFormat {
               + " has no identifier fields (primary key); set them on the table (ALTER TABLE ... "
               + "SET IDENTIFIER FIELDS) or route its topics as append-only");
     }
+    long start = System.nanoTime();
     IcebergKeyedTableWriter.Base base = IcebergKeyedTableWriter.readBase(table, ownState(table));
     LOG.info(
-        "Read the key index of {} at snapshot {}: {} keys in {} data files ({} KB)",
+        "Read the key index of {} at snapshot {}: {} keys in {} data files ({} KB) in {} ms",
         id,
         base.snapshot(),
         base.index().keys(),
         base.index().fileCount(),
-        base.index().bytes() / 1024);
+        base.index().bytes() / 1024,
+        (System.nanoTime() - start) / 1_000_000);
     return Optional.of(
         new IcebergKeyedTableWriter(table, taskId, budget, route, base, keys.rewriteMap()));
   }

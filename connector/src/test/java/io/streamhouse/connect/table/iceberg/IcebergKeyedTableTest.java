@@ -137,18 +137,8 @@ class IcebergKeyedTableTest {
       long offset = 0;
       for (int round = 0; round < 5; round++) {
         long from = offset;
-        List<SinkRecord> records = new java.util.ArrayList<>();
-        for (int i = 0; i < 400; i++, offset++) {
-          long id = random.nextInt(100);
-          if (random.nextInt(5) == 0) {
-            records.add(tombstone(0, offset, id));
-            model.remove(id);
-          } else {
-            String name = "n" + offset;
-            records.add(upsert(0, offset, id, name));
-            model.put(id, name);
-          }
-        }
+        List<SinkRecord> records = changes(random, 400, 100, from, model);
+        offset += records.size();
         if (writer == null) {
           SinkRecord first = upsert(0, from, 1, "x");
           writer = format.openWriter(table, route, first, new FileBudget(8, 64L << 20)).get();
@@ -156,22 +146,8 @@ class IcebergKeyedTableTest {
         for (SinkRecord r : records) {
           writer.write(r);
         }
-        PreparedFiles files = writer.prepare();
-        assertThat(
-                format
-                    .commit(
-                        table,
-                        round,
-                        List.of(
-                            new OfferedBatch(
-                                "b" + round,
-                                0,
-                                Map.of(TP0, new OffsetRange(from, offset)),
-                                files,
-                                0)),
-                        true)
-                    .decisions())
-            .containsEntry("b" + round, BatchPlan.Decision.APPLY);
+        assertThat(commitOne(format, round, from, offset, writer.prepare()))
+            .isEqualTo(BatchPlan.Decision.APPLY);
         assertThat(rows(format.table(table))).as("round %d", round).isEqualTo(new TreeMap<>(model));
       }
       writer.close();
@@ -197,31 +173,13 @@ class IcebergKeyedTableTest {
       }
       PreparedFiles staleFiles = stale.prepare();
       stale.close();
-      assertThat(
-              format
-                  .commit(
-                      table,
-                      8,
-                      List.of(
-                          new OfferedBatch(
-                              "stale",
-                              0,
-                              Map.of(TP0, new OffsetRange(offset, offset + 1)),
-                              staleFiles,
-                              0)),
-                      true)
-                  .decisions())
-          .containsEntry("stale", BatchPlan.Decision.REJECT);
+      assertThat(commitOne(format, 8, offset, offset + 1, staleFiles))
+          .isEqualTo(BatchPlan.Decision.REJECT);
 
       // A new writer reads its key index from the table: an update of an old key replaces it.
       PreparedFiles files = write(format, table, route, List.of(upsert(0, offset, id, "again")));
-      format.commit(
-          table,
-          9,
-          List.of(
-              new OfferedBatch(
-                  "late", 0, Map.of(TP0, new OffsetRange(offset, offset + 1)), files, 0)),
-          true);
+      assertThat(commitOne(format, 9, offset, offset + 1, files))
+          .isEqualTo(BatchPlan.Decision.APPLY);
       model.put(id, "again");
       assertThat(rows(format.table(table))).isEqualTo(new TreeMap<>(model));
     }
@@ -248,25 +206,10 @@ class IcebergKeyedTableTest {
       long offset = 0;
       for (int round = 0; round < 6; round++) {
         long from = offset;
-        List<SinkRecord> records = new java.util.ArrayList<>();
-        for (int i = 0; i < 300; i++, offset++) {
-          long id = random.nextInt(60);
-          if (random.nextInt(5) == 0) {
-            records.add(tombstone(0, offset, id));
-            model.remove(id);
-          } else {
-            records.add(upsert(0, offset, id, "n" + offset));
-            model.put(id, "n" + offset);
-          }
-        }
-        PreparedFiles files = write(format, table, route, records);
-        format.commit(
-            table,
-            round,
-            List.of(
-                new OfferedBatch(
-                    "b" + round, 0, Map.of(TP0, new OffsetRange(from, offset)), files, 0)),
-            true);
+        List<SinkRecord> records = changes(random, 300, 60, from, model);
+        offset += records.size();
+        assertThat(commitOne(format, round, from, offset, write(format, table, route, records)))
+            .isEqualTo(BatchPlan.Decision.APPLY);
       }
       assertThat(format.deletesDue(table, 0.3)).as("most rows are deleted").isTrue();
 
@@ -291,21 +234,8 @@ class IcebergKeyedTableTest {
       // The next writer's index comes from the compacted files.
       long id = model.keySet().iterator().next();
       PreparedFiles files = write(format, table, route, List.of(upsert(0, offset, id, "after")));
-      assertThat(
-              format
-                  .commit(
-                      table,
-                      9,
-                      List.of(
-                          new OfferedBatch(
-                              "after",
-                              0,
-                              Map.of(TP0, new OffsetRange(offset, offset + 1)),
-                              files,
-                              0)),
-                      true)
-                  .decisions())
-          .containsEntry("after", BatchPlan.Decision.APPLY);
+      assertThat(commitOne(format, 9, offset, offset + 1, files))
+          .isEqualTo(BatchPlan.Decision.APPLY);
       model.put(id, "after");
       assertThat(rows(format.table(table))).isEqualTo(new TreeMap<>(model));
     }
@@ -333,15 +263,10 @@ class IcebergKeyedTableTest {
       long offset = 0;
       for (int round = 0; round < 8; round++) {
         long from = offset;
-        for (int i = 0; i < 200; i++, offset++) {
-          long id = random.nextInt(80);
-          if (random.nextInt(5) == 0) {
-            writer.write(tombstone(0, offset, id));
-            model.remove(id);
-          } else {
-            writer.write(upsert(0, offset, id, "n" + offset));
-            model.put(id, "n" + offset);
-          }
+        List<SinkRecord> records = changes(random, 200, 80, from, model);
+        offset += records.size();
+        for (SinkRecord r : records) {
+          writer.write(r);
         }
         PreparedFiles files = writer.prepare();
         if (round == 3) {
@@ -349,22 +274,9 @@ class IcebergKeyedTableTest {
           // its positions with the rewrite map.
           compact(format, maintenance);
         }
-        assertThat(
-                format
-                    .commit(
-                        table,
-                        round,
-                        List.of(
-                            new OfferedBatch(
-                                "b" + round,
-                                0,
-                                Map.of(TP0, new OffsetRange(from, offset)),
-                                files,
-                                0)),
-                        true)
-                    .decisions())
+        assertThat(commitOne(format, round, from, offset, files))
             .as("round %d", round)
-            .containsEntry("b" + round, BatchPlan.Decision.APPLY);
+            .isEqualTo(BatchPlan.Decision.APPLY);
         if (round == 5) {
           // Rows the writer wrote before the compaction change after it: the writer moves its index
           // with the rewrite map when it prepares its next batch.
@@ -377,6 +289,40 @@ class IcebergKeyedTableTest {
       writer.close();
       assertDeletesByPosition(format.table(table), formatVersion);
     }
+  }
+
+  /**
+   * {@code count} random changes over keys {@code [0, keys)} from offset {@code from} of partition
+   * 0, a fifth of them tombstones; {@code model} follows them.
+   */
+  private static List<SinkRecord> changes(
+      Random random, int count, int keys, long from, Map<Long, String> model) {
+    List<SinkRecord> records = new java.util.ArrayList<>(count);
+    for (long offset = from; offset < from + count; offset++) {
+      long id = random.nextInt(keys);
+      if (random.nextInt(5) == 0) {
+        records.add(tombstone(0, offset, id));
+        model.remove(id);
+      } else {
+        records.add(upsert(0, offset, id, "n" + offset));
+        model.put(id, "n" + offset);
+      }
+    }
+    return records;
+  }
+
+  /** Offers one batch of partition 0's offsets {@code [from, to)} in a commit; its decision. */
+  private BatchPlan.Decision commitOne(
+      IcebergFormat format, long commitId, long from, long to, PreparedFiles files) {
+    String batch = "b" + commitId;
+    return format
+        .commit(
+            table,
+            commitId,
+            List.of(new OfferedBatch(batch, 0, Map.of(TP0, new OffsetRange(from, to)), files, 0)),
+            true)
+        .decisions()
+        .get(batch);
   }
 
   /** One maintenance pass that compacts the keyed table and leaves a rewrite map. */
