@@ -112,7 +112,7 @@ final class UpsertDrains {
       if (probe) {
         row.put(
             "key index read",
-            readKeyIndexesAgain(stack, worker, name, warehouse, dir, probeTopic, start));
+            readKeyIndexesAgain(stack, worker, name, tasks, warehouse, dir, probeTopic, start));
       }
       stopAndReadLog(stack, worker, name, row);
     } finally {
@@ -123,16 +123,24 @@ final class UpsertDrains {
         format, tasks, name, warehouse, records / seconds, probe ? options.partitions() : 0, row);
   }
 
+  /** The worker log from byte {@code offset} on. */
+  private static String logSince(ConnectWorker worker, long offset) throws IOException {
+    String log = Files.readString(worker.logFile());
+    return log.substring((int) Math.min(offset, log.length()));
+  }
+
   /**
    * The time a task takes to read the key index of the drained table, as after a start or a
    * rebalance: restarts the connector's tasks, sends one upsert of a new key into each partition of
-   * {@code probeTopic} (routed to the same table), so that every task opens its writer, and reads
-   * the writers' "Read the key index" lines. Adds one live row per partition.
+   * {@code probeTopic} (routed to the same table), so that the tasks that take them in open their
+   * writers (one task may hold every partition until the group settles), and reads the writers'
+   * "Read the key index" lines. Adds one live row per partition.
    */
   private String readKeyIndexesAgain(
       LocalStack stack,
       ConnectWorker worker,
       String name,
+      int tasks,
       String warehouse,
       Path dir,
       String probeTopic,
@@ -140,6 +148,17 @@ final class UpsertDrains {
       throws Exception {
     long logStart = Files.size(worker.logFile());
     stack.connect().restart(name, true, false);
+    // The restart is asynchronous: probes taken in by a task not yet restarted find its writer
+    // open and no index is read. Once every task has started again, each opens its writer anew.
+    Pattern started = Pattern.compile("\\[" + Pattern.quote(name) + "\\|task-\\d+\\] Started ");
+    long waitStart = System.nanoTime();
+    while (started.matcher(logSince(worker, logStart)).results().count() < tasks) {
+      if (System.nanoTime() - waitStart > Duration.ofMinutes(2).toNanos()) {
+        throw new IllegalStateException(
+            name + ": its tasks did not start again within 2 minutes; see " + worker.logFile());
+      }
+      Thread.sleep(200); // polling interval of a measurement loop, not synchronization
+    }
     try (JsonRecordProducer producer = stack.producer()) {
       BenchRecords values = new BenchRecords(UpsertChanges.SEED + 1);
       for (int p = 0; p < options.partitions(); p++) {
@@ -152,12 +171,11 @@ final class UpsertDrains {
     awaitCommitted(
         stack, worker, "iceberg", name, warehouse, dir, records + options.partitions(), start);
     List<String> reads = new ArrayList<>();
-    String log = Files.readString(worker.logFile());
     Matcher m =
         Pattern.compile(
                 "Read the key index of \\S+ at snapshot -?\\d+: (\\d+) keys in (\\d+) data"
                     + " files \\((\\d+) KB\\) in (\\d+) ms")
-            .matcher(log.substring((int) Math.min(logStart, log.length())));
+            .matcher(logSince(worker, logStart));
     while (m.find()) {
       reads.add(
           String.format(
