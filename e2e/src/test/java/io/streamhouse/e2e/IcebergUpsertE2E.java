@@ -31,8 +31,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class IcebergUpsertE2E {
   private static final int CHANGES = 1_000_000;
   private static final int KEYS = 100_000;
-  private static final int CDC_CHANGES = 200_000;
-  private static final int CDC_KEYS = 20_000;
+
+  /**
+   * The Debezium stream: 200,000 changes over 20,000 keys in CI (the upsert stream carries the full
+   * size); {@code -Dstreamhouse.e2e.cdc-changes=1000000 -Dstreamhouse.e2e.cdc-keys=100000} runs it
+   * at the size of the upsert stream.
+   */
+  private static final int CDC_CHANGES = Integer.getInteger("streamhouse.e2e.cdc-changes", 200_000);
+
+  private static final int CDC_KEYS = Integer.getInteger("streamhouse.e2e.cdc-keys", 20_000);
 
   /** Keyed Iceberg work on a shared 2-core machine: generous, nothing here asserts a timing. */
   private static final Duration ALL_COMMITTED = Duration.ofMinutes(25);
