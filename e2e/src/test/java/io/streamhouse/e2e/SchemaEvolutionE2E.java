@@ -110,6 +110,16 @@ class SchemaEvolutionE2E {
                       .field("id", "string", false)
                       .field("score", "int64", false),
                   Map.of("id", "3", "score", 3))));
+      if (keyed) {
+        // The producer declares the key optional (the table does not follow) and sends it null.
+        Map<String, Object> nullKey = new HashMap<>(payload(6, 4));
+        nullKey.put("id", null);
+        producer.sendRaw(
+            topic,
+            0,
+            SampleCustomers.key(4),
+            JsonText.of(ConnectJson.envelope(schema(6, true), nullKey)));
+      }
       for (int i = 0; i < PER_VERSION; i++) { // the stream goes on after them
         long id = 70_000L + i;
         producer.sendRaw(
@@ -193,13 +203,20 @@ class SchemaEvolutionE2E {
                   ? a
                   : a + " <> " + b);
     }
-    assertThat(byOffset.values())
-        .satisfiesExactly(
-            m ->
-                assertThat(m)
-                    .contains("field score", "field 'score' is string but column is int64"),
-            m -> assertThat(m).contains("field id", "required column 'id'"),
-            m -> assertThat(m).contains("field id", "field 'id' is string but column is int64"));
+    List<List<String>> verdicts =
+        new java.util.ArrayList<>(
+            List.of(
+                List.of("field score", "field 'score' is string but column is int64"),
+                List.of("field id", "required column 'id'"),
+                List.of("field id", "field 'id' is string but column is int64")));
+    if (keyed) {
+      verdicts.add(List.of("field id", "required column 'id' is missing or null"));
+    }
+    List<String> messages = List.copyOf(byOffset.values());
+    assertThat(messages).hasSize(verdicts.size());
+    for (int i = 0; i < verdicts.size(); i++) {
+      assertThat(messages.get(i)).contains(verdicts.get(i));
+    }
     stack.connect().delete(sink.name());
   }
 
@@ -226,6 +243,11 @@ class SchemaEvolutionE2E {
    * v6 name optional.
    */
   static ConnectJson.StructSchema schema(int version) {
+    return schema(version, false);
+  }
+
+  /** {@link #schema(int)}, with the id declared optional when {@code optionalId}. */
+  static ConnectJson.StructSchema schema(int version, boolean optionalId) {
     ConnectJson.StructSchema address =
         ConnectJson.struct("Address").optional().field("city", "string", true);
     if (version >= 3) {
@@ -233,7 +255,7 @@ class SchemaEvolutionE2E {
     }
     ConnectJson.StructSchema s =
         ConnectJson.struct("Customer" + version)
-            .field("id", "int64", false)
+            .field("id", "int64", optionalId)
             .field("name", "string", version >= 6)
             .field("score", version >= 4 ? "int64" : "int32", false)
             .field("ratio", version >= 5 ? "double" : "float", true)
