@@ -341,6 +341,47 @@ class IcebergKeyedTableTest {
         .containsKey("streamhouse.c.rewrite-map");
   }
 
+  /**
+   * 20,000 mutations of a real keyed batch (data files, position deletes, the data files they point
+   * into, writer and base state; bit flips, cuts, splices, overwritten numbers): each decodes or
+   * ends in the codec's typed rejection, never in another exception.
+   */
+  @Test
+  void hostileKeyedBatchPayloadsEndInATypedRejection() throws Exception {
+    StreamhouseSinkConfig config = config(2);
+    RouteSettings route = config.routes().get(0);
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      List<SinkRecord> first = new java.util.ArrayList<>();
+      List<SinkRecord> second = new java.util.ArrayList<>();
+      for (int i = 0; i < 100; i++) {
+        first.add(upsert(0, i, i % 20, "a" + i));
+        second.add(upsert(0, 100 + i, i % 20, "b" + i));
+      }
+      assertThat(commitOne(format, 1, 0, 100, write(format, table, route, first)))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      PreparedFiles real = write(format, table, route, second);
+      Map<Integer, org.apache.iceberg.PartitionSpec> specs = format.table(table).specs();
+      assertThat(real.payloadVersion()).isEqualTo(KeyedFilesCodec.VERSION);
+      KeyedFilesCodec.KeyedFiles decoded = KeyedFilesCodec.decode(real.payload(), specs);
+      assertThat(decoded.deletes()).as("the real batch deletes rows").isNotEmpty();
+      assertThat(decoded.referenced()).isNotEmpty();
+
+      io.streamhouse.connect.testing.Mutations mutations =
+          new io.streamhouse.connect.testing.Mutations(11);
+      int refused = 0;
+      for (int i = 0; i < 20_000; i++) {
+        try {
+          KeyedFilesCodec.decode(mutations.mutate(real.payload()), specs);
+        } catch (DataFilesCodec.InvalidDataFilesException expected) {
+          refused++;
+        } catch (Throwable other) {
+          throw new AssertionError("case " + i + " ended in " + other, other);
+        }
+      }
+      assertThat(refused).isGreaterThan(10_000);
+    }
+  }
+
   @Test
   void aBatchWhoseIndexMissedAnotherWritersRowsIsRejected() throws Exception {
     StreamhouseSinkConfig config = config();
