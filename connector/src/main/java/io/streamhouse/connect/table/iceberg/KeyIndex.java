@@ -186,11 +186,12 @@ final class KeyIndex {
   /**
    * Moves every position that points into a file {@code map} rewrote to the row's new place (new
    * files registered as they come), together with {@code pending} (packed positions not yet
-   * deleted), all or none: false, and nothing changed, if a position points at a row the rewrite
-   * dropped (the index was out of date).
+   * deleted). A position at a row the rewrite dropped points at a row deleted before the rewrite
+   * (by another task of the connector whose key this index also holds, or by another engine): its
+   * key leaves the index (it has no live row) and a pending delete of it is left out (the row is
+   * gone already). Returns the number of index keys and pending deletes so dropped.
    */
-  boolean translate(RewriteMap map, List<Long> pending) {
-    int known = files.size();
+  int translate(RewriteMap map, List<Long> pending) {
     Map<String, Integer> added = new java.util.HashMap<>();
     java.util.function.LongUnaryOperator moved =
         packed -> {
@@ -207,22 +208,18 @@ final class KeyIndex {
                   place.get().location(), l -> add(new FileRef(l, ref.spec(), ref.partition())));
           return pack(ordinal, place.get().position());
         };
-    long[] pendingMoved = new long[pending.size()];
-    for (int i = 0; i < pendingMoved.length; i++) {
-      pendingMoved[i] = moved.applyAsLong(pending.get(i));
-      if (pendingMoved[i] == KeyPositions.NONE) {
-        files.subList(known, files.size()).clear();
-        return false;
+    List<Long> pendingMoved = new ArrayList<>(pending.size());
+    for (long packed : pending) {
+      long to = moved.applyAsLong(packed);
+      if (to != KeyPositions.NONE) {
+        pendingMoved.add(to);
       }
     }
-    if (!positions.translateAll(moved)) {
-      files.subList(known, files.size()).clear();
-      return false;
-    }
-    for (int i = 0; i < pendingMoved.length; i++) {
-      pending.set(i, pendingMoved[i]);
-    }
-    return true;
+    int dropped = pending.size() - pendingMoved.size();
+    dropped += positions.translateAll(moved);
+    pending.clear();
+    pending.addAll(pendingMoved);
+    return dropped;
   }
 
   /** Positions of rows that duplicated a key when the index was read; taken once. */

@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
  * prepares a batch: every snapshot since that removed data files must be one of the connector's
  * compactions with a {@link RewriteMap}, and the maps move the index's positions and the batch's
  * pending deletes to the rows' new places, so that the batch points only into live files and is not
- * rejected. Whatever it cannot translate (a removal by another writer, a map gone or unreadable, a
- * position a map does not know) it leaves as it is: the coordinator then rejects the batch as
+ * rejected. A position at a row a compaction dropped (deleted before it, by another task whose keys
+ * the index also holds) leaves the index. Whatever it cannot translate (a removal by another
+ * writer, a map gone or unreadable) it leaves as it is: the coordinator then rejects the batch as
  * before ({@link KeyedBatchCheck}), and the task reads its index again.
  */
 final class KeyIndexCatchUp {
@@ -53,22 +54,19 @@ final class KeyIndexCatchUp {
           e.toString());
       return base;
     }
+    int dropped = 0;
     for (RewriteMap map : loaded) {
-      if (!index.translate(map, pending)) {
-        LOG.warn(
-            "The key index of {} points at a row a compaction dropped; the next batch is checked"
-                + " against it as it is (and the index read again if rejected)",
-            table.name());
-        return base;
-      }
+      dropped += index.translate(map, pending);
     }
     LOG.info(
-        "Moved the key index of {} past {} compaction(s) to snapshot {} in {} ms ({} keys)",
+        "Moved the key index of {} past {} compaction(s) to snapshot {} in {} ms ({} keys; {} of"
+            + " rows deleted before the compaction left it)",
         table.name(),
         loaded.size(),
         current.snapshotId(),
         (System.nanoTime() - start) / 1_000_000,
-        index.keys());
+        index.keys(),
+        dropped);
     return current.snapshotId();
   }
 }

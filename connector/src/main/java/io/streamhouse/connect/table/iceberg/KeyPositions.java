@@ -1,5 +1,8 @@
 package io.streamhouse.connect.table.iceberg;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * Key hash (128 bits) to a row position (a long), in open addressing with linear probing: three
  * long arrays, about 32 bytes per key at the 0.75 load it grows at, and no object per key. Deleting
@@ -91,23 +94,26 @@ final class KeyPositions {
   }
 
   /**
-   * Replaces every position by {@code translate} of it, all or none: if {@code translate} returns
-   * {@link #NONE} for one, nothing changes and false is returned. Keys stay where they are.
+   * Replaces every position by {@code translate} of it; a key whose position translates to {@link
+   * #NONE} is removed. Returns the number of keys removed.
    */
-  boolean translateAll(java.util.function.LongUnaryOperator translate) {
+  int translateAll(java.util.function.LongUnaryOperator translate) {
     long[] translated = new long[values.length];
+    List<long[]> dropped = new ArrayList<>();
     for (int i = 0; i < values.length; i++) {
       if (values[i] == NONE) {
         translated[i] = NONE;
       } else {
         translated[i] = translate.applyAsLong(values[i]);
         if (translated[i] == NONE) {
-          return false;
+          translated[i] = values[i]; // removed below, where the probe sequence is kept intact
+          dropped.add(new long[] {low[i], high[i]});
         }
       }
     }
     values = translated;
-    return true;
+    dropped.forEach(this::remove);
+    return dropped.size();
   }
 
   /** Empties {@code hole} and moves back every following entry that may sit there. */

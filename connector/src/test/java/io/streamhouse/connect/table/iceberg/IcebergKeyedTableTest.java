@@ -314,15 +314,71 @@ class IcebergKeyedTableTest {
   /** Offers one batch of partition 0's offsets {@code [from, to)} in a commit; its decision. */
   private BatchPlan.Decision commitOne(
       IcebergFormat format, long commitId, long from, long to, PreparedFiles files) {
+    return commitOne(format, commitId, TP0, from, to, files);
+  }
+
+  /** Offers one batch of {@code tp}'s offsets {@code [from, to)} in a commit; its decision. */
+  private BatchPlan.Decision commitOne(
+      IcebergFormat format,
+      long commitId,
+      TopicPartition tp,
+      long from,
+      long to,
+      PreparedFiles files) {
     String batch = "b" + commitId;
     return format
         .commit(
             table,
             commitId,
-            List.of(new OfferedBatch(batch, 0, Map.of(TP0, new OffsetRange(from, to)), files, 0)),
+            List.of(new OfferedBatch(batch, 0, Map.of(tp, new OffsetRange(from, to)), files, 0)),
             true)
         .decisions()
         .get(batch);
+  }
+
+  /**
+   * A task's key index holds the rows of every key of the table, those of other tasks' partitions
+   * too. When another task replaces them and a compaction drops the old rows, the index still moves
+   * past the compaction (those keys leave it), instead of staying behind it until its base snapshot
+   * expires.
+   */
+  @Test
+  void anIndexHoldingRowsAnotherTaskReplacedMovesPastTheCompaction() throws Exception {
+    StreamhouseSinkConfig config = config(2);
+    RouteSettings route = config.routes().get(0);
+    io.streamhouse.connect.config.MaintenanceSettings maintenance =
+        new io.streamhouse.connect.config.MaintenanceSettings(
+            true, 60_000, 60_000, 0, 1, true, 5, 1L << 30, 16L << 20, 0, 0.3, 0);
+    Map<Long, String> model = new HashMap<>();
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      List<SinkRecord> first = new java.util.ArrayList<>();
+      List<SinkRecord> replaced = new java.util.ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        first.add(upsert(1, i, 100 + i, "b" + i));
+        replaced.add(upsert(1, 20 + i, 100 + i, "c" + i));
+        model.put(100L + i, "c" + i);
+      }
+      assertThat(commitOne(format, 1, TP1, 0, 20, write(format, table, route, first)))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      // The writer of partition 0 opens now: its index holds partition 1's rows.
+      TableWriter writer =
+          format.openWriter(table, route, upsert(0, 0, 1, "x"), new FileBudget(8, 64L << 20)).get();
+      assertThat(commitOne(format, 2, TP1, 20, 40, write(format, table, route, replaced)))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      compact(format, maintenance); // drops partition 1's first rows
+
+      for (int i = 0; i < 10; i++) {
+        writer.write(upsert(0, i, i, "a" + i));
+        model.put((long) i, "a" + i);
+      }
+      PreparedFiles files = writer.prepare();
+      assertThat(((IcebergKeyedTableWriter) writer).base().snapshot())
+          .as("the index moved past the compaction")
+          .isEqualTo(format.table(table).currentSnapshot().snapshotId());
+      assertThat(commitOne(format, 3, TP0, 0, 10, files)).isEqualTo(BatchPlan.Decision.APPLY);
+      writer.close();
+      assertThat(rows(format.table(table))).isEqualTo(new TreeMap<>(model));
+    }
   }
 
   /** One maintenance pass that compacts the keyed table and leaves a rewrite map. */

@@ -38,6 +38,33 @@ class KeyPositionsTest {
     }
   }
 
+  /**
+   * A translation moves every position and removes the keys whose position it drops, with colliding
+   * keys (long probe chains) so that the removals shift entries that were translated already.
+   */
+  @Test
+  void translatingMovesEveryPositionAndRemovesTheKeysOfDroppedOnes() {
+    KeyPositions positions = new KeyPositions();
+    Map<Long, Long> model = new HashMap<>();
+    for (long k = 0; k < 20_000; k++) {
+      positions.put(new long[] {k & 0xFF, k}, k * 10);
+      model.put(k, k * 10);
+    }
+    // Positions of keys divisible by 3 are dropped; the others move by one.
+    int dropped = positions.translateAll(p -> (p / 10) % 3 == 0 ? KeyPositions.NONE : p + 1);
+    model.entrySet().removeIf(e -> e.getKey() % 3 == 0);
+    model.replaceAll((k, v) -> v + 1);
+
+    assertThat(dropped).isEqualTo(6_667);
+    assertThat(positions.size()).isEqualTo(model.size());
+    for (long k = 0; k < 20_000; k++) {
+      Long expected = model.get(k);
+      assertThat(positions.get(new long[] {k & 0xFF, k}))
+          .as("key %d", k)
+          .isEqualTo(expected == null ? KeyPositions.NONE : expected);
+    }
+  }
+
   @Test
   void aMillionKeysTakeFortyEightMebibytes() {
     KeyPositions positions = new KeyPositions();
