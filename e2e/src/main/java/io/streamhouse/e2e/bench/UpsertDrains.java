@@ -109,11 +109,11 @@ final class UpsertDrains {
       row.put("upserts/s", String.format("%,.0f", records / seconds));
       row.put("peak heap MB", "n/a"); // read from the GC log once the JVM exited
       row.put("peak RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
-      if (probe) {
-        row.put(
-            "key index read",
-            readKeyIndexesAgain(stack, worker, name, tasks, warehouse, dir, probeTopic, start));
-      }
+      row.put(
+          "key index read",
+          probe
+              ? readKeyIndexesAgain(stack, worker, name, tasks, warehouse, dir, probeTopic, start)
+              : "n/a");
       stopAndReadLog(stack, worker, name, row);
     } finally {
       closeWorker(worker, name);
