@@ -1,8 +1,5 @@
 package io.streamhouse.connect.table.iceberg;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * Key hash (128 bits) to a row position (a long), in open addressing with linear probing: three
  * long arrays, about 32 bytes per key at the 0.75 load it grows at, and no object per key. Deleting
@@ -99,7 +96,8 @@ final class KeyPositions {
    */
   int translateAll(java.util.function.LongUnaryOperator translate) {
     long[] translated = new long[values.length];
-    List<long[]> dropped = new ArrayList<>();
+    long[] dropped = new long[16]; // key hashes, two longs each
+    int count = 0;
     for (int i = 0; i < values.length; i++) {
       if (values[i] == NONE) {
         translated[i] = NONE;
@@ -107,13 +105,20 @@ final class KeyPositions {
         translated[i] = translate.applyAsLong(values[i]);
         if (translated[i] == NONE) {
           translated[i] = values[i]; // removed below, where the probe sequence is kept intact
-          dropped.add(new long[] {low[i], high[i]});
+          if (2 * count + 2 > dropped.length) {
+            dropped = java.util.Arrays.copyOf(dropped, dropped.length * 2);
+          }
+          dropped[2 * count] = low[i];
+          dropped[2 * count + 1] = high[i];
+          count++;
         }
       }
     }
     values = translated;
-    dropped.forEach(this::remove);
-    return dropped.size();
+    for (int k = 0; k < count; k++) {
+      remove(new long[] {dropped[2 * k], dropped[2 * k + 1]});
+    }
+    return count;
   }
 
   /** Empties {@code hole} and moves back every following entry that may sit there. */
