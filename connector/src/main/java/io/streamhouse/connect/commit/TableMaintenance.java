@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -24,10 +25,13 @@ import org.slf4j.LoggerFactory;
  * none after the time budget; a failure is logged and counted, and the table is tried again at its
  * next interval. Hears of commits as a {@link CommitObserver}.
  *
- * <p>A table whose rows are deleted by position ({@link TableFormat#deletesDue}, at {@code
- * maintenance.compact.delete-ratio}) is due right after the commit that reached the ratio, though
- * at most once per {@link MaintenanceSettings#deleteCompactionGapMs()}: readers of a primary-key
- * table pay for every deleted row until a compaction drops it.
+ * <p>A table whose rows deleted by position call for a compaction ({@link TableFormat#deletesDue})
+ * is due right after the commit that says so: readers of a primary-key table pay for every deleted
+ * row, and every file, until a compaction drops them. Such a pass waits after the table's last pass
+ * twice that pass's duration, at most {@link MaintenanceSettings#deleteCompactionGapMs()}, and
+ * starts then, not at the next poll: a table whose compaction takes 0.5 s is compacted after every
+ * commit that deletes rows (at a commit interval from 1.5 s up), while compactions, which hold the
+ * table's commit lock a group at a time, take at most about a third of the table's time.
  */
 public final class TableMaintenance implements CommitObserver, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TableMaintenance.class);
@@ -48,6 +52,17 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
 
   /** When each table's latest pass ended: delete compactions keep their gap from it. */
   private final Map<TableId, Long> lastPassAt = new ConcurrentHashMap<>();
+
+  /** How long each table's latest pass took: the gap after it is a multiple of it. */
+  private final Map<TableId, Long> lastPassMs = new ConcurrentHashMap<>();
+
+  /** A delete compaction waits this many times the last pass's duration after it. */
+  static final int DELETE_GAP_PER_PASS_DURATION = 2;
+
+  /**
+   * Set by {@link #start()}: from then on a table due before the next poll gets a pass of its own.
+   */
+  private volatile boolean started;
 
   private final ScheduledExecutorService thread;
 
@@ -89,6 +104,7 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
 
   /** Starts looking for due tables. */
   public void start() {
+    started = true;
     thread.scheduleWithFixedDelay(this::passSafely, POLL_MS, POLL_MS, TimeUnit.MILLISECONDS);
   }
 
@@ -98,16 +114,27 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
     long now = clock.millis();
     dueAt.putIfAbsent(table, now);
     if (settings.compactsDeletes() && deletesDue(table)) {
-      long at =
-          Math.max(now, lastPassAt.getOrDefault(table, 0L) + settings.deleteCompactionGapMs());
+      long gap =
+          Math.min(
+              settings.deleteCompactionGapMs(),
+              DELETE_GAP_PER_PASS_DURATION * lastPassMs.getOrDefault(table, 0L));
+      long at = Math.max(now, lastPassAt.getOrDefault(table, 0L) + gap);
       dueAt.merge(table, at, Math::min);
+      if (started && !closed) {
+        // Not up to a poll later: a compaction that misses its moment misses a commit's deletes.
+        try {
+          thread.schedule(this::passSafely, at - now + 1, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+          LOG.debug("Maintenance of {} not scheduled: the coordinator is closing", table);
+        }
+      }
     }
   }
 
   private boolean deletesDue(TableId table) {
     TableFormat format = formats.get(table.catalog());
     try {
-      return format != null && format.deletesDue(table, settings.compactDeleteRatio());
+      return format != null && format.deletesDue(table, settings);
     } catch (RuntimeException e) { // a question about the table must never fail the commit
       LOG.debug("Cannot tell whether {} is due for compaction: {}", table, e.toString());
       return false;
@@ -143,9 +170,11 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
             due.size() - maintained);
         break;
       }
+      long start = clock.millis();
       maintain(e.getKey(), deadline);
       long end = clock.millis();
       lastPassAt.put(e.getKey(), end);
+      lastPassMs.put(e.getKey(), Math.max(0, end - start));
       dueAt.put(e.getKey(), end + settings.intervalMs());
       maintained++;
     }

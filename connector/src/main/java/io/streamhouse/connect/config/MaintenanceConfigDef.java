@@ -71,7 +71,9 @@ public final class MaintenanceConfigDef {
       "Files at or above this size are never rewritten again, even below 75 % of the target size: "
           + "without it a partition's compacted file would be rewritten with every pass until it reaches "
           + "the target, so a slow stream would rewrite the same data hundreds of times. A pass rewrites at "
-          + "most this many bytes of earlier output per partition.";
+          + "most this many bytes of earlier output per partition. A primary-key table whose files "
+          + "together are smaller than this is compacted after every commit that deletes rows (see "
+          + "maintenance.compact.delete-ratio).";
   static final long COMPACT_SMALL_FILE_BYTES_DEFAULT = 16L * 1024 * 1024;
 
   public static final String COMPACT_DELETE_RATIO_CONFIG = "maintenance.compact.delete-ratio";
@@ -80,9 +82,13 @@ public final class MaintenanceConfigDef {
           + "position (superseded or deleted keys), the table is compacted right after the commit that "
           + "reached it, not at the next maintenance interval, and every data file with deletes is "
           + "rewritten, so that readers never read more than about 1 / (1 - ratio) times the live rows. "
-          + "Such a compaction runs between the connector's own commits to the table, at most once per 3 "
-          + "commit intervals; the tasks and the coordinator move the positions of the rewritten rows with "
-          + "its rewrite map, so no batch has to be written again. 0 turns it off.";
+          + "A table whose files together are smaller than maintenance.compact.small-file-bytes is "
+          + "compacted so after every commit that deletes rows, whatever the share: a reader of a small "
+          + "table pays more for its files than for its deleted rows. Such a compaction runs between the "
+          + "connector's own commits to the table, waiting after the table's last one twice that "
+          + "one's duration and at most 3 commit intervals; the tasks and the coordinator move the "
+          + "positions of the rewritten rows with its rewrite map, so no batch has to be written again. "
+          + "0 turns it off.";
   static final double COMPACT_DELETE_RATIO_DEFAULT = 0.3;
 
   public static final String ORPHANS_MIN_AGE_MS_CONFIG = "maintenance.orphans.min-age.ms";

@@ -4,8 +4,9 @@ package io.streamhouse.connect.config;
  * What the coordinator's table maintenance does, from the {@code maintenance.*} keys (see {@link
  * MaintenanceConfigDef} for each one's meaning). {@code expireMaxAgeMs} 0: no expiry; {@code
  * orphansMinAgeMs} 0: no orphan cleanup. {@code compactDeleteRatio}: the share of rows deleted by
- * position at which a table is compacted right after a commit (0: never), at most once per {@code
- * deleteCompactionGapMs}.
+ * position at which a table is compacted right after a commit (0: never), a table smaller than
+ * {@code compactSmallFileBytes} at any share; such a compaction waits at most {@code
+ * deleteCompactionGapMs} after the table's last one.
  */
 public record MaintenanceSettings(
     boolean enabled,

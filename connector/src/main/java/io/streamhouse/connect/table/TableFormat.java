@@ -128,12 +128,13 @@ public interface TableFormat extends AutoCloseable {
   }
 
   /**
-   * Whether at least {@code ratio} of the rows in {@code table}'s data files are deleted by
-   * position as of the connector's latest commit to it (a primary-key table's superseded and
-   * deleted keys), so that its maintenance should run now. Called on the commit's thread right
-   * after it; must be cheap. Formats whose reads never pay for deleted rows say false.
+   * Whether the rows of {@code table}'s data files deleted by position as of the connector's latest
+   * commit to it (a primary-key table's superseded and deleted keys) call for its maintenance now:
+   * {@link MaintenanceSettings#compactDeleteRatio} of them, or any in a table smaller than {@link
+   * MaintenanceSettings#compactSmallFileBytes}. Called on the commit's thread right after it; must
+   * be cheap. Formats whose reads never pay for deleted rows say false.
    */
-  default boolean deletesDue(TableId table, double ratio) {
+  default boolean deletesDue(TableId table, MaintenanceSettings settings) {
     return false;
   }
 

@@ -30,7 +30,7 @@ class TableMaintenanceTest {
   private static final long INTERVAL = 60_000;
 
   private final MovableClock clock = new MovableClock();
-  private final RecordingFormat format = new RecordingFormat();
+  private final RecordingFormat format = new RecordingFormat(clock);
   private final List<String> heard = new ArrayList<>();
 
   private static final long DELETE_GAP = 20_000;
@@ -120,6 +120,7 @@ class TableMaintenanceTest {
 
   @Test
   void aTableWithManyDeletedRowsIsDueAfterTheCommitThatSaysSoButNotBeforeTheGap() {
+    format.passClockMs = 10_000; // twice a pass's time is the gap itself: the gap holds
     try (TableMaintenance maintenance = maintenance(60_000)) {
       committed(maintenance, A);
       assertThat(maintenance.pass()).isEqualTo(1);
@@ -145,12 +146,46 @@ class TableMaintenanceTest {
     }
   }
 
-  /** Records maintain calls; its tables expire 3 snapshots each time, or fail. */
+  @Test
+  void aCheapDeleteCompactionIsDueAgainTwiceItsDurationAfterItNotAfterTheWholeGap() {
+    format.passClockMs = 400;
+    format.deletedShare = 0.5;
+    try (TableMaintenance maintenance = maintenance(60_000)) {
+      committed(maintenance, A);
+      assertThat(maintenance.pass()).isEqualTo(1);
+      committed(maintenance, A);
+      clock.advance(799);
+      assertThat(maintenance.pass()).as("within twice the 400 ms pass").isZero();
+      clock.advance(1);
+      assertThat(maintenance.pass()).as("long before the 20 s gap").isEqualTo(1);
+      format.passClockMs = 30_000;
+      clock.advance(1_200);
+      committed(maintenance, A);
+      assertThat(maintenance.pass()).isEqualTo(1);
+      committed(maintenance, A);
+      clock.advance(DELETE_GAP - 1);
+      assertThat(maintenance.pass()).as("a slow pass: the gap caps the wait").isZero();
+      clock.advance(1);
+      assertThat(maintenance.pass()).isEqualTo(1);
+      assertThat(format.calls).containsExactly(A, A, A, A);
+    }
+  }
+
+  /**
+   * Records maintain calls; its tables expire 3 snapshots each time, or fail. A pass moves the
+   * clock by {@code passClockMs}.
+   */
   private static final class RecordingFormat implements TableFormat {
+    private final MovableClock clock;
+    volatile long passClockMs;
     volatile double deletedShare;
     final List<TableId> calls = new ArrayList<>();
     final java.util.Set<TableId> failing = ConcurrentHashMap.newKeySet();
     volatile long spendMs;
+
+    RecordingFormat(MovableClock clock) {
+      this.clock = clock;
+    }
 
     @Override
     public MaintenanceReport maintain(
@@ -159,6 +194,7 @@ class TableMaintenanceTest {
         long deadlineNanos,
         io.streamhouse.connect.table.MaintenanceCheckpoints checkpoints) {
       calls.add(table);
+      clock.advance(passClockMs);
       if (failing.contains(table)) {
         throw new IllegalStateException("catalog down");
       }
@@ -170,11 +206,11 @@ class TableMaintenanceTest {
     }
 
     @Override
-    public boolean deletesDue(TableId table, double ratio) {
+    public boolean deletesDue(TableId table, MaintenanceSettings settings) {
       if (Double.isNaN(deletedShare)) {
         throw new IllegalStateException("catalog down");
       }
-      return deletedShare >= ratio;
+      return deletedShare >= settings.compactDeleteRatio();
     }
 
     @Override

@@ -13,10 +13,14 @@ final class DeletedRowShare {
   private DeletedRowShare() {}
 
   static double of(Snapshot snapshot) {
-    if (snapshot == null || snapshot.summary() == null) {
+    return snapshot == null ? 0 : of(snapshot.summary());
+  }
+
+  /** The share of a snapshot summary's rows deleted by position. */
+  static double of(Map<String, String> summary) {
+    if (summary == null) {
       return 0;
     }
-    Map<String, String> summary = snapshot.summary();
     long rows = count(summary, SnapshotSummary.TOTAL_RECORDS_PROP);
     long deleted = count(summary, SnapshotSummary.TOTAL_POS_DELETES_PROP);
     if (rows <= 0 || deleted <= 0) {
@@ -25,7 +29,8 @@ final class DeletedRowShare {
     return Math.min(1.0, (double) deleted / rows);
   }
 
-  private static long count(Map<String, String> summary, String key) {
+  /** A count of the summary, -1 if it is missing or not a number. */
+  static long count(Map<String, String> summary, String key) {
     String value = summary.get(key);
     if (value == null) {
       return -1;

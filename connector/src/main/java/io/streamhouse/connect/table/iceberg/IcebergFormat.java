@@ -320,9 +320,9 @@ public final class IcebergFormat implements TableFormat {
   }
 
   @Override
-  public boolean deletesDue(TableId id, double ratio) {
+  public boolean deletesDue(TableId id, MaintenanceSettings settings) {
     Table cached = tables.get(id); // the table the commit that just ran refreshed
-    return cached != null && DeletedRowShare.of(cached.currentSnapshot()) >= ratio;
+    return cached != null && DeleteCompactionTrigger.due(cached.currentSnapshot(), settings);
   }
 
   @Override

@@ -8,7 +8,7 @@ import org.apache.iceberg.util.PropertyUtil;
 /**
  * The compaction step of a maintenance pass of one Iceberg table: small files with the connector's
  * settings (a table's {@code streamhouse.compact.*} properties first), and on a table whose deleted
- * rows reached {@code maintenance.compact.delete-ratio}, every data file with deletes. A table with
+ * rows call for it ({@link DeleteCompactionTrigger}), every data file with deletes. A table with
  * position deletes (a keyed table) is compacted one group at a time, each planned from the current
  * snapshot and committed under the table's commit lock, which is released between groups: no commit
  * of the connector can invalidate a group (a busy keyed table deletes rows of nearly every data
@@ -53,7 +53,7 @@ final class IcebergPassCompaction {
             settings.compactMaxGroupBytes(),
             deleted > 0 ? 1 : Integer.MAX_VALUE,
             settings.compactSmallFileBytes(),
-            settings.compactsDeletes() && deleted >= settings.compactDeleteRatio() ? 1 : null);
+            DeleteCompactionTrigger.due(table.currentSnapshot(), settings) ? 1 : null);
     if (deleted <= 0) {
       return compactor.compact(table, compaction, deadlineNanos);
     }
