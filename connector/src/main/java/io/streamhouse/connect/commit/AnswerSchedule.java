@@ -9,8 +9,12 @@ package io.streamhouse.connect.commit;
  * written between the cut and the request wait for the round after, so a cut ahead costs them one
  * interval of freshness: there is none when the last flush took less than {@link #MIN_FLUSH_MS},
  * where the request answers about as fast by taking the files out itself. One cut per request:
- * after it, nothing is due until the next request arrives. Times are {@link System#nanoTime()}
- * values in milliseconds; not thread-safe (the control thread's own).
+ * after it, nothing is due until the next request arrives. The first request is expected one
+ * interval after the task {@link #started} (the coordinator starts its clock as the tasks start),
+ * and with no flush measured yet its cut comes half an interval early: the first flushes after a
+ * start are the slowest (the JIT compiles the writers meanwhile), and a request that answered them
+ * itself took seconds at hundreds of tables. Times are {@link System#nanoTime()} values in
+ * milliseconds; not thread-safe (the control thread's own).
  */
 final class AnswerSchedule {
   /** Added to the last flush's duration, for a flush that takes longer than the last. */
@@ -26,11 +30,23 @@ final class AnswerSchedule {
   private boolean known;
   private long lastRequestAtMs;
   private long lastFlushMs;
+  private boolean flushKnown;
   private boolean cut;
 
   /** {@code intervalMs} 0 or less: never cut ahead. */
   AnswerSchedule(long intervalMs) {
     this.intervalMs = intervalMs;
+  }
+
+  /**
+   * The task started at {@code nowMs}: its first request is expected one interval later, unless a
+   * request came already.
+   */
+  void started(long nowMs) {
+    if (!known) {
+      known = true;
+      lastRequestAtMs = nowMs;
+    }
   }
 
   /** A new commit request (not a repeated one) arrived at {@code nowMs}. */
@@ -43,19 +59,23 @@ final class AnswerSchedule {
   /** The last flush, ahead or not, took {@code flushMs}. */
   void flushed(long flushMs) {
     lastFlushMs = Math.max(0, flushMs);
+    flushKnown = true;
   }
 
-  /** How long before the expected request the cut comes. */
+  /** How long before the expected request the cut comes: half an interval before any flush. */
   long leadMs() {
+    if (!flushKnown) {
+      return intervalMs / 2;
+    }
     return Math.min(intervalMs / 2, (long) (lastFlushMs * FLUSH_FACTOR) + MARGIN_MS);
   }
 
   /**
-   * When the next cut is due; {@link Long#MAX_VALUE} before the first request, after this request's
-   * cut, and when cutting ahead is off.
+   * When the next cut is due; {@link Long#MAX_VALUE} before the start or the first request, after
+   * this request's cut, and when cutting ahead is off.
    */
   long cutAtMs() {
-    if (!known || cut || intervalMs <= 0 || lastFlushMs < MIN_FLUSH_MS) {
+    if (!known || cut || intervalMs <= 0 || (flushKnown && lastFlushMs < MIN_FLUSH_MS)) {
       return Long.MAX_VALUE;
     }
     return lastRequestAtMs + intervalMs - leadMs();

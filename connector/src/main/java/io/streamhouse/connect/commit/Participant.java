@@ -71,6 +71,7 @@ public final class Participant {
     this.closer = new BatchCloser(connector + "-" + taskId, closeParallelism);
     this.ownCommitter = new OwnBatchCommitter(connector, taskId, formats);
     this.schedule = new AnswerSchedule(commitIntervalMs);
+    schedule.started(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
     this.ahead = new PreparedAhead(connector + "-" + taskId);
     this.answerEvents = new AnswerEvents(connector, taskId);
   }

@@ -59,8 +59,33 @@ class AnswerScheduleTest {
   }
 
   @Test
+  void theFirstRequestIsExpectedAnIntervalAfterTheStartAndCutHalfAnIntervalBefore() {
+    schedule.started(1_000);
+    assertThat(schedule.due(5_999)).isFalse();
+    assertThat(schedule.untilCutMs(1_000)).isEqualTo(5_000);
+    assertThat(schedule.due(6_000)).as("no flush measured yet: half an interval early").isTrue();
+    schedule.cutMade();
+    assertThat(schedule.due(100_000)).isFalse();
+
+    schedule.requested(11_500);
+    schedule.flushed(AnswerSchedule.MIN_FLUSH_MS - 1);
+    assertThat(schedule.untilCutMs(11_500))
+        .as("from then on the measured flushes decide: a short one is done at the request")
+        .isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void aRequestBeforeTheExpectedOneSetsTheScheduleAndAStartAfterItChangesNothing() {
+    schedule.requested(3_000);
+    schedule.started(4_000);
+    assertThat(schedule.untilCutMs(3_000)).isEqualTo(10_000 - 5_000);
+  }
+
+  @Test
   void withoutAnIntervalNothingIsEverCutAhead() {
     AnswerSchedule off = new AnswerSchedule(0);
+    off.started(0);
+    assertThat(off.due(Long.MAX_VALUE - 1)).isFalse();
     off.requested(0);
     off.flushed(1_000);
     assertThat(off.due(Long.MAX_VALUE - 1)).isFalse();
