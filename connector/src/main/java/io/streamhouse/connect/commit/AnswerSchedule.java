@@ -56,8 +56,15 @@ final class AnswerSchedule {
     cut = false;
   }
 
-  /** The last flush, ahead or not, took {@code flushMs}. */
-  void flushed(long flushMs) {
+  /**
+   * The last flush, ahead or not, closed {@code files} files in {@code flushMs}. One that closed
+   * none (the answer to a hand-over's round, a task with nothing written yet) says nothing about
+   * the next and is not counted.
+   */
+  void flushed(long flushMs, long files) {
+    if (files <= 0) {
+      return;
+    }
     lastFlushMs = Math.max(0, flushMs);
     flushKnown = true;
   }

@@ -155,11 +155,12 @@ public final class Participant {
       detached = prepared.detached();
       cutAgeMs = TimeUnit.NANOSECONDS.toMillis(requestedAt - prepared.cutAtNanos());
       aheadFlushMs = prepared.flushMs();
-      schedule.flushed(aheadFlushMs);
+      schedule.flushed(aheadFlushMs, fileCount(offered));
     } else {
       faults.at(FaultInjection.Point.FLUSH);
       offered = closeAndOffer(round.detached());
-      schedule.flushed(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - detachedAt));
+      schedule.flushed(
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - detachedAt), fileCount(offered));
     }
     long closedAt = System.nanoTime();
     if (offered.failure() != null) {
@@ -189,7 +190,7 @@ public final class Participant {
         detachedAt,
         closedAt,
         offered.batches().size(),
-        offered.files().values().stream().mapToLong(PreparedFiles::files).sum(),
+        fileCount(offered),
         offered.files().values().stream().mapToLong(PreparedFiles::bytes).sum(),
         offeredAgain(round, offered),
         cutAgeMs,
@@ -231,6 +232,10 @@ public final class Participant {
           return new PreparedAhead.Prepared(cut.get(), offered, cutAt, flushMs);
         });
     return true;
+  }
+
+  private static long fileCount(TaskState.Offered offered) {
+    return offered.files().values().stream().mapToLong(PreparedFiles::files).sum();
   }
 
   /** The batches of earlier rounds offered again (a cut ahead that closed before is new). */

@@ -17,7 +17,7 @@ class AnswerScheduleTest {
   @Test
   void theCutComesTheLastFlushAndAMarginBeforeTheNextRequestIsDue() {
     schedule.requested(1_000);
-    schedule.flushed(2_000);
+    schedule.flushed(2_000, 10);
     long cutAt = 1_000 + 10_000 - (3_000 + AnswerSchedule.MARGIN_MS);
     assertThat(schedule.due(cutAt - 1)).isFalse();
     assertThat(schedule.untilCutMs(cutAt - 100)).isEqualTo(100);
@@ -28,13 +28,13 @@ class AnswerScheduleTest {
   @Test
   void oneCutPerRequestAndTheNextCountsFromTheNextRequest() {
     schedule.requested(0);
-    schedule.flushed(1_000);
+    schedule.flushed(1_000, 10);
     schedule.cutMade();
     assertThat(schedule.due(1_000_000)).as("the cut waits for its request").isFalse();
     assertThat(schedule.untilCutMs(0)).isEqualTo(Long.MAX_VALUE);
 
     schedule.requested(12_000); // the round came later than the interval
-    schedule.flushed(300);
+    schedule.flushed(300, 10);
     assertThat(schedule.due(12_000 + 10_000 - 700)).isTrue();
     assertThat(schedule.due(12_000 + 10_000 - 701)).isFalse();
   }
@@ -42,7 +42,7 @@ class AnswerScheduleTest {
   @Test
   void aCutIsNeverMoreThanHalfAnIntervalEarly() {
     schedule.requested(0);
-    schedule.flushed(60_000); // a flush longer than the interval (a slow or stalled task)
+    schedule.flushed(60_000, 10); // a flush longer than the interval (a slow or stalled task)
     assertThat(schedule.leadMs()).isEqualTo(5_000);
     assertThat(schedule.due(4_999)).isFalse();
     assertThat(schedule.due(5_000)).isTrue();
@@ -51,10 +51,10 @@ class AnswerScheduleTest {
   @Test
   void aShortFlushIsDoneAtTheRequest() {
     schedule.requested(0);
-    schedule.flushed(AnswerSchedule.MIN_FLUSH_MS - 1);
+    schedule.flushed(AnswerSchedule.MIN_FLUSH_MS - 1, 10);
     assertThat(schedule.due(9_999)).isFalse();
     assertThat(schedule.untilCutMs(0)).isEqualTo(Long.MAX_VALUE);
-    schedule.flushed(AnswerSchedule.MIN_FLUSH_MS);
+    schedule.flushed(AnswerSchedule.MIN_FLUSH_MS, 10);
     assertThat(schedule.due(9_999)).isTrue();
   }
 
@@ -68,10 +68,24 @@ class AnswerScheduleTest {
     assertThat(schedule.due(100_000)).isFalse();
 
     schedule.requested(11_500);
-    schedule.flushed(AnswerSchedule.MIN_FLUSH_MS - 1);
+    schedule.flushed(AnswerSchedule.MIN_FLUSH_MS - 1, 10);
     assertThat(schedule.untilCutMs(11_500))
         .as("from then on the measured flushes decide: a short one is done at the request")
         .isEqualTo(Long.MAX_VALUE);
+  }
+
+  @Test
+  void aFlushThatClosedNoFileIsNotCounted() {
+    schedule.started(0);
+    schedule.requested(500); // a hand-over's round right after the start: nothing written yet
+    schedule.flushed(3, 0);
+    assertThat(schedule.untilCutMs(500)).as("still half an interval ahead").isEqualTo(5_000);
+    schedule.cutMade();
+    schedule.requested(10_500);
+    schedule.flushed(2_000, 200);
+    schedule.requested(20_500);
+    schedule.flushed(1, 0);
+    assertThat(schedule.leadMs()).as("the last flush that closed files").isEqualTo(3_250);
   }
 
   @Test
@@ -87,7 +101,7 @@ class AnswerScheduleTest {
     off.started(0);
     assertThat(off.due(Long.MAX_VALUE - 1)).isFalse();
     off.requested(0);
-    off.flushed(1_000);
+    off.flushed(1_000, 10);
     assertThat(off.due(Long.MAX_VALUE - 1)).isFalse();
     assertThat(off.untilCutMs(0)).isEqualTo(Long.MAX_VALUE);
   }
