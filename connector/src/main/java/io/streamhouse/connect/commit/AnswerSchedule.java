@@ -7,29 +7,34 @@ package io.streamhouse.connect.commit;
  * one arrived. The cut comes the last flush's duration before that, plus a margin, and never more
  * than half an interval early, so that a cut takes at least half an interval of records. Records
  * written between the cut and the request wait for the round after, so a cut ahead costs them one
- * interval of freshness: there is none when the last flush took less than {@link #MIN_FLUSH_MS},
- * where the request answers about as fast by taking the files out itself. One cut per request:
- * after it, nothing is due until the next request arrives. The first request is expected one
- * interval after the task {@link #started} (the coordinator starts its clock as the tasks start),
- * and with no flush measured yet its cut comes half an interval early: the first flushes after a
- * start are the slowest (the JIT compiles the writers meanwhile), and a request that answered them
- * itself took seconds at hundreds of tables. Times are {@link System#nanoTime()} values in
- * milliseconds; not thread-safe (the control thread's own).
+ * interval of freshness: there is none when the flush would take less than {@link #MIN_FLUSH_MS},
+ * where the request answers about as fast by taking the files out itself. A flush's time grows with
+ * the records it holds, so the schedule predicts the next one from the time per record of the last
+ * flush and the records written since the last cut (a flush of a few records after a start, whose
+ * time is mostly per file, predicts too long a flush: the cut comes early, not late). One cut per
+ * request: after it, nothing is due until the next request arrives. The first request is expected
+ * one interval after the task {@link #started} (the coordinator starts its clock as the tasks
+ * start), and with no flush measured yet its cut comes half an interval early: the first flushes
+ * after a start are the slowest (the JIT compiles the writers meanwhile), and a request that
+ * answered them itself took seconds at hundreds of tables. Times are {@link System#nanoTime()}
+ * values in milliseconds; not thread-safe (the control thread's own).
  */
 final class AnswerSchedule {
-  /** Added to the last flush's duration, for a flush that takes longer than the last. */
+  /** Added to the predicted flush, for a flush that takes longer than predicted. */
   static final long MARGIN_MS = 250;
 
-  /** A flush shorter than this is done at the request: cutting ahead would gain little. */
+  /**
+   * A flush predicted shorter than this is done at the request: cutting ahead would gain little.
+   */
   static final long MIN_FLUSH_MS = 250;
 
-  /** The lead is the last flush times this, plus {@link #MARGIN_MS}. */
+  /** The lead is the predicted flush times this, plus {@link #MARGIN_MS}. */
   private static final double FLUSH_FACTOR = 1.5;
 
   private final long intervalMs;
   private boolean known;
   private long lastRequestAtMs;
-  private long lastFlushMs;
+  private double flushMsPerRecord;
   private boolean flushKnown;
   private boolean cut;
 
@@ -57,46 +62,61 @@ final class AnswerSchedule {
   }
 
   /**
-   * The last flush, ahead or not, closed {@code files} files in {@code flushMs}. One that closed
-   * none (the answer to a hand-over's round, a task with nothing written yet) says nothing about
-   * the next and is not counted.
+   * The last flush, ahead or not, closed {@code files} files of {@code records} records in {@code
+   * flushMs}. One that closed none (the answer to a hand-over's round, a task with nothing written
+   * yet) says nothing about the next and is not counted.
    */
-  void flushed(long flushMs, long files) {
+  void flushed(long flushMs, long files, long records) {
     if (files <= 0) {
       return;
     }
-    lastFlushMs = Math.max(0, flushMs);
+    flushMsPerRecord = (double) Math.max(0, flushMs) / Math.max(1, records);
     flushKnown = true;
   }
 
-  /** How long before the expected request the cut comes: half an interval before any flush. */
-  long leadMs() {
-    if (!flushKnown) {
-      return intervalMs / 2;
-    }
-    return Math.min(intervalMs / 2, (long) (lastFlushMs * FLUSH_FACTOR) + MARGIN_MS);
+  /** How long a flush of {@code records} records is expected to take; -1 before any flush. */
+  long predictedFlushMs(long records) {
+    return flushKnown ? (long) (flushMsPerRecord * Math.max(0, records)) : -1;
   }
 
   /**
-   * When the next cut is due; {@link Long#MAX_VALUE} before the start or the first request, after
-   * this request's cut, and when cutting ahead is off.
+   * How long before the expected request a cut of {@code records} records comes: half an interval
+   * before any flush was measured, never more.
    */
-  long cutAtMs() {
-    if (!known || cut || intervalMs <= 0 || (flushKnown && lastFlushMs < MIN_FLUSH_MS)) {
-      return Long.MAX_VALUE;
+  long leadMs(long records) {
+    if (!flushKnown) {
+      return intervalMs / 2;
     }
-    return lastRequestAtMs + intervalMs - leadMs();
+    return Math.min(intervalMs / 2, (long) (predictedFlushMs(records) * FLUSH_FACTOR) + MARGIN_MS);
   }
 
-  /** Whether the cut is due at {@code nowMs}. */
-  boolean due(long nowMs) {
-    long at = cutAtMs();
+  /**
+   * When the next cut of {@code records} records is due; {@link Long#MAX_VALUE} before the start or
+   * the first request, after this request's cut, when such a flush is short, and when cutting ahead
+   * is off.
+   */
+  long cutAtMs(long records) {
+    if (!known || cut || intervalMs <= 0) {
+      return Long.MAX_VALUE;
+    }
+    if (flushKnown && predictedFlushMs(records) < MIN_FLUSH_MS) {
+      return Long.MAX_VALUE;
+    }
+    return lastRequestAtMs + intervalMs - leadMs(records);
+  }
+
+  /** Whether the cut of {@code records} records written since the last is due at {@code nowMs}. */
+  boolean due(long nowMs, long records) {
+    long at = cutAtMs(records);
     return at != Long.MAX_VALUE && nowMs >= at;
   }
 
-  /** Milliseconds from {@code nowMs} until the cut is due: 0 when due, MAX_VALUE when none is. */
-  long untilCutMs(long nowMs) {
-    long at = cutAtMs();
+  /**
+   * Milliseconds from {@code nowMs} until the cut of {@code records} records is due: 0 when due,
+   * MAX_VALUE when none is (more records may make one due: the caller asks again).
+   */
+  long untilCutMs(long nowMs, long records) {
+    long at = cutAtMs(records);
     return at == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, at - nowMs);
   }
 

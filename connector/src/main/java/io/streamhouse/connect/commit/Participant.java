@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.slf4j.Logger;
@@ -46,6 +47,12 @@ public final class Participant {
   private final PreparedAhead ahead;
   private final HandOverWait handOverWait = new HandOverWait();
   private final AnswerEvents answerEvents;
+
+  /** Records written since the last cut (ahead or at a request): what the next flush holds. */
+  private final AtomicLong writtenSinceCut = new AtomicLong();
+
+  /** Records of the cut made ahead, for the schedule once its flush is known (control thread). */
+  private long aheadRecords;
 
   /**
    * {@code commitIntervalMs}: the coordinator's {@code commit.interval.ms}, which tells when the
@@ -93,7 +100,11 @@ public final class Participant {
    */
   public boolean write(SinkRecord record, TopicPartition tp, Destination to)
       throws RecordConversionException {
-    return state.write(record, tp, to, closer);
+    boolean written = state.write(record, tp, to, closer);
+    if (written) {
+      writtenSinceCut.incrementAndGet();
+    }
+    return written;
   }
 
   /**
@@ -155,12 +166,15 @@ public final class Participant {
       detached = prepared.detached();
       cutAgeMs = TimeUnit.NANOSECONDS.toMillis(requestedAt - prepared.cutAtNanos());
       aheadFlushMs = prepared.flushMs();
-      schedule.flushed(aheadFlushMs, fileCount(offered));
+      schedule.flushed(aheadFlushMs, fileCount(offered), aheadRecords);
     } else {
+      long records = writtenSinceCut.getAndSet(0); // taken out of the writers with the round
       faults.at(FaultInjection.Point.FLUSH);
       offered = closeAndOffer(round.detached());
       schedule.flushed(
-          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - detachedAt), fileCount(offered));
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - detachedAt),
+          fileCount(offered),
+          records);
     }
     long closedAt = System.nanoTime();
     if (offered.failure() != null) {
@@ -204,7 +218,8 @@ public final class Participant {
    * once, or as soon as its files closed. The control thread calls it between its polls.
    */
   public void cutAheadIfDue() {
-    if (ahead.busy() || !schedule.due(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()))) {
+    if (ahead.busy()
+        || !schedule.due(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), writtenSinceCut.get())) {
       return;
     }
     schedule.cutMade();
@@ -213,7 +228,8 @@ public final class Participant {
 
   /** Milliseconds until {@link #cutAheadIfDue} has something to do; MAX_VALUE for never. */
   public long untilCutAheadMs() {
-    return schedule.untilCutMs(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
+    return schedule.untilCutMs(
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), writtenSinceCut.get());
   }
 
   /** Cuts the next request's batch now; false when there was nothing to cut. */
@@ -223,6 +239,7 @@ public final class Participant {
     if (cut.isEmpty()) {
       return false;
     }
+    aheadRecords = writtenSinceCut.getAndSet(0);
     long cutAt = System.nanoTime();
     ahead.start(
         () -> {
