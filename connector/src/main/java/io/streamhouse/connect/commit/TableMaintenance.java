@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * twice that pass's duration, at most {@link MaintenanceSettings#deleteCompactionGapMs()}, and
  * starts then, not at the next poll: a table whose compaction takes 0.5 s is compacted after every
  * commit that deletes rows (at a commit interval from 1.5 s up), while compactions, which hold the
- * table's commit lock a group at a time, take at most about a third of the table's time.
+ * table's commit lock a group at a time, take at most about a third of the table's time. After
+ * every pass the thread rests as long as the pass took before it starts the next table's: at most
+ * half of one core goes to maintenance, whatever the number of tables due.
  */
 public final class TableMaintenance implements CommitObserver, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TableMaintenance.class);
@@ -58,6 +60,13 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
 
   /** A delete compaction waits this many times the last pass's duration after it. */
   static final int DELETE_GAP_PER_PASS_DURATION = 2;
+
+  /**
+   * The thread starts no table's pass before this: after each pass it rests as long as the pass
+   * took, so that maintenance takes at most half of one core, however many tables are due (hundreds
+   * of small primary-key tables, each compacted after its commits).
+   */
+  private volatile long restUntil;
 
   /**
    * Set by {@link #start()}: from then on a table due before the next poll gets a pass of its own.
@@ -118,7 +127,7 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
           Math.min(
               settings.deleteCompactionGapMs(),
               DELETE_GAP_PER_PASS_DURATION * lastPassMs.getOrDefault(table, 0L));
-      long at = Math.max(now, lastPassAt.getOrDefault(table, 0L) + gap);
+      long at = Math.max(Math.max(now, restUntil), lastPassAt.getOrDefault(table, 0L) + gap);
       dueAt.merge(table, at, Math::min);
       if (started && !closed) {
         // Not up to a poll later: a compaction that misses its moment misses a commit's deletes.
@@ -171,8 +180,12 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
         break;
       }
       long start = clock.millis();
+      if (start < restUntil) {
+        break; // the rest follow once the thread rested: the next poll, or their own schedule
+      }
       maintain(e.getKey(), deadline);
       long end = clock.millis();
+      restUntil = end + Math.max(0, end - start);
       lastPassAt.put(e.getKey(), end);
       lastPassMs.put(e.getKey(), Math.max(0, end - start));
       dueAt.put(e.getKey(), end + settings.intervalMs());

@@ -72,7 +72,7 @@ public final class MaintenanceConfigDef {
           + "without it a partition's compacted file would be rewritten with every pass until it reaches "
           + "the target, so a slow stream would rewrite the same data hundreds of times. A pass rewrites at "
           + "most this many bytes of earlier output per partition. A primary-key table whose files "
-          + "together are smaller than this is compacted after every commit that deletes rows (see "
+          + "together are smaller than this is compacted after the commits that delete rows (see "
           + "maintenance.compact.delete-ratio).";
   static final long COMPACT_SMALL_FILE_BYTES_DEFAULT = 16L * 1024 * 1024;
 
@@ -83,7 +83,8 @@ public final class MaintenanceConfigDef {
           + "reached it, not at the next maintenance interval, and every data file with deletes is "
           + "rewritten, so that readers never read more than about 1 / (1 - ratio) times the live rows. "
           + "A table whose files together are smaller than maintenance.compact.small-file-bytes is "
-          + "compacted so after every commit that deletes rows, whatever the share: a reader of a small "
+          + "compacted so after a commit that deletes rows, whatever the share, once it holds "
+          + "maintenance.compact.min-input-files files (data and delete files): a reader of a small "
           + "table pays more for its files than for its deleted rows. Such a compaction runs between the "
           + "connector's own commits to the table, waiting after the table's last one twice that "
           + "one's duration and at most 3 commit intervals; the tasks and the coordinator move the "

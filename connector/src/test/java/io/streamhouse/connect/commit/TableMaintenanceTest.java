@@ -158,7 +158,7 @@ class TableMaintenanceTest {
       assertThat(maintenance.pass()).as("within twice the 400 ms pass").isZero();
       clock.advance(1);
       assertThat(maintenance.pass()).as("long before the 20 s gap").isEqualTo(1);
-      format.passClockMs = 30_000;
+      format.passClockMs = 15_000;
       clock.advance(1_200);
       committed(maintenance, A);
       assertThat(maintenance.pass()).isEqualTo(1);
@@ -168,6 +168,22 @@ class TableMaintenanceTest {
       clock.advance(1);
       assertThat(maintenance.pass()).isEqualTo(1);
       assertThat(format.calls).containsExactly(A, A, A, A);
+    }
+  }
+
+  @Test
+  void afterEachPassTheThreadRestsAsLongAsThePassTookBeforeTheNextTable() {
+    format.passClockMs = 1_000;
+    try (TableMaintenance maintenance = maintenance(60_000)) {
+      committed(maintenance, A);
+      clock.advance(1);
+      committed(maintenance, B);
+      assertThat(maintenance.pass()).as("a, then the thread rests").isEqualTo(1);
+      clock.advance(999);
+      assertThat(maintenance.pass()).isZero();
+      clock.advance(1);
+      assertThat(maintenance.pass()).isEqualTo(1);
+      assertThat(format.calls).containsExactly(A, B);
     }
   }
 
