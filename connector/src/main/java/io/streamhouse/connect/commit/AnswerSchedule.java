@@ -4,20 +4,20 @@ package io.streamhouse.connect.commit;
  * When a task should cut its next batch so that the answer is ready as the commit request comes
  * (prepare ahead, docs/architecture.md): the coordinator asks every {@code commit.interval.ms},
  * counted from the start of its last round, so the next request is due one interval after the last
- * one arrived. The cut comes the last flush's duration before that, plus a margin, and never more
- * than half an interval early, so that a cut takes at least half an interval of records. Records
- * written between the cut and the request wait for the round after, so a cut ahead costs them one
- * interval of freshness: there is none when the flush would take less than {@link #MIN_FLUSH_MS},
- * where the request answers about as fast by taking the files out itself. A flush's time grows with
- * the records it holds, so the schedule predicts the next one from the time per record of the last
- * flush and the records written since the last cut (a flush of a few records after a start, whose
- * time is mostly per file, predicts too long a flush: the cut comes early, not late). One cut per
- * request: after it, nothing is due until the next request arrives. The first request is expected
- * one interval after the task {@link #started} (the coordinator starts its clock as the tasks
- * start), and with no flush measured yet its cut comes half an interval early: the first flushes
- * after a start are the slowest (the JIT compiles the writers meanwhile), and a request that
- * answered them itself took seconds at hundreds of tables. Times are {@link System#nanoTime()}
- * values in milliseconds; not thread-safe (the control thread's own).
+ * one arrived. The cut comes the predicted flush's duration before that, plus a margin, and never
+ * more than half an interval early, so that a cut takes at least half an interval of records.
+ * Records written between the cut and the request wait for the round after, so a cut ahead costs
+ * them one interval of freshness: there is none when the flush would take less than {@link
+ * #MIN_FLUSH_MS}, where the request answers about as fast by taking the files out itself. A flush's
+ * time grows with the records it holds, so the schedule predicts the next one from the time per
+ * record of the last flush and the records written since the last cut (a flush of a few records
+ * after a start, whose time is mostly per file, predicts too long a flush: the cut comes early, not
+ * late). One cut per request: after it, nothing is due until the next request arrives. The first
+ * request is expected one interval after the task {@link #started} (the coordinator starts its
+ * clock as the tasks start), and with no flush measured yet its cut comes half an interval early:
+ * the first flushes after a start are the slowest (the JIT compiles the writers meanwhile), and a
+ * request that answered them itself took seconds at hundreds of tables. Times are {@link
+ * System#nanoTime()} values in milliseconds; not thread-safe (the control thread's own).
  */
 final class AnswerSchedule {
   /** Added to the predicted flush, for a flush that takes longer than predicted. */

@@ -185,9 +185,10 @@ public final class TableMaintenance implements CommitObserver, AutoCloseable {
       }
       maintain(e.getKey(), deadline);
       long end = clock.millis();
-      restUntil = end + Math.max(0, end - start);
+      long tookMs = Math.max(0, end - start);
+      restUntil = end + tookMs;
       lastPassAt.put(e.getKey(), end);
-      lastPassMs.put(e.getKey(), Math.max(0, end - start));
+      lastPassMs.put(e.getKey(), tookMs);
       dueAt.put(e.getKey(), end + settings.intervalMs());
       maintained++;
     }
