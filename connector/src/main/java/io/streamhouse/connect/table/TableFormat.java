@@ -131,8 +131,9 @@ public interface TableFormat extends AutoCloseable {
    * Whether the rows of {@code table}'s data files deleted by position as of the connector's latest
    * commit to it (a primary-key table's superseded and deleted keys) call for its maintenance now:
    * {@link MaintenanceSettings#compactDeleteRatio} of them, or any in a table smaller than {@link
-   * MaintenanceSettings#compactSmallFileBytes}. Called on the commit's thread right after it; must
-   * be cheap. Formats whose reads never pay for deleted rows say false.
+   * MaintenanceSettings#compactSmallFileBytes} that holds {@link
+   * MaintenanceSettings#compactMinInputFiles} files. Called on the commit's thread right after it;
+   * must be cheap. Formats whose reads never pay for deleted rows say false.
    */
   default boolean deletesDue(TableId table, MaintenanceSettings settings) {
     return false;
