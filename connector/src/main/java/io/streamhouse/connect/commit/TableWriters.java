@@ -39,6 +39,9 @@ import org.slf4j.LoggerFactory;
 final class TableWriters {
   private static final Logger LOG = LoggerFactory.getLogger(TableWriters.class);
 
+  /** No position known for a table and partition. */
+  private static final long NO_POSITION = -1;
+
   /** What became of a record. */
   enum Written {
     /** In the table's writer. */
@@ -99,8 +102,9 @@ final class TableWriters {
     long offset = record.originalKafkaOffset();
     OpenTable table = open.get(to.table());
     long[] range = table == null ? null : table.ranges.get(tp);
-    OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
-    if (position.isPresent() && offset < position.getAsLong()) {
+    // NO_POSITION, not an OptionalLong: this runs for every record (JFR: 134 MB per million).
+    long position = range != null ? range[1] : positionOrNone(to.table(), tp);
+    if (position != NO_POSITION && offset < position) {
       return Written.SKIPPED; // the table has it already
     }
     // A record past the position is normal: the ones between went to other tables (dynamic
@@ -117,11 +121,11 @@ final class TableWriters {
       // reads old files by field id, Paimon by schema id), a writer of the new schema goes on.
       table = rollOver(record, to, table);
       range = null;
-      position = position(to.table(), tp);
+      position = positionOrNone(to.table(), tp);
     }
     table.writer.write(record);
     if (range == null) {
-      range = new long[] {position.isPresent() ? position.getAsLong() : offset, offset + 1};
+      range = new long[] {position != NO_POSITION ? position : offset, offset + 1};
       table.ranges.put(tp, range);
     } else {
       range[1] = offset + 1;
@@ -298,11 +302,17 @@ final class TableWriters {
    * watermark.
    */
   private OptionalLong position(TableId id, TopicPartition tp) {
+    long p = positionOrNone(id, tp);
+    return p == NO_POSITION ? OptionalLong.empty() : OptionalLong.of(p);
+  }
+
+  /** {@link #position}, or {@link #NO_POSITION} (offsets are never negative). */
+  private long positionOrNone(TableId id, TopicPartition tp) {
     Map<TopicPartition, Long> known =
         positions.computeIfAbsent(
             id, t -> new HashMap<>(formats.get(t.catalog()).watermarks(t).asMap()));
     Long p = known.get(tp);
-    return p == null ? OptionalLong.empty() : OptionalLong.of(p);
+    return p == null ? NO_POSITION : p;
   }
 
   /**

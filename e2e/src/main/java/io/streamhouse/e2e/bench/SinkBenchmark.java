@@ -56,7 +56,7 @@ public final class SinkBenchmark {
   private SinkBenchmark(SinkBenchmarkOptions options) {
     this.options = options;
     this.configs = new SinkConfigs(options);
-    this.drains = new SinkDrains(options.runDir(), options.records());
+    this.drains = new SinkDrains(options.runDir(), options.records(), options.warmUpRecords());
   }
 
   public static void main(String[] args) throws Exception {
@@ -207,6 +207,12 @@ public final class SinkBenchmark {
         valueConverter.equals(JSON_CONVERTER)
             ? ""
             : " for " + options.valueConverterFor() + ", " + JSON_CONVERTER + " for the others");
+    if (options.warmUpRecords() > 0) {
+      System.out.printf(
+          "warm worker: before each drain the same sink, with the same tasks, drains the first %,d"
+              + " records into another table in the same worker JVM, then is deleted%n",
+          options.warmUpRecords());
+    }
   }
 
   /** The backlog: {@link BenchRecords} of one table, {@code records} of them. */

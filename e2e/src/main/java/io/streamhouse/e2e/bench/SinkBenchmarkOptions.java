@@ -14,6 +14,8 @@ import java.util.Set;
  * @param valueConverter {@code --value-converter}: the converter of the sinks {@code
  *     valueConverterFor} names
  * @param kafkaMetadata {@code --kafka-metadata}: our route's Kafka metadata fields; empty for none
+ * @param warmUpRecords {@code --warm-up-records}: before each drain, the same sink drains this many
+ *     records of the backlog into another table in the same worker JVM (0: a cold worker)
  */
 record SinkBenchmarkOptions(
     Path root,
@@ -29,7 +31,8 @@ record SinkBenchmarkOptions(
     String kafkaMetadata,
     boolean withApache,
     boolean withCeiling,
-    int repeat) {
+    int repeat,
+    int warmUpRecords) {
 
   /** The Kafka worker the Apache Iceberg sink 1.12.0 runs on: it does not start on 4.4. */
   static final String APACHE_WORKER = "4.3.1";
@@ -65,6 +68,7 @@ record SinkBenchmarkOptions(
         o.getOrDefault("kafka-metadata", ""),
         !o.containsKey("skip-apache"),
         !o.containsKey("skip-ceiling"),
-        Integer.parseInt(o.getOrDefault("repeat", "1")));
+        Integer.parseInt(o.getOrDefault("repeat", "1")),
+        Integer.parseInt(o.getOrDefault("warm-up-records", "0")));
   }
 }

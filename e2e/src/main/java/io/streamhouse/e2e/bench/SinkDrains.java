@@ -1,10 +1,12 @@
 package io.streamhouse.e2e.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.streamhouse.e2e.ConnectWorker;
 import io.streamhouse.e2e.LocalStack;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,13 +26,15 @@ final class SinkDrains {
 
   private final Path runDir;
   private final int records;
+  private final int warmUpRecords;
   private final List<Map<String, String>> results = new ArrayList<>();
   private final List<CostOverCeiling.Run> runs = new ArrayList<>();
   private final Set<String> configsShown = new HashSet<>();
 
-  SinkDrains(Path runDir, int records) {
+  SinkDrains(Path runDir, int records, int warmUpRecords) {
     this.runDir = runDir;
     this.records = records;
+    this.warmUpRecords = warmUpRecords;
   }
 
   /** The rows of the drains so far, in their order. */
@@ -58,64 +62,33 @@ final class SinkDrains {
     ConnectWorker worker = stack.worker();
     worker.restart(Duration.ofMinutes(2)); // a fresh JVM: its peak memory is this run's alone
     String name = kind + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
-    String table = "bench." + name.replace('-', '_');
     try (Admin admin = stack.admin()) { // one client polls the do-nothing sink's offsets
-      LongSupplier done =
-          switch (kind) {
-            case "discard" -> () -> DurableRecords.committed(admin, name);
-            case "iceberg" -> {
-              HadoopTableProbe probe =
-                  new HadoopTableProbe(config.get("catalog.bench.warehouse"), table);
-              yield () -> DurableRecords.watermarkSum(probe, name);
-            }
-            default -> {
-              HadoopTableProbe probe =
-                  new HadoopTableProbe(config.get("iceberg.catalog.warehouse"), table);
-              yield () -> DurableRecords.totalRecords(probe);
-            }
-          };
-      if (kind.equals("iceberg")) {
-        config.put("route.bench.table", table);
-        config.put("control.topic", "ctl-" + name);
-      }
-      if (kind.equals("apache")) {
-        config.put("iceberg.tables", table);
-        config.put("iceberg.control.topic", "ctl-" + name);
-        stack.createTopic("ctl-" + name, 1, Map.of());
+      if (warmUpRecords > 0) {
+        // The JIT compiles the sink's path in this drain, not in the measured one: a worker that
+        // has run for a while.
+        String warm = name + "-warm";
+        long warmStart = System.nanoTime();
+        LongSupplier warmDone = start(stack, admin, kind, warm, new HashMap<>(config));
+        awaitDurable(stack, sink + " (warm-up)", warm, warmDone, warmUpRecords, warmStart, worker);
+        stopAndDelete(stack, warm);
+        System.out.printf(
+            "warm-up of %s: %,d records in %.1f s%n",
+            sink, warmUpRecords, (System.nanoTime() - warmStart) / 1e9);
       }
       if (configsShown.add(sink)) {
+        Map<String, String> shown = new TreeMap<>(config);
+        named(kind, name, shown);
         System.out.println(
             "Config of "
                 + sink
                 + " (names vary per run): "
-                + new TreeMap<>(config).toString().replace(runDir.toString(), "<run-dir>"));
+                + shown.toString().replace(runDir.toString(), "<run-dir>"));
       }
       long start = System.nanoTime();
-      stack.connect().putConfig(name, config);
-      long last = 0;
-      long quarterNanos = -1;
-      long quarterRecords = 0;
-      while (last < records) {
-        stack.connect().requireNotFailed(name);
-        if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
-          throw new IllegalStateException(
-              sink
-                  + " did not drain "
-                  + records
-                  + " records in "
-                  + DRAIN_TIMEOUT
-                  + " ("
-                  + last
-                  + " so far); see "
-                  + worker.logFile());
-        }
-        Thread.sleep(200); // polling interval of a benchmark measurement loop, not synchronization
-        last = done.getAsLong();
-        if (quarterNanos < 0 && last >= records / 4) {
-          quarterNanos = System.nanoTime();
-          quarterRecords = last;
-        }
-      }
+      LongSupplier done = start(stack, admin, kind, name, config);
+      long[] quarter = awaitDurable(stack, sink, name, done, records, start, worker);
+      long quarterNanos = quarter[0];
+      long quarterRecords = quarter[1];
       long end = System.nanoTime();
       double seconds = (end - start) / 1e9;
       Map<String, String> row = new LinkedHashMap<>();
@@ -150,5 +123,107 @@ final class SinkDrains {
       worker.close();
       BenchWorkers.keepProfile(worker, name);
     }
+  }
+
+  /**
+   * Names {@code config}'s table and control topic after {@code name}, starts the connector and
+   * returns how many of its records are durable.
+   */
+  private static LongSupplier start(
+      LocalStack stack, Admin admin, String kind, String name, Map<String, String> config) {
+    String table = named(kind, name, config);
+    LongSupplier done =
+        switch (kind) {
+          case "discard" -> () -> DurableRecords.committed(admin, name);
+          case "iceberg" -> {
+            HadoopTableProbe probe =
+                new HadoopTableProbe(config.get("catalog.bench.warehouse"), table);
+            yield () -> DurableRecords.watermarkSum(probe, name);
+          }
+          default -> {
+            HadoopTableProbe probe =
+                new HadoopTableProbe(config.get("iceberg.catalog.warehouse"), table);
+            yield () -> DurableRecords.totalRecords(probe);
+          }
+        };
+    if (kind.equals("apache")) {
+      stack.createTopic("ctl-" + name, 1, Map.of());
+    }
+    stack.connect().putConfig(name, config);
+    return done;
+  }
+
+  /** Puts the table and control topic of connector {@code name} into {@code config}. */
+  private static String named(String kind, String name, Map<String, String> config) {
+    String table = "bench." + name.replace('-', '_');
+    if (kind.equals("iceberg")) {
+      config.put("route.bench.table", table);
+      config.put("control.topic", "ctl-" + name);
+    }
+    if (kind.equals("apache")) {
+      config.put("iceberg.tables", table);
+      config.put("iceberg.control.topic", "ctl-" + name);
+    }
+    return table;
+  }
+
+  /**
+   * Waits until {@code target} records of connector {@code name} are durable; returns when the
+   * first quarter of them was (nanos) and how many were then.
+   */
+  private static long[] awaitDurable(
+      LocalStack stack,
+      String sink,
+      String name,
+      LongSupplier done,
+      long target,
+      long start,
+      ConnectWorker worker)
+      throws InterruptedException {
+    long last = 0;
+    long quarterNanos = -1;
+    long quarterRecords = 0;
+    while (last < target) {
+      stack.connect().requireNotFailed(name);
+      if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
+        throw new IllegalStateException(
+            sink
+                + " did not drain "
+                + target
+                + " records in "
+                + DRAIN_TIMEOUT
+                + " ("
+                + last
+                + " so far); see "
+                + worker.logFile());
+      }
+      Thread.sleep(200); // polling interval of a benchmark measurement loop, not synchronization
+      last = done.getAsLong();
+      if (quarterNanos < 0 && last >= target / 4) {
+        quarterNanos = System.nanoTime();
+        quarterRecords = last;
+      }
+    }
+    return new long[] {quarterNanos, quarterRecords};
+  }
+
+  /**
+   * Stops connector {@code name}, waits until its tasks are gone (they would take CPU), deletes it.
+   */
+  private static void stopAndDelete(LocalStack stack, String name) throws InterruptedException {
+    stack.connect().stop(name);
+    long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+    while (true) {
+      JsonNode status = stack.connect().status(name);
+      if ("STOPPED".equals(status.path("connector").path("state").asText())
+          && status.path("tasks").isEmpty()) {
+        break;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("Connector " + name + " did not stop: " + status);
+      }
+      Thread.sleep(100); // polling interval of a benchmark loop, not synchronization
+    }
+    stack.connect().delete(name);
   }
 }

@@ -1,5 +1,6 @@
 package io.streamhouse.connect.table.iceberg;
 
+import io.streamhouse.connect.convert.FieldPaths;
 import io.streamhouse.connect.convert.ValueCoercion;
 import io.streamhouse.connect.errors.RecordConversionException;
 import java.nio.ByteBuffer;
@@ -31,6 +32,8 @@ public final class IcebergRecordConverter {
 
   /** An empty record per struct type: copying it is cheaper than creating one by type. */
   private final Map<Types.StructType, GenericRecord> templates = new IdentityHashMap<>();
+
+  private final FieldPaths paths = new FieldPaths();
 
   public IcebergRecordConverter(Schema schema) {
     this.schema = schema;
@@ -78,7 +81,7 @@ public final class IcebergRecordConverter {
 
   private Object field(Types.NestedField field, Object value, String parent)
       throws RecordConversionException {
-    String path = parent.isEmpty() ? field.name() : parent + "." + field.name();
+    String path = paths.child(parent, field.name());
     if (value == null) {
       if (field.isRequired()) {
         throw new RecordConversionException(
@@ -139,7 +142,7 @@ public final class IcebergRecordConverter {
         }
         result.add(null);
       } else {
-        result.add(value(type.elementType(), element, path + "[" + i + "]"));
+        result.add(value(type.elementType(), element, paths.element(path, i)));
       }
     }
     return result;
@@ -155,9 +158,11 @@ public final class IcebergRecordConverter {
       if (e.getKey() == null) {
         throw new RecordConversionException(path, "map '" + path + "' has a null key");
       }
-      Object key = value(type.keyType(), e.getKey(), path + ".key");
+      Object key = value(type.keyType(), e.getKey(), paths.child(path, "key"));
       Object v =
-          e.getValue() == null ? null : value(type.valueType(), e.getValue(), path + ".value");
+          e.getValue() == null
+              ? null
+              : value(type.valueType(), e.getValue(), paths.child(path, "value"));
       if (v == null && type.isValueRequired()) {
         throw new RecordConversionException(
             path, "map '" + path + "' has a null value but values are required");

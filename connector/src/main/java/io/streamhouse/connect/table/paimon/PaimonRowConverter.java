@@ -1,5 +1,6 @@
 package io.streamhouse.connect.table.paimon;
 
+import io.streamhouse.connect.convert.FieldPaths;
 import io.streamhouse.connect.convert.ValueCoercion;
 import io.streamhouse.connect.errors.RecordConversionException;
 import java.util.IdentityHashMap;
@@ -35,6 +36,8 @@ public final class PaimonRowConverter {
   /** Per Connect struct schema, the position of each table column in it (-1: absent). */
   private final Map<org.apache.kafka.connect.data.Schema, Field[]> layouts =
       new IdentityHashMap<>();
+
+  private final FieldPaths paths = new FieldPaths();
 
   public PaimonRowConverter(RowType rowType) {
     this.rowType = rowType;
@@ -77,17 +80,17 @@ public final class PaimonRowConverter {
       for (int i = 0; i < fields.size(); i++) {
         if (layout[i] != null) {
           DataField f = fields.get(i);
-          row.setField(i, value(f.type(), struct.get(layout[i]), path + f.name()));
+          row.setField(i, value(f.type(), struct.get(layout[i]), paths.child(path, f.name())));
         }
       }
     } else if (value instanceof Map<?, ?> map) {
       for (int i = 0; i < fields.size(); i++) {
         DataField f = fields.get(i);
-        row.setField(i, value(f.type(), map.get(f.name()), path + f.name()));
+        row.setField(i, value(f.type(), map.get(f.name()), paths.child(path, f.name())));
       }
     } else if (value != null) {
       throw new RecordConversionException(
-          path.isEmpty() ? "<value>" : path.substring(0, path.length() - 1),
+          path.isEmpty() ? "<value>" : path,
           "expected a struct or a JSON object, got " + value.getClass().getSimpleName());
     }
     return row;
@@ -126,7 +129,7 @@ public final class PaimonRowConverter {
           timestamp(ValueCoercion.toInstant(v, field, type));
       case ARRAY -> array((ArrayType) type, v, field);
       case MAP -> map((MapType) type, v, field);
-      case ROW -> row((RowType) type, v, field + ".", RowKind.INSERT);
+      case ROW -> row((RowType) type, v, field, RowKind.INSERT);
       default ->
           throw new RecordConversionException(field, "column type " + type + " is not supported");
     };
@@ -151,7 +154,7 @@ public final class PaimonRowConverter {
     }
     Object[] elements = new Object[list.size()];
     for (int i = 0; i < elements.length; i++) {
-      elements[i] = value(type.getElementType(), list.get(i), field + "[" + i + "]");
+      elements[i] = value(type.getElementType(), list.get(i), paths.element(field, i));
     }
     return new GenericArray(elements);
   }
@@ -163,7 +166,7 @@ public final class PaimonRowConverter {
     Map<Object, Object> converted = new LinkedHashMap<>();
     for (Map.Entry<?, ?> e : map.entrySet()) {
       converted.put(
-          value(type.getKeyType(), e.getKey(), field + ".key"),
+          value(type.getKeyType(), e.getKey(), paths.child(field, "key")),
           value(type.getValueType(), e.getValue(), field + "." + e.getKey()));
     }
     return new GenericMap(converted);
