@@ -176,6 +176,79 @@ class PluginInstallE2E {
                 + " for task install-fast-json-0 using the connector config");
   }
 
+  /**
+   * Into an unpartitioned table, whose writer takes the converter's strings as their UTF-8 bytes:
+   * text with accents, symbols outside the BMP, quotes, backslashes, escapes and control characters
+   * reads back exactly as produced, an absent text as null.
+   */
+  @Test
+  void textReadByTheFastJsonConverterReadsBackExactly(LocalStack stack) {
+    String topic = "orders-fast-json-text";
+    stack.createTopic(topic, 2, Map.of());
+    ConnectorExample sink =
+        IcebergSink.config(
+            stack,
+            "install-fast-json-text",
+            topic,
+            Map.of(
+                "tasks.max",
+                "1",
+                "value.converter",
+                "io.streamhouse.connect.converter.FastJsonConverter",
+                "value.converter.schemas.enable",
+                "true",
+                "route.orders.partition-by",
+                ""));
+    ConnectJson.StructSchema schema =
+        ConnectJson.struct("io.streamhouse.e2e.Text")
+            .field("id", "int64", false)
+            .field("text", "string", false)
+            .field("note", "string", true);
+    String[] texts = {
+      "plain",
+      "\u00e5se \u00f8l",
+      "snow \u2603 and \ud83d\ude80",
+      "say \"hi\" \\ back",
+      "tab\tnew\nline\u0001",
+      ""
+    };
+    Map<Long, List<Object>> produced = new LinkedHashMap<>();
+    stack.connect().putConfig(sink.name(), sink.config());
+    try (JsonRecordProducer producer = stack.producer()) {
+      for (long id = 0; id < 300; id++) {
+        Map<String, Object> payload = new LinkedHashMap<>();
+        payload.put("id", id);
+        payload.put("text", texts[(int) (id % texts.length)] + id);
+        payload.put("note", id % 3 == 0 ? null : texts[(int) ((id + 1) % texts.length)]);
+        producer.sendWithSchema(topic, null, "k" + id, schema, payload);
+        produced.put(id, java.util.Arrays.asList(payload.get("text"), payload.get("note")));
+      }
+      producer.flush();
+    }
+    try (IcebergTables tables = IcebergSink.tables(stack)) {
+      String table = IcebergSink.tableOf(topic);
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(500))
+          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
+          .untilAsserted(
+              () -> {
+                assertThat(tables.exists(table)).isTrue();
+                assertThat(tables.rows(table)).hasSize(produced.size());
+              });
+      Map<Long, List<Object>> read = new LinkedHashMap<>();
+      for (Map<String, Object> row : tables.rows(table)) {
+        read.put(
+            (Long) row.get("id"),
+            java.util.Arrays.asList(
+                row.get("text"), row.get("note") == null ? null : row.get("note").toString()));
+      }
+      assertThat(read).isEqualTo(produced);
+      assertThat(tables.table(table).spec().isUnpartitioned()).isTrue();
+    }
+    stack.connect().delete(sink.name());
+  }
+
   @Test
   void schemalessJsonLandsInATableWithInferredTypes(LocalStack stack) {
     String topic = "orders-schemaless";

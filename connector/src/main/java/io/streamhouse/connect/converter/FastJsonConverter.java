@@ -23,7 +23,9 @@ import org.apache.kafka.connect.storage.ConverterType;
  * bytes into the same Connect data, faster: a streaming parser instead of a tree, and the schema of
  * a schema-enabled envelope recognised by its bytes (the Connect schema is cached by them, as many
  * as {@code schemas.cache.size}), so a repeated schema is never parsed again; the payload is
- * decoded straight into Connect values against the cached schema.
+ * decoded straight into Connect values against the cached schema; a struct payload becomes a {@link
+ * JsonStruct}, which holds its decoded {@link JsonRow} until something reads it as a {@code
+ * Struct}.
  *
  * <p>Every record it does not decode with certainty goes to a {@code JsonConverter} configured the
  * same way, whose answer (a value or a {@link DataException}) is the answer: the first record of
@@ -47,7 +49,7 @@ public final class FastJsonConverter implements Converter {
   private final JsonConverter delegate = new JsonConverter();
   private boolean schemasEnabled = true;
   private SchemaSliceCache schemas = new SchemaSliceCache(1000);
-  private PayloadDecoder decoder = new PayloadDecoder(true);
+  private PayloadDecoder decoder = new PayloadDecoder(true, true);
   private long handedOver;
 
   @Override
@@ -68,7 +70,7 @@ public final class FastJsonConverter implements Converter {
     boolean replaceNull =
         !delegate.config().names().contains(REPLACE_NULL_WITH_DEFAULT)
             || config.getBoolean(REPLACE_NULL_WITH_DEFAULT);
-    decoder = new PayloadDecoder(replaceNull);
+    decoder = new PayloadDecoder(replaceNull, true);
   }
 
   @Override
@@ -148,7 +150,7 @@ public final class FastJsonConverter implements Converter {
         return null;
       }
       Object decoded = decoder.read(p, schema);
-      return p.nextToken() == null ? new SchemaAndValue(schema, decoded) : null;
+      return p.nextToken() == null ? new SchemaAndValue(schema, connectValue(decoded)) : null;
     }
   }
 
@@ -188,8 +190,16 @@ public final class FastJsonConverter implements Converter {
       if (p.nextToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
         return null;
       }
-      return new SchemaAndValue(schema, decoded);
+      return new SchemaAndValue(schema, connectValue(decoded));
     }
+  }
+
+  /**
+   * A decoded payload as Connect data: a struct stays a row inside its {@link JsonStruct} until
+   * something reads it; anything else is made Connect data now.
+   */
+  private static Object connectValue(Object decoded) {
+    return decoded instanceof JsonRow row ? new JsonStruct(row) : JsonRow.toConnect(decoded);
   }
 
   /** Whether the payload, the parser's current token, ends the envelope and the input. */

@@ -32,8 +32,19 @@ final class PayloadDecoder {
 
   private final boolean replaceNullWithDefault;
 
+  /**
+   * Structs as {@link JsonRow}s and strings as {@link JsonText}s (against a schema), not as {@link
+   * Struct}s and {@code String}s.
+   */
+  private final boolean rows;
+
   PayloadDecoder(boolean replaceNullWithDefault) {
+    this(replaceNullWithDefault, false);
+  }
+
+  PayloadDecoder(boolean replaceNullWithDefault, boolean rows) {
     this.replaceNullWithDefault = replaceNullWithDefault;
+    this.rows = rows;
   }
 
   /** The value whose first token is the parser's current token; the parser ends on its last. */
@@ -90,7 +101,9 @@ final class PayloadDecoder {
         if (token != JsonToken.VALUE_STRING) {
           throw NotHandled.INSTANCE;
         }
-        return p.getText();
+        return rows
+            ? JsonText.of(p.getTextCharacters(), p.getTextOffset(), p.getTextLength())
+            : p.getText();
       case BYTES:
         return base64(p, token);
       case ARRAY:
@@ -223,9 +236,10 @@ final class PayloadDecoder {
 
   /**
    * A struct: fields in any order, unknown fields skipped, a field given twice takes its last value
-   * (as in Jackson's tree), a missing field is a null.
+   * (as in Jackson's tree), a missing field is a null. In {@link #rows} form a {@link JsonRow}
+   * whose values need none of {@link Struct#put}'s checks: each was read for its field's schema.
    */
-  private Struct struct(JsonParser p, JsonToken token, Schema schema, int depth)
+  private Object struct(JsonParser p, JsonToken token, Schema schema, int depth)
       throws IOException {
     if (token != JsonToken.START_OBJECT || depth > MAX_DEPTH) {
       throw NotHandled.INSTANCE;
@@ -244,6 +258,14 @@ final class PayloadDecoder {
       }
       values[field.index()] = read(p, field.schema(), depth);
       seen[field.index()] = true;
+    }
+    if (rows) {
+      for (int i = 0; i < values.length; i++) {
+        if (!seen[i]) {
+          values[i] = nullFor(fields.get(i).schema());
+        }
+      }
+      return new JsonRow(schema, values);
     }
     Struct struct = new Struct(schema);
     for (int i = 0; i < values.length; i++) {

@@ -2,6 +2,9 @@ package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.convert.FieldPaths;
 import io.streamhouse.connect.convert.ValueCoercion;
+import io.streamhouse.connect.converter.JsonRow;
+import io.streamhouse.connect.converter.JsonStruct;
+import io.streamhouse.connect.converter.JsonText;
 import io.streamhouse.connect.errors.RecordConversionException;
 import java.nio.ByteBuffer;
 import java.time.Instant;
@@ -13,6 +16,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.avro.util.Utf8;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.Record;
@@ -26,9 +30,14 @@ import org.apache.kafka.connect.data.Struct;
  * schema. The table schema decides: fields the table lacks are ignored, fields the value lacks are
  * null (an error for a required column), and values fit their columns by the policy both formats
  * share ({@link ValueCoercion}).
+ *
+ * <p>A value from {@code FastJsonConverter} that nothing has read yet ({@link JsonStruct}) is read
+ * from its decoded row, without the Connect {@code Struct}; with {@code utf8Strings} its strings go
+ * into the record as the UTF-8 bytes Parquet writes ({@link Utf8}), not as {@code String}s.
  */
 public final class IcebergRecordConverter {
   private final Schema schema;
+  private final boolean utf8Strings;
 
   /** An empty record per struct type: copying it is cheaper than creating one by type. */
   private final Map<Types.StructType, GenericRecord> templates = new IdentityHashMap<>();
@@ -36,12 +45,25 @@ public final class IcebergRecordConverter {
   private final FieldPaths paths = new FieldPaths();
 
   public IcebergRecordConverter(Schema schema) {
+    this(schema, false);
+  }
+
+  /**
+   * {@code utf8Strings}: strings of undecoded {@link JsonStruct}s go into records as {@link Utf8}
+   * (the writer of an unpartitioned append table, whose records only Parquet reads); otherwise
+   * every string is a {@code String}, as partition keys and key indexes compare them.
+   */
+  public IcebergRecordConverter(Schema schema, boolean utf8Strings) {
     this.schema = schema;
+    this.utf8Strings = utf8Strings;
   }
 
   public Record convert(Object value) throws RecordConversionException {
     if (value == null) {
       throw new RecordConversionException("<value>", "the record value is null");
+    }
+    if (value instanceof JsonStruct json && json.undecodedRow() != null) {
+      return struct(schema.asStruct(), json.undecodedRow(), "");
     }
     return struct(schema.asStruct(), value, "");
   }
@@ -64,6 +86,14 @@ public final class IcebergRecordConverter {
         Types.NestedField field = fields.get(i);
         Field source = valueSchema.field(field.name());
         Object fieldValue = source == null ? null : struct.get(source);
+        record.set(i, field(field, fieldValue, path));
+      }
+    } else if (value instanceof JsonRow row) {
+      org.apache.kafka.connect.data.Schema valueSchema = row.schema();
+      for (int i = 0; i < fields.size(); i++) {
+        Types.NestedField field = fields.get(i);
+        Field source = valueSchema.field(field.name());
+        Object fieldValue = source == null ? null : row.get(source);
         record.set(i, field(field, fieldValue, path));
       }
     } else if (value instanceof Map<?, ?> map) {
@@ -93,6 +123,14 @@ public final class IcebergRecordConverter {
   }
 
   private Object value(Type type, Object value, String path) throws RecordConversionException {
+    if (value instanceof JsonText text) {
+      if (type.typeId() == Type.TypeID.STRING) {
+        return utf8Strings ? new Utf8(text.utf8()) : text.toString();
+      }
+      value = text.toString(); // fitted to the column as the String would be
+    } else if (value instanceof JsonRow row && type.typeId() != Type.TypeID.STRUCT) {
+      value = row.toStruct();
+    }
     return switch (type.typeId()) {
       case BOOLEAN -> ValueCoercion.toBoolean(value, path, type);
       case INTEGER ->

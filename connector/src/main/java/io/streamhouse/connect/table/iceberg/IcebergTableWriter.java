@@ -73,7 +73,8 @@ final class IcebergTableWriter implements TableWriter {
     this.metadata = route.kafkaMetadata();
     this.metadataPosition = DataWriterFactories.metadataPosition(table.schema(), metadata);
     this.budget = budget;
-    this.converter = new IcebergRecordConverter(table.schema());
+    // Utf8 strings only where no partition key compares them (they are not equal to Strings).
+    this.converter = new IcebergRecordConverter(table.schema(), table.spec().isUnpartitioned());
     this.columns = IcebergColumns.of(table);
     this.writerFactory = DataWriterFactories.forTable(table);
     this.fileFactory = DataWriterFactories.outputFiles(table, taskId);

@@ -2,6 +2,9 @@ package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.convert.FieldPaths;
 import io.streamhouse.connect.convert.ValueCoercion;
+import io.streamhouse.connect.converter.JsonRow;
+import io.streamhouse.connect.converter.JsonStruct;
+import io.streamhouse.connect.converter.JsonText;
 import io.streamhouse.connect.errors.RecordConversionException;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -18,6 +21,7 @@ import org.apache.paimon.data.Timestamp;
 import org.apache.paimon.types.ArrayType;
 import org.apache.paimon.types.DataField;
 import org.apache.paimon.types.DataType;
+import org.apache.paimon.types.DataTypeRoot;
 import org.apache.paimon.types.DecimalType;
 import org.apache.paimon.types.MapType;
 import org.apache.paimon.types.RowKind;
@@ -28,7 +32,8 @@ import org.apache.paimon.types.RowType;
  * matching fields by name. A field the value lacks is null; values fit their columns by the policy
  * both formats share ({@link ValueCoercion}); a value that does not fit (a word into an int, an int
  * that overflows, a null in a NOT NULL column) is a {@link RecordConversionException} naming the
- * field.
+ * field. A value from {@code FastJsonConverter} that nothing has read yet ({@link JsonStruct}) is
+ * read from its decoded row, its strings going into the row as the UTF-8 bytes they are.
  */
 public final class PaimonRowConverter {
   private final RowType rowType;
@@ -75,7 +80,18 @@ public final class PaimonRowConverter {
       throws RecordConversionException {
     List<DataField> fields = type.getFields();
     GenericRow row = new GenericRow(kind, fields.size());
-    if (value instanceof Struct struct) {
+    if (value instanceof JsonStruct json && json.undecodedRow() != null) {
+      value = json.undecodedRow();
+    }
+    if (value instanceof JsonRow json) {
+      Field[] layout = layouts.computeIfAbsent(json.schema(), s -> layout(fields, s));
+      for (int i = 0; i < fields.size(); i++) {
+        if (layout[i] != null) {
+          DataField f = fields.get(i);
+          row.setField(i, value(f.type(), json.get(layout[i]), paths.child(path, f.name())));
+        }
+      }
+    } else if (value instanceof Struct struct) {
       Field[] layout = layouts.computeIfAbsent(struct.schema(), s -> layout(fields, s));
       for (int i = 0; i < fields.size(); i++) {
         if (layout[i] != null) {
@@ -108,6 +124,15 @@ public final class PaimonRowConverter {
   private Object value(DataType type, Object v, String field) throws RecordConversionException {
     if (v == null) {
       return null;
+    }
+    if (v instanceof JsonText text) {
+      DataTypeRoot root = type.getTypeRoot();
+      if (root == DataTypeRoot.CHAR || root == DataTypeRoot.VARCHAR) {
+        return BinaryString.fromBytes(text.utf8());
+      }
+      v = text.toString(); // fitted to the column as the String would be
+    } else if (v instanceof JsonRow json && type.getTypeRoot() != DataTypeRoot.ROW) {
+      v = json.toStruct();
     }
     return switch (type.getTypeRoot()) {
       case BOOLEAN -> ValueCoercion.toBoolean(v, field, type);

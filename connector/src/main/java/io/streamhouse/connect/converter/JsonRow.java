@@ -1,0 +1,81 @@
+package io.streamhouse.connect.converter;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+
+/**
+ * A struct of a payload that {@link FastJsonConverter} decoded, before it is a Connect {@link
+ * Struct}: its field values by field index, as the {@code Struct} would hold them, except that
+ * strings are {@link JsonText} and structs {@code JsonRow}s, in lists and maps too. A sink that
+ * knows this form reads it without the {@code Struct} ({@link JsonStruct#undecodedRow}); {@link
+ * #toStruct} makes the {@code Struct} that {@code JsonConverter} would have made.
+ */
+public final class JsonRow {
+  private final Schema schema;
+  private final Object[] values;
+
+  JsonRow(Schema schema, Object[] values) {
+    this.schema = schema;
+    this.values = values;
+  }
+
+  public Schema schema() {
+    return schema;
+  }
+
+  /** The value of {@code field} as {@link Struct#get(Field)} reads it: its default for a null. */
+  public Object get(Field field) {
+    Object value = values[field.index()];
+    return value == null ? field.schema().defaultValue() : value;
+  }
+
+  /** The Connect struct of this row, with the checks of {@link Struct#put(Field, Object)}. */
+  public Struct toStruct() {
+    Struct struct = new Struct(schema);
+    fill(struct);
+    return struct;
+  }
+
+  /** Puts this row's values into {@code struct}, of this row's schema. */
+  void fill(Struct struct) {
+    List<Field> fields = schema.fields();
+    for (int i = 0; i < fields.size(); i++) {
+      struct.put(fields.get(i), toConnect(values[i]));
+    }
+  }
+
+  /** {@code value} with every {@link JsonText} a {@code String} and every row a {@code Struct}. */
+  public static Object toConnect(Object value) {
+    if (value instanceof JsonText text) {
+      return text.toString();
+    }
+    if (value instanceof JsonRow row) {
+      return row.toStruct();
+    }
+    if (value instanceof List<?> list) {
+      List<Object> copy = new ArrayList<>(list.size());
+      for (Object element : list) {
+        copy.add(toConnect(element));
+      }
+      return copy;
+    }
+    if (value instanceof Map<?, ?> map) {
+      Map<Object, Object> copy = new HashMap<>(map.size() * 2);
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        copy.put(toConnect(e.getKey()), toConnect(e.getValue()));
+      }
+      return copy;
+    }
+    return value;
+  }
+
+  @Override
+  public String toString() {
+    return toStruct().toString();
+  }
+}
