@@ -149,7 +149,7 @@ public final class FastJsonConverter implements Converter {
       if (p.nextToken() == null) {
         return null;
       }
-      Object decoded = decoder.read(p, schema);
+      Object decoded = decoder.read(p, schema, value, from);
       return p.nextToken() == null ? new SchemaAndValue(schema, connectValue(decoded)) : null;
     }
   }
@@ -186,7 +186,7 @@ public final class FastJsonConverter implements Converter {
         }
         return first;
       }
-      Object decoded = decoder.read(p, schema);
+      Object decoded = decoder.read(p, schema, value, 0);
       if (p.nextToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
         return null;
       }

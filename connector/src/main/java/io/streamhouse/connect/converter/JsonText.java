@@ -34,6 +34,11 @@ public final class JsonText implements CharSequence {
     return new JsonText(bytes, null);
   }
 
+  /** The text whose well-formed UTF-8 is {@code utf8}, an array no one else changes. */
+  static JsonText ofUtf8(byte[] utf8) {
+    return new JsonText(utf8, null);
+  }
+
   static JsonText of(String text) {
     return new JsonText(null, text);
   }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -49,10 +50,22 @@ final class PayloadDecoder {
 
   /** The value whose first token is the parser's current token; the parser ends on its last. */
   Object read(JsonParser p, Schema schema) throws IOException {
-    return schema == null ? readSchemaless(p, 0) : read(p, schema, 0);
+    return read(p, schema, null, 0);
   }
 
-  private Object read(JsonParser p, Schema schema, int depth) throws IOException {
+  /**
+   * {@link #read(JsonParser, Schema)} of a parser over {@code input} from {@code base}: in {@link
+   * #rows} form a string without escapes is taken as its bytes of the input, once they are checked
+   * to be well-formed UTF-8, instead of being decoded.
+   */
+  Object read(JsonParser p, Schema schema, byte[] input, int base) throws IOException {
+    return schema == null ? readSchemaless(p, 0) : read(p, new Input(input, base), schema, 0);
+  }
+
+  /** The bytes a parser reads, from {@code base}; {@code bytes} null when unknown. */
+  private record Input(byte[] bytes, int base) {}
+
+  private Object read(JsonParser p, Input in, Schema schema, int depth) throws IOException {
     JsonToken token = p.currentToken();
     if (token == JsonToken.VALUE_NULL) {
       return nullFor(schema);
@@ -101,20 +114,37 @@ final class PayloadDecoder {
         if (token != JsonToken.VALUE_STRING) {
           throw NotHandled.INSTANCE;
         }
-        return rows
-            ? JsonText.of(p.getTextCharacters(), p.getTextOffset(), p.getTextLength())
-            : p.getText();
+        return rows ? text(p, in) : p.getText();
       case BYTES:
         return base64(p, token);
       case ARRAY:
-        return array(p, token, schema.valueSchema(), depth + 1);
+        return array(p, in, token, schema.valueSchema(), depth + 1);
       case MAP:
-        return map(p, token, schema, depth + 1);
+        return map(p, in, token, schema, depth + 1);
       case STRUCT:
-        return struct(p, token, schema, depth + 1);
+        return struct(p, in, token, schema, depth + 1);
       default:
         throw NotHandled.INSTANCE;
     }
+  }
+
+  /**
+   * The current string token as {@link JsonText}: its bytes of the input when it has no escape and
+   * is well-formed UTF-8 (then they are the UTF-8 of the text {@code JsonConverter} reads), else
+   * the characters the parser decodes.
+   */
+  private static JsonText text(JsonParser p, Input in) throws IOException {
+    if (in.bytes() != null) {
+      long at = p.currentTokenLocation().getByteOffset();
+      int open = in.base() + (int) at;
+      if (at >= 0 && open < in.bytes().length && in.bytes()[open] == '"') {
+        int close = Utf8Strings.plainEnd(in.bytes(), open + 1);
+        if (close >= 0) {
+          return JsonText.ofUtf8(Arrays.copyOfRange(in.bytes(), open + 1, close));
+        }
+      }
+    }
+    return JsonText.of(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
   }
 
   /** What {@code JsonConverter} makes of a JSON null or a missing field. */
@@ -179,19 +209,19 @@ final class PayloadDecoder {
     }
   }
 
-  private List<Object> array(JsonParser p, JsonToken token, Schema elements, int depth)
+  private List<Object> array(JsonParser p, Input in, JsonToken token, Schema elements, int depth)
       throws IOException {
     if (token != JsonToken.START_ARRAY || depth > MAX_DEPTH) {
       throw NotHandled.INSTANCE;
     }
     List<Object> list = new ArrayList<>();
     while (p.nextToken() != JsonToken.END_ARRAY) {
-      list.add(read(p, elements, depth));
+      list.add(read(p, in, elements, depth));
     }
     return list;
   }
 
-  private Map<Object, Object> map(JsonParser p, JsonToken token, Schema schema, int depth)
+  private Map<Object, Object> map(JsonParser p, Input in, JsonToken token, Schema schema, int depth)
       throws IOException {
     if (depth > MAX_DEPTH) {
       throw NotHandled.INSTANCE;
@@ -205,7 +235,7 @@ final class PayloadDecoder {
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String key = p.currentName();
         p.nextToken();
-        map.put(key, read(p, values, depth));
+        map.put(key, read(p, in, values, depth));
       }
       return map;
     }
@@ -216,8 +246,8 @@ final class PayloadDecoder {
       if (p.currentToken() != JsonToken.START_ARRAY) {
         throw NotHandled.INSTANCE;
       }
-      Object key = read(next(p), schema.keySchema(), depth);
-      Object value = read(next(p), values, depth);
+      Object key = read(next(p), in, schema.keySchema(), depth);
+      Object value = read(next(p), in, values, depth);
       if (p.nextToken() != JsonToken.END_ARRAY) {
         throw NotHandled.INSTANCE;
       }
@@ -239,7 +269,7 @@ final class PayloadDecoder {
    * (as in Jackson's tree), a missing field is a null. In {@link #rows} form a {@link JsonRow}
    * whose values need none of {@link Struct#put}'s checks: each was read for its field's schema.
    */
-  private Object struct(JsonParser p, JsonToken token, Schema schema, int depth)
+  private Object struct(JsonParser p, Input in, JsonToken token, Schema schema, int depth)
       throws IOException {
     if (token != JsonToken.START_OBJECT || depth > MAX_DEPTH) {
       throw NotHandled.INSTANCE;
@@ -247,8 +277,14 @@ final class PayloadDecoder {
     List<Field> fields = schema.fields();
     Object[] values = new Object[fields.size()];
     boolean[] seen = new boolean[values.length];
+    int next = 0; // JsonConverter writes the fields in schema order: try the next one first
     while (p.nextToken() == JsonToken.FIELD_NAME) {
-      Field field = schema.field(p.currentName());
+      String name = p.currentName();
+      Field field =
+          next < fields.size() && fields.get(next).name().equals(name)
+              ? fields.get(next)
+              : schema.field(name);
+      next = field == null ? next : field.index() + 1;
       JsonToken valueToken = p.nextToken();
       if (field == null) {
         if (valueToken.isStructStart()) {
@@ -256,7 +292,7 @@ final class PayloadDecoder {
         }
         continue;
       }
-      values[field.index()] = read(p, field.schema(), depth);
+      values[field.index()] = read(p, in, field.schema(), depth);
       seen[field.index()] = true;
     }
     if (rows) {

@@ -36,6 +36,9 @@ import org.apache.kafka.connect.data.Struct;
  * into the record as the UTF-8 bytes Parquet writes ({@link Utf8}), not as {@code String}s.
  */
 public final class IcebergRecordConverter {
+  /** Layouts kept per struct type. */
+  private static final int MAX_LAYOUTS = 64;
+
   private final Schema schema;
   private final boolean utf8Strings;
 
@@ -44,14 +47,22 @@ public final class IcebergRecordConverter {
 
   private final FieldPaths paths = new FieldPaths();
 
+  /**
+   * Per struct type, per Connect schema of its values (by identity: converters hand out the same
+   * schema object for every record of a schema), the source field of each column.
+   */
+  private final Map<Types.StructType, Map<org.apache.kafka.connect.data.Schema, Field[]>> layouts =
+      new IdentityHashMap<>();
+
   public IcebergRecordConverter(Schema schema) {
     this(schema, false);
   }
 
   /**
    * {@code utf8Strings}: strings of undecoded {@link JsonStruct}s go into records as {@link Utf8}
-   * (the writer of an unpartitioned append table, whose records only Parquet reads); otherwise
-   * every string is a {@code String}, as partition keys and key indexes compare them.
+   * (the writer of an append table with no partition of a string column, whose strings only Parquet
+   * reads); otherwise every string is a {@code String}, as partition keys and key indexes compare
+   * them.
    */
   public IcebergRecordConverter(Schema schema, boolean utf8Strings) {
     this.schema = schema;
@@ -81,20 +92,16 @@ public final class IcebergRecordConverter {
     GenericRecord record = templates.computeIfAbsent(type, GenericRecord::create).copy();
     List<Types.NestedField> fields = type.fields();
     if (value instanceof Struct struct) {
-      org.apache.kafka.connect.data.Schema valueSchema = struct.schema();
+      Field[] sources = layout(type, struct.schema());
       for (int i = 0; i < fields.size(); i++) {
-        Types.NestedField field = fields.get(i);
-        Field source = valueSchema.field(field.name());
-        Object fieldValue = source == null ? null : struct.get(source);
-        record.set(i, field(field, fieldValue, path));
+        Object fieldValue = sources[i] == null ? null : struct.get(sources[i]);
+        record.set(i, field(fields.get(i), fieldValue, path));
       }
     } else if (value instanceof JsonRow row) {
-      org.apache.kafka.connect.data.Schema valueSchema = row.schema();
+      Field[] sources = layout(type, row.schema());
       for (int i = 0; i < fields.size(); i++) {
-        Types.NestedField field = fields.get(i);
-        Field source = valueSchema.field(field.name());
-        Object fieldValue = source == null ? null : row.get(source);
-        record.set(i, field(field, fieldValue, path));
+        Object fieldValue = sources[i] == null ? null : row.get(sources[i]);
+        record.set(i, field(fields.get(i), fieldValue, path));
       }
     } else if (value instanceof Map<?, ?> map) {
       for (int i = 0; i < fields.size(); i++) {
@@ -107,6 +114,28 @@ public final class IcebergRecordConverter {
           "expected a struct or a JSON object, got " + value.getClass().getSimpleName());
     }
     return record;
+  }
+
+  /**
+   * Per column of {@code type}, the field of {@code valueSchema} with its name (null: none), kept
+   * per pair: looking each name up per record was about 3 % of a task thread (JFR).
+   */
+  private Field[] layout(Types.StructType type, org.apache.kafka.connect.data.Schema valueSchema) {
+    Map<org.apache.kafka.connect.data.Schema, Field[]> bySchema =
+        layouts.computeIfAbsent(type, t -> new IdentityHashMap<>());
+    Field[] sources = bySchema.get(valueSchema);
+    if (sources == null) {
+      if (bySchema.size() >= MAX_LAYOUTS) {
+        bySchema.clear(); // a converter that makes a new schema object per record
+      }
+      List<Types.NestedField> fields = type.fields();
+      sources = new Field[fields.size()];
+      for (int i = 0; i < sources.length; i++) {
+        sources[i] = valueSchema.field(fields.get(i).name());
+      }
+      bySchema.put(valueSchema, sources);
+    }
+    return sources;
   }
 
   private Object field(Types.NestedField field, Object value, String parent)

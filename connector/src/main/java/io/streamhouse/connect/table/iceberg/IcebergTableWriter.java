@@ -25,6 +25,7 @@ import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.RollingDataWriter;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.kafka.connect.sink.SinkRecord;
 
@@ -73,8 +74,7 @@ final class IcebergTableWriter implements TableWriter {
     this.metadata = route.kafkaMetadata();
     this.metadataPosition = DataWriterFactories.metadataPosition(table.schema(), metadata);
     this.budget = budget;
-    // Utf8 strings only where no partition key compares them (they are not equal to Strings).
-    this.converter = new IcebergRecordConverter(table.schema(), table.spec().isUnpartitioned());
+    this.converter = new IcebergRecordConverter(table.schema(), noStringPartitions(table));
     this.columns = IcebergColumns.of(table);
     this.writerFactory = DataWriterFactories.forTable(table);
     this.fileFactory = DataWriterFactories.outputFiles(table, taskId);
@@ -92,6 +92,16 @@ final class IcebergTableWriter implements TableWriter {
             + pageBytes
                 * org.apache.iceberg.types.TypeUtil.indexById(table.schema().asStruct()).size();
     this.streamingBytes = Math.max(budget.maxBytes() / 8, openFileBytes * 2);
+  }
+
+  /**
+   * Whether no partition of {@code table} is derived from a string column: only then may records
+   * hold their strings as Utf8, which partition keys would not take as equal to a String of the
+   * same text.
+   */
+  private static boolean noStringPartitions(Table table) {
+    return table.spec().fields().stream()
+        .noneMatch(f -> table.schema().findType(f.sourceId()).typeId() == Type.TypeID.STRING);
   }
 
   @Override
