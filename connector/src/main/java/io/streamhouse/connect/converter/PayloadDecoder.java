@@ -246,7 +246,9 @@ final class PayloadDecoder {
       if (p.currentToken() != JsonToken.START_ARRAY) {
         throw NotHandled.INSTANCE;
       }
-      Object key = read(next(p), in, schema.keySchema(), depth);
+      // A key as Connect data even in rows form: equal keys must meet in the map as they do in
+      // JsonConverter's (a row is equal only to itself).
+      Object key = JsonRow.toConnect(read(next(p), in, schema.keySchema(), depth));
       Object value = read(next(p), in, values, depth);
       if (p.nextToken() != JsonToken.END_ARRAY) {
         throw NotHandled.INSTANCE;

@@ -128,6 +128,29 @@ class FastJsonConverterTest {
     assertThat(pair.fast.handedOver()).as("records read by JsonConverter").isEqualTo(1);
   }
 
+  /**
+   * A map with struct keys comes as an array of pairs: a key given twice keeps its last value, as
+   * in JsonConverter's map, though the fast path holds structs as rows.
+   */
+  @Test
+  void readsAMapWithStructKeysGivenTwiceAsJsonConverterDoes() {
+    ConverterPair pair = new ConverterPair(Map.of());
+    Schema key = SchemaBuilder.struct().name("K").field("k", Schema.STRING_SCHEMA).build();
+    Schema schema =
+        SchemaBuilder.struct()
+            .name("M")
+            .field("m", SchemaBuilder.map(key, Schema.STRING_SCHEMA).build())
+            .build();
+    Struct value = new Struct(schema).put("m", Map.of(new Struct(key).put("k", "a"), "first"));
+    String json = new String(pair.reference.fromConnectData("t", schema, value), UTF_8);
+    String twice = json.replace("\"first\"]", "\"first\"],[{\"k\":\"a\"},\"second\"]");
+    assertThat(twice).contains("second");
+    pair.assertSameReading(twice.getBytes(UTF_8));
+    SchemaAndValue read = pair.assertSameReading(twice.getBytes(UTF_8));
+    assertThat(((Struct) read.value()).getMap("m")).containsOnlyKeys(new Struct(key).put("k", "a"));
+    assertThat(((Struct) read.value()).getMap("m").values()).containsExactly("second");
+  }
+
   @Test
   void honoursReplaceNullWithDefault() {
     Schema schema =
