@@ -37,8 +37,13 @@ public final class JsonStruct extends Struct {
   private void decode() {
     JsonRow decoding = row;
     if (decoding != null) {
-      row = null;
-      decoding.fill(this);
+      row = null; // the puts of fill land here too
+      try {
+        decoding.fill(this);
+      } catch (RuntimeException e) {
+        row = decoding; // not half a Struct: the next read fails the same way
+        throw e;
+      }
     }
   }
 
