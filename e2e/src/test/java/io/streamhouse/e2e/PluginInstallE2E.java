@@ -158,17 +158,7 @@ class PluginInstallE2E {
     String topic = "orders-fast-json";
     stack.createTopic(topic, 4, Map.of());
     ConnectorExample sink =
-        IcebergSink.config(
-            stack,
-            "install-fast-json",
-            topic,
-            Map.of(
-                "tasks.max",
-                "2",
-                "value.converter",
-                "io.streamhouse.connect.converter.FastJsonConverter",
-                "value.converter.schemas.enable",
-                "true"));
+        fastJsonSink(stack, "install-fast-json", topic, Map.of("tasks.max", "2"));
     runAndCheckTable(stack, sink, topic, true);
     assertThat(Files.readString(stack.worker().logFile()))
         .contains(
@@ -186,19 +176,11 @@ class PluginInstallE2E {
     String topic = "orders-fast-json-text";
     stack.createTopic(topic, 2, Map.of());
     ConnectorExample sink =
-        IcebergSink.config(
+        fastJsonSink(
             stack,
             "install-fast-json-text",
             topic,
-            Map.of(
-                "tasks.max",
-                "1",
-                "value.converter",
-                "io.streamhouse.connect.converter.FastJsonConverter",
-                "value.converter.schemas.enable",
-                "true",
-                "route.orders.partition-by",
-                "bucket(4, id)"));
+            Map.of("tasks.max", "1", "route.orders.partition-by", "bucket(4, id)"));
     ConnectJson.StructSchema schema =
         ConnectJson.struct("io.streamhouse.e2e.Text")
             .field("id", "int64", false)
@@ -271,6 +253,15 @@ class PluginInstallE2E {
               tables.table(IcebergSink.tableOf(topic)).schema().findType("created_at").toString())
           .isEqualTo("long");
     }
+  }
+
+  /** The Iceberg sink of {@code topic} reading its values with FastJsonConverter (with schemas). */
+  private static ConnectorExample fastJsonSink(
+      LocalStack stack, String name, String topic, Map<String, String> overrides) {
+    Map<String, String> config = new LinkedHashMap<>(overrides);
+    config.put("value.converter", "io.streamhouse.connect.converter.FastJsonConverter");
+    config.put("value.converter.schemas.enable", "true");
+    return IcebergSink.config(stack, name, topic, config);
   }
 
   /**
