@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -209,10 +210,7 @@ class PluginInstallE2E {
     }
     try (IcebergTables tables = IcebergSink.tables(stack)) {
       String table = IcebergSink.tableOf(topic);
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(500))
-          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
+      awaitTable(stack, sink)
           .untilAsserted(
               () -> {
                 assertThat(tables.exists(table)).isTrue();
@@ -255,6 +253,14 @@ class PluginInstallE2E {
     }
   }
 
+  /** Waiting for {@code sink}'s table: up to 90 s, stopping at once if the connector failed. */
+  private static ConditionFactory awaitTable(LocalStack stack, ConnectorExample sink) {
+    return await()
+        .atMost(Duration.ofSeconds(90))
+        .pollInterval(Duration.ofMillis(500))
+        .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()));
+  }
+
   /** The Iceberg sink of {@code topic} reading its values with FastJsonConverter (with schemas). */
   private static ConnectorExample fastJsonSink(
       LocalStack stack, String name, String topic, Map<String, String> overrides) {
@@ -294,10 +300,7 @@ class PluginInstallE2E {
       producer.flush();
     }
     try (IcebergTables tables = IcebergSink.tables(stack)) {
-      await()
-          .atMost(Duration.ofSeconds(90))
-          .pollInterval(Duration.ofMillis(500))
-          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
+      awaitTable(stack, sink)
           .untilAsserted(
               () -> {
                 assertThat(tables.exists(IcebergSink.tableOf(topic))).isTrue();
