@@ -10,6 +10,7 @@ import io.streamhouse.connect.table.CheckedBatches;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.io.DataFileMeta;
@@ -137,44 +138,94 @@ final class PaimonCompactions {
             offered,
             new PaimonFileCheck(loaded.table(), PaimonFileCheck.Kind.COMPACTION_RESULTS));
     Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>(checked.withRefused(Map.of()));
-    FileStoreTable table = loaded.table();
     for (OfferedBatch batch : checked.accepted(offered)) {
-      long start = System.nanoTime();
-      Optional<Snapshot> own =
-          tables
-              .ownIfLatest(id, table.snapshotManager().latestSnapshotId())
-              .or(() -> watermarks.ownSnapshot(table));
-      ManifestCommittable committable =
-          new ManifestCommittable(
-              Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1));
       List<CommitMessage> messages = PaimonFileCheck.messagesOf(checked.files(batch.batchId()));
-      if (messages.isEmpty()) {
-        decisions.put(batch.batchId(), BatchPlan.Decision.APPLY); // Paimon found nothing to merge
-        continue;
-      }
-      messages.forEach(committable::addFileCommittable);
-      // The compaction snapshot carries the watermarks of the commit before it.
-      own.map(Snapshot::properties).ifPresent(p -> p.forEach(committable::addProperty));
-      try (TableCommitImpl commit = table.newCommit(commitUser)) {
-        commit.commit(committable);
-        decisions.put(batch.batchId(), BatchPlan.Decision.APPLY);
+      decisions.put(
+          batch.batchId(),
+          messages.isEmpty()
+              ? BatchPlan.Decision.APPLY // Paimon found nothing to merge
+              : commitResult(id, commitId, batch.taskId(), messages));
+    }
+    return decisions;
+  }
+
+  /**
+   * Commits one result, planned against the latest snapshot: its identifier follows the connector's
+   * latest one and it carries that snapshot's watermarks. A snapshot that appears after the plan (a
+   * data commit, or another coordinator's: this one may have been frozen between plan and commit)
+   * means planning again, so identifiers never go backwards; Paimon's own retry, which would commit
+   * the old plan on top of the new snapshot, is off.
+   */
+  private BatchPlan.Decision commitResult(
+      TableId id, long commitId, int taskId, List<CommitMessage> messages) {
+    long start = System.nanoTime();
+    for (int attempt = 1; ; attempt++) {
+      Plan plan = plan(id, commitId);
+      Attempt outcome = tryCommit(id, plan, messages);
+      if (outcome.committed()) {
         LOG.info(
-            "Committed the compaction of {} buckets of {} by task {} in {} ms",
+            "Committed the compaction of {} buckets of {} by task {} as identifier {} in {} ms",
             messages.size(),
             id,
-            batch.taskId(),
+            taskId,
+            plan.identifier(),
             (System.nanoTime() - start) / 1_000_000);
-      } catch (Exception conflict) {
-        decisions.put(batch.batchId(), BatchPlan.Decision.REJECT);
+        return BatchPlan.Decision.APPLY;
+      }
+      if (!outcome.baseMoved() || attempt == MAX_ATTEMPTS) {
         LOG.warn(
             "The compaction of {} buckets of Paimon table {} by task {} was not committed (its "
                 + "buckets are compacted again after their next write): {}",
             messages.size(),
             id,
-            batch.taskId(),
-            conflict.toString());
+            taskId,
+            outcome.reason());
+        return BatchPlan.Decision.REJECT;
       }
     }
-    return decisions;
+  }
+
+  /** Attempts at one compaction commit whose planned snapshot was overtaken each time. */
+  static final int MAX_ATTEMPTS = 3;
+
+  /** What a compaction commit is planned on: the table's latest snapshot when it was read. */
+  record Plan(Long base, long identifier, Map<String, String> watermarks) {}
+
+  /** How one attempt ended; {@code baseMoved} when a snapshot appeared after the plan. */
+  record Attempt(boolean committed, boolean baseMoved, String reason) {}
+
+  Plan plan(TableId id, long commitId) {
+    FileStoreTable table = tables.get(id).table();
+    Long base = table.snapshotManager().latestSnapshotId();
+    Optional<Snapshot> own = tables.ownIfLatest(id, base).or(() -> watermarks.ownSnapshot(table));
+    return new Plan(
+        base,
+        Math.max(commitId, own.map(Snapshot::commitIdentifier).orElse(0L) + 1),
+        // The compaction snapshot carries the watermarks of the commit before it.
+        own.map(Snapshot::properties).orElse(Map.of()));
+  }
+
+  Attempt tryCommit(TableId id, Plan plan, List<CommitMessage> messages) {
+    FileStoreTable table = tables.get(id).retryOff();
+    if (!Objects.equals(table.snapshotManager().latestSnapshotId(), plan.base())) {
+      return new Attempt(false, true, "a snapshot appeared after snapshot " + plan.base());
+    }
+    ManifestCommittable committable = new ManifestCommittable(plan.identifier());
+    messages.forEach(committable::addFileCommittable);
+    plan.watermarks().forEach(committable::addProperty);
+    TableCommitImpl commit = table.newCommit(commitUser);
+    try {
+      commit.commit(committable);
+      return new Attempt(true, false, "");
+    } catch (RuntimeException conflict) {
+      boolean moved = !Objects.equals(table.snapshotManager().latestSnapshotId(), plan.base());
+      return new Attempt(false, moved, conflict.toString());
+    } finally {
+      try {
+        commit.close();
+      } catch (Exception closing) {
+        LOG.warn("Closing a Paimon commit of {} failed: {}", table.fullName(), closing.toString());
+      }
+    }
   }
 }

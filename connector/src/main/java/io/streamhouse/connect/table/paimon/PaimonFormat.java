@@ -96,6 +96,10 @@ public final class PaimonFormat implements TableFormat {
     return tables.table(id);
   }
 
+  PaimonCompactions compactions() {
+    return compactions;
+  }
+
   @Override
   public void evolve(TableId id, FieldType.Struct row, EvolutionMode mode)
       throws RecordConversionException {

@@ -675,6 +675,72 @@ class PaimonFormatTest {
     }
   }
 
+  /**
+   * A coordinator frozen between planning a compaction commit and committing it (a zombie, whose
+   * successor committed meanwhile) must not commit the old plan on top of the newer snapshot: its
+   * identifier would go backwards. It plans again, above the successor's identifier.
+   */
+  @Test
+  void aCompactionPlannedBeforeAnotherCommitIsPlannedAgainSoIdentifiersNeverGoBackwards()
+      throws Exception {
+    StreamhouseSinkConfig config =
+        config(
+            Map.of(
+                "route.items.buckets",
+                "1",
+                "route.items.table-property.full-compaction.delta-commits",
+                "1"));
+    try (PaimonFormat zombie = format(config);
+        PaimonFormat successor = format(config);
+        PaimonFormat task = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      Map<Long, String> model = new TreeMap<>();
+      List<SinkRecord> first = new ArrayList<>();
+      for (long i = 0; i < 50; i++) {
+        first.add(upsert(0, i, i % 10, "v" + i, null));
+        model.put(i % 10, "v" + i);
+      }
+      CommitOutcome written =
+          zombie.commit(table, 1000, List.of(batch(zombie, route, first)), true);
+      PreparedFiles result = task.compact(table, written.compactions());
+      PaimonCompactions.Plan stale = zombie.compactions().plan(table, 1001);
+      assertThat(stale.identifier()).isEqualTo(1001);
+
+      List<SinkRecord> second = List.of(upsert(0, 50, 3, "later", null));
+      model.put(3L, "later");
+      assertThat(
+              successor
+                  .commit(table, 1005, List.of(batch(successor, route, second)), true)
+                  .decisions())
+          .containsValue(BatchPlan.Decision.APPLY);
+
+      PaimonCompactions.Attempt attempt =
+          zombie
+              .compactions()
+              .tryCommit(
+                  table,
+                  stale,
+                  CommitMessagesCodec.decode(result.payloadVersion(), result.payload()));
+      assertThat(attempt.committed()).as("the stale plan is not committed").isFalse();
+      assertThat(attempt.baseMoved()).isTrue();
+      assertThat(
+              zombie.commitCompactions(
+                  table, 1001, List.of(new CompactionResult("compact-1001", 1, result))))
+          .containsEntry("compact-1001", BatchPlan.Decision.APPLY);
+
+      FileStoreTable t = zombie.table(table);
+      List<Long> identifiers = new ArrayList<>();
+      t.snapshotManager().snapshots().forEachRemaining(s -> identifiers.add(s.commitIdentifier()));
+      assertThat(identifiers).containsExactly(1000L, 1005L, 1006L);
+      assertThat(t.snapshotManager().latestSnapshot().commitKind())
+          .isEqualTo(Snapshot.CommitKind.COMPACT);
+      assertThat(t.snapshotManager().latestSnapshot().properties())
+          .as("the compaction carries the watermarks of the commit it was planned on again")
+          .containsEntry("streamhouse.test-sink.watermarks", "items:0=51");
+      assertThat(rows(t)).isEqualTo(model);
+    }
+  }
+
   @Test
   void aNewCoordinatorFindsTheBucketsWhoseCompactionWasLostAndTheirRowsShowOnceTheyAreCompacted()
       throws Exception {
