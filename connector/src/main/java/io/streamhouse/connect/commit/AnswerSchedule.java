@@ -33,6 +33,7 @@ final class AnswerSchedule {
 
   private final long intervalMs;
   private boolean known;
+  private boolean requestSeen;
   private long lastRequestAtMs;
   private double flushMsPerRecord;
   private boolean flushKnown;
@@ -57,8 +58,22 @@ final class AnswerSchedule {
   /** A new commit request (not a repeated one) arrived at {@code nowMs}. */
   void requested(long nowMs) {
     known = true;
+    requestSeen = true;
     lastRequestAtMs = nowMs;
     cut = false;
+  }
+
+  /**
+   * Whether a new request at {@code nowMs} comes before its time: less than half an interval after
+   * the last one, so not the coordinator's regular round but one started for a hand-over (or by a
+   * coordinator that just took over). Its round is committed as soon as the handing-over tasks
+   * answered, so what this task would take out of its writers for it would go into the next round
+   * anyway: it answers with what it has closed, and leaves the rest for the next regular request.
+   * Never before the first request (the phase of the rounds is not known yet) or when cutting ahead
+   * is off.
+   */
+  boolean unscheduled(long nowMs) {
+    return requestSeen && intervalMs > 0 && nowMs < lastRequestAtMs + intervalMs / 2;
   }
 
   /**
@@ -92,11 +107,14 @@ final class AnswerSchedule {
 
   /**
    * When the next cut of {@code records} records is due; {@link Long#MAX_VALUE} before the start or
-   * the first request, after this request's cut, when such a flush is short, and when cutting ahead
-   * is off.
+   * the first request, after this request's cut, when such a flush is short, when nothing was
+   * written since the last cut (the cut waits for the first record: after a start, records may
+   * arrive only after the moment it was due, as when the consumer group's first rebalance waits for
+   * its members, and the first flush must still come before the first request), and when cutting
+   * ahead is off.
    */
   long cutAtMs(long records) {
-    if (!known || cut || intervalMs <= 0) {
+    if (!known || cut || intervalMs <= 0 || records <= 0) {
       return Long.MAX_VALUE;
     }
     if (flushKnown && predictedFlushMs(records) < MIN_FLUSH_MS) {

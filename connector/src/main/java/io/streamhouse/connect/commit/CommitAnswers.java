@@ -29,7 +29,9 @@ final class CommitAnswers {
    * Commit {@code commitId} was answered: the request came at {@code requestedAt}, the files were
    * taken out by {@code detachedAt} and closed by {@code closedAt} ({@link System#nanoTime()}).
    * {@code cutAgeMs}: how long before the request the batch was cut ahead, -1 when the request took
-   * the files out itself; {@code aheadFlushMs}: how long the files of that cut took to close.
+   * the files out itself; {@code aheadFlushMs}: how long the files of that cut took to close;
+   * {@code kept}: an unscheduled request, for which nothing was taken out ({@link
+   * AnswerSchedule#unscheduled}).
    */
   void answered(
       long commitId,
@@ -41,19 +43,23 @@ final class CommitAnswers {
       long bytes,
       int offeredAgain,
       long cutAgeMs,
-      long aheadFlushMs) {
+      long aheadFlushMs,
+      boolean kept) {
     long totalMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - requestedAt);
     long detachMs = TimeUnit.NANOSECONDS.toMillis(detachedAt - requestedAt);
     long flushMs = TimeUnit.NANOSECONDS.toMillis(closedAt - detachedAt);
     lastAnswerMs.set(totalMs);
     String cut =
-        cutAgeMs < 0
-            ? "cut at the request"
-            : "prepared ahead: cut "
-                + cutAgeMs
-                + " ms before the request, closed in "
-                + aheadFlushMs
-                + " ms";
+        kept
+            ? "an unscheduled round (a hand-over's): what was written since the last cut waits for"
+                + " the next"
+            : cutAgeMs < 0
+                ? "cut at the request"
+                : "prepared ahead: cut "
+                    + cutAgeMs
+                    + " ms before the request, closed in "
+                    + aheadFlushMs
+                    + " ms";
     if (totalMs > timeoutMs) {
       late.incrementAndGet();
       LOG.warn(

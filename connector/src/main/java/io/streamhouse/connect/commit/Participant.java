@@ -138,8 +138,9 @@ public final class Participant {
    */
   public void onStartCommit(long commitId) {
     long requestedAt = System.nanoTime();
+    boolean unscheduled = schedule.unscheduled(TimeUnit.NANOSECONDS.toMillis(requestedAt));
     Optional<TaskState.Round> answering =
-        state.round(commitId, () -> faults.at(FaultInjection.Point.BEFORE_PREPARE));
+        state.round(commitId, !unscheduled, () -> faults.at(FaultInjection.Point.BEFORE_PREPARE));
     if (answering.isEmpty()) {
       return;
     }
@@ -167,6 +168,8 @@ public final class Participant {
       cutAgeMs = TimeUnit.NANOSECONDS.toMillis(requestedAt - prepared.cutAtNanos());
       aheadFlushMs = prepared.flushMs();
       schedule.flushed(aheadFlushMs, fileCount(offered), aheadRecords);
+    } else if (unscheduled) {
+      offered = closeAndOffer(round.detached()); // nothing taken out: what was written stays
     } else {
       long records = writtenSinceCut.getAndSet(0); // taken out of the writers with the round
       faults.at(FaultInjection.Point.FLUSH);
@@ -208,7 +211,8 @@ public final class Participant {
         offered.files().values().stream().mapToLong(PreparedFiles::bytes).sum(),
         offeredAgain(round, offered),
         cutAgeMs,
-        aheadFlushMs);
+        aheadFlushMs,
+        unscheduled && !round.cutAhead());
   }
 
   /**

@@ -113,10 +113,11 @@ final class TaskState {
 
   /**
    * A commit request: empty for one older than the last answered; otherwise the pending batches to
-   * offer again and, unless it repeats the last request, the batches taken out of the writers now
-   * ({@code beforeDetach} runs first, under the lock).
+   * offer again and, unless it repeats the last request, the batch cut ahead for it or, when {@code
+   * takeOut}, the batches taken out of the writers now ({@code beforeDetach} runs first, under the
+   * lock).
    */
-  Optional<Round> round(long commitId, Runnable beforeDetach) {
+  Optional<Round> round(long commitId, boolean takeOut, Runnable beforeDetach) {
     lock.lock();
     try {
       if (commitId < lastAnsweredCommit) {
@@ -131,6 +132,9 @@ final class TaskState {
       if (cutAheadGeneration == inFlight.generation()) {
         cutAheadGeneration = -1;
         return Optional.of(new Round(again, new Detached(List.of(), -1), false, true));
+      }
+      if (!takeOut) {
+        return Optional.of(new Round(again, new Detached(List.of(), -1), false, false));
       }
       cutAheadGeneration = -1;
       beforeDetach.run();

@@ -52,6 +52,29 @@ class AnswerScheduleTest {
   }
 
   @Test
+  void aCutDueBeforeAnyRecordWasWrittenComesWithTheFirstRecord() {
+    schedule.started(1_000);
+    assertThat(schedule.due(6_000, 0)).as("nothing to cut yet").isFalse();
+    assertThat(schedule.untilCutMs(6_000, 0)).isEqualTo(Long.MAX_VALUE);
+    assertThat(schedule.due(8_000, 1))
+        .as("the first record arrived after the cut was due")
+        .isTrue();
+    assertThat(schedule.untilCutMs(8_000, 1)).isZero();
+  }
+
+  @Test
+  void aRequestWithinHalfAnIntervalOfTheLastIsUnscheduled() {
+    schedule.started(0);
+    assertThat(schedule.unscheduled(1)).as("the rounds' phase is not known yet").isFalse();
+    schedule.requested(1_000);
+    assertThat(schedule.unscheduled(5_999)).isTrue();
+    assertThat(schedule.unscheduled(6_000)).isFalse();
+    AnswerSchedule off = new AnswerSchedule(0);
+    off.requested(1_000);
+    assertThat(off.unscheduled(1_001)).as("cutting ahead off").isFalse();
+  }
+
+  @Test
   void aShortFlushIsDoneAtTheRequest() {
     schedule.requested(0);
     schedule.flushed(AnswerSchedule.MIN_FLUSH_MS - 1, 10, N);

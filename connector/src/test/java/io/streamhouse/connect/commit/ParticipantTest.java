@@ -452,6 +452,47 @@ class ParticipantTest {
     }
   }
 
+  /**
+   * A request that comes long before the next is due (a hand-over's round, committed without
+   * waiting for this task) takes nothing out of the writers: those records go with the next cut.
+   */
+  @Test
+  void anUnscheduledRequestTakesNothingOutAndTheRecordsGoWithTheNextCut() throws Exception {
+    format.closing.countDown();
+    Participant timed =
+        new Participant(
+            "conn",
+            0,
+            Map.of("c", format),
+            channel,
+            new FileBudget(10, 64L << 20),
+            FaultInjection.parse(""),
+            3_600_000, // an hour: the second request is surely within half of it
+            30_000,
+            2);
+    try {
+      timed.assigned(List.of(P0));
+      writeTo(timed, 0, 10);
+      timed.onStartCommit(1); // the first request: taken out, whatever its time
+      writeTo(timed, 10, 20);
+      timed.onStartCommit(2);
+      assertThat(format.detached).as("nothing taken out for request 2").hasSize(1);
+      assertThat(channel.done()).isEqualTo(2);
+      assertThat(channel.batches())
+          .extracting(ControlEvent.BatchChunk::commitId, ControlEvent.BatchChunk::ranges)
+          .containsExactly(
+              tuple(1L, Map.of(P0, new OffsetRange(0, 10))),
+              tuple(2L, Map.of(P0, new OffsetRange(0, 10)))); // undecided: offered again
+      assertThat(timed.cutAhead()).isTrue();
+      timed.onStartCommit(3);
+      assertThat(channel.batches())
+          .extracting(ControlEvent.BatchChunk::commitId, ControlEvent.BatchChunk::ranges)
+          .contains(tuple(3L, Map.of(P0, new OffsetRange(10, 20))));
+    } finally {
+      timed.close();
+    }
+  }
+
   private void decideAll(long commitId, BatchPlan.Decision decision) {
     Map<String, BatchPlan.Decision> decisions = new java.util.HashMap<>();
     channel.batches().stream()
