@@ -150,8 +150,9 @@ final class PaimonDataCommitter {
         });
   }
 
+  /** {@code table}: a copy with Paimon's retry off ({@link CoordinatorTables.Loaded#retryOff}). */
   private void commitOnce(FileStoreTable table, ManifestCommittable committable) {
-    TableCommitImpl commit = table.copy(Map.of("commit.max-retries", "0")).newCommit(commitUser);
+    TableCommitImpl commit = table.newCommit(commitUser);
     try (commit) {
       commit.commit(committable);
     } catch (RuntimeException e) {
