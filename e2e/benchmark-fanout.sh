@@ -11,7 +11,8 @@
 # --apache-tables 10,200 [--apache-tasks 1] (the Apache Iceberg sink 1.12.0 with dynamic routing on a
 # Kafka 4.3 worker, same records), --restart-task-at-half true (with 2 tasks or more: restarts the last
 # task once half the records are durable, a rebalance whose hand-overs the run reports). A subset:
-# --tables 200 --tasks 1 --formats paimon.
+# --tables 200 --tasks 1 --formats paimon. --set.<key> <value> sets a key of our connector (named in the
+# non-default line), e.g. --set.consumer.override.partition.assignment.strategy <assignor class>.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 (cd "$ROOT" && ./mvnw -q -B -DskipTests package)

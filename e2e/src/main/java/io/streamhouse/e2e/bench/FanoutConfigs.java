@@ -14,9 +14,12 @@ final class FanoutConfigs {
   private static final String DEFAULT_COMMIT_INTERVAL_MS = "60000";
 
   private final String commitIntervalMs;
+  private final Map<String, String> extra;
 
-  FanoutConfigs(String commitIntervalMs) {
+  /** {@code extra}: keys set on our connector beyond the defaults ({@code --set.<key> value}). */
+  FanoutConfigs(String commitIntervalMs, Map<String, String> extra) {
     this.commitIntervalMs = commitIntervalMs;
+    this.extra = Map.copyOf(extra);
   }
 
   /** The topic of the records for {@code tables} tables. */
@@ -34,9 +37,15 @@ final class FanoutConfigs {
         " (the Apache sink: iceberg.control.commit.interval-ms="
             + commitIntervalMs
             + ", iceberg.kafka.auto.offset.reset=earliest)";
+    String ours = new java.util.TreeMap<>(extra).toString();
+    String set = extra.isEmpty() ? "" : ", on ours also " + ours.substring(1, ours.length() - 1);
     return commitIntervalMs.equals(DEFAULT_COMMIT_INTERVAL_MS)
-        ? "non-default: none, commit.interval.ms=" + commitIntervalMs + " is the default" + apache
-        : "non-default: commit.interval.ms=" + commitIntervalMs + apache;
+        ? "non-default: none, commit.interval.ms="
+            + commitIntervalMs
+            + " is the default"
+            + set
+            + apache
+        : "non-default: commit.interval.ms=" + commitIntervalMs + set + apache;
   }
 
   /** Our sink, run {@code name}, into {@code format} tables under {@code warehouse}. */
@@ -70,6 +79,7 @@ final class FanoutConfigs {
     }
     // Not a tuning: one control topic per run keeps a run from reading the events of the last.
     c.put("control.topic", "ctl-" + name);
+    c.putAll(extra);
     return c;
   }
 

@@ -24,13 +24,15 @@ record FanoutOptions(
     String tables,
     String tasks,
     String apacheTables,
-    String apacheTasks) {
+    String apacheTasks,
+    Map<String, String> set) {
 
   private static final String USAGE =
       """
       e2e/benchmark-fanout.sh [--records 500000] [--tables 1,10,200,1000] [--tasks 1,2]
           [--formats iceberg,paimon|none] [--commit-interval-ms 10000] [--heap 1g]
           [--apache-tables 200 [--apache-tasks 1]] [--restart-task-at-half true] [--run-dir DIR]
+          [--set.<key> <value> ...] (a key of our connector, named beside the figures)
       A subset, for example: --tables 200 --tasks 1 --formats paimon""";
 
   /** Reads the command line; prints the usage and exits on {@code --help} or a malformed one. */
@@ -73,7 +75,19 @@ record FanoutOptions(
         o.getOrDefault("tables", "1,10,200,1000"),
         o.getOrDefault("tasks", "1,2"),
         o.get("apache-tables"),
-        o.getOrDefault("apache-tasks", "1"));
+        o.getOrDefault("apache-tasks", "1"),
+        set(o));
+  }
+
+  private static Map<String, String> set(Map<String, String> options) {
+    Map<String, String> set = new HashMap<>();
+    options.forEach(
+        (k, v) -> {
+          if (k.startsWith("set.")) {
+            set.put(k.substring(4), v);
+          }
+        });
+    return set;
   }
 
   /** A comma-separated list of counts. */
