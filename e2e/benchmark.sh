@@ -12,7 +12,9 @@
 # --value-converter CLASS (e.g. io.streamhouse.connect.converter.FastJsonConverter) instead of Connect's
 # JsonConverter for the sinks --value-converter-for names (streamhouse,apache,do-nothing; default streamhouse),
 # --warm-up-records N (before each drain the same sink drains the first N records into another table in the
-# same worker JVM: the measured drain runs in a worker whose JIT already compiled that sink's path; default 0).
+# same worker JVM: the measured drain runs in a worker whose JIT already compiled that sink's path; default 0),
+# --initial-rebalance-delay-ms N (the broker's group.initial.rebalance.delay.ms; default 0 as in the e2e
+# harness, the broker's own default is 3000).
 # About 5 minutes per repetition for 1M records on 2 cores.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

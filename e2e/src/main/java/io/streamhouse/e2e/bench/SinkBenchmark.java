@@ -169,6 +169,7 @@ public final class SinkBenchmark {
         .distributionCache(options.root().resolve("e2e/target/e2e-work/kafka-dists"))
         .mavenCmd(options.mavenCmd())
         .workerJvmFlags(BenchWorkers.workerFlags("2g"))
+        .brokerConfig("group.initial.rebalance.delay.ms", options.initialRebalanceDelayMs())
         .start();
   }
 
@@ -207,6 +208,9 @@ public final class SinkBenchmark {
         valueConverter.equals(JSON_CONVERTER)
             ? ""
             : " for " + options.valueConverterFor() + ", " + JSON_CONVERTER + " for the others");
+    System.out.printf(
+        "broker: group.initial.rebalance.delay.ms=%s (the broker's default is 3000)%n",
+        options.initialRebalanceDelayMs());
     if (options.warmUpRecords() > 0) {
       System.out.printf(
           "warm worker: before each drain the same sink, with the same tasks, drains the first %,d"

@@ -16,6 +16,9 @@ import java.util.Set;
  * @param kafkaMetadata {@code --kafka-metadata}: our route's Kafka metadata fields; empty for none
  * @param warmUpRecords {@code --warm-up-records}: before each drain, the same sink drains this many
  *     records of the backlog into another table in the same worker JVM (0: a cold worker)
+ * @param initialRebalanceDelayMs {@code --initial-rebalance-delay-ms}: the broker's {@code
+ *     group.initial.rebalance.delay.ms}; 0 as in the e2e harness unless given (the broker's own
+ *     default is 3000: tasks that start together then join their group's first generation together)
  */
 record SinkBenchmarkOptions(
     Path root,
@@ -32,7 +35,8 @@ record SinkBenchmarkOptions(
     boolean withApache,
     boolean withCeiling,
     int repeat,
-    int warmUpRecords) {
+    int warmUpRecords,
+    String initialRebalanceDelayMs) {
 
   /** The Kafka worker the Apache Iceberg sink 1.12.0 runs on: it does not start on 4.4. */
   static final String APACHE_WORKER = "4.3.1";
@@ -69,6 +73,7 @@ record SinkBenchmarkOptions(
         !o.containsKey("skip-apache"),
         !o.containsKey("skip-ceiling"),
         Integer.parseInt(o.getOrDefault("repeat", "1")),
-        Integer.parseInt(o.getOrDefault("warm-up-records", "0")));
+        Integer.parseInt(o.getOrDefault("warm-up-records", "0")),
+        String.valueOf(Integer.parseInt(o.getOrDefault("initial-rebalance-delay-ms", "0"))));
   }
 }
