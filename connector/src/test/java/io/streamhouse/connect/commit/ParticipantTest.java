@@ -415,17 +415,7 @@ class ParticipantTest {
   @Test
   void withACommitIntervalTheTaskCutsAheadOfTheNextRequestOnItsOwn() throws Exception {
     format.closing.countDown();
-    Participant timed =
-        new Participant(
-            "conn",
-            0,
-            Map.of("c", format),
-            channel,
-            new FileBudget(10, 64L << 20),
-            FaultInjection.parse(""),
-            1_000,
-            30_000,
-            2);
+    Participant timed = timedParticipant(1_000);
     try {
       // a flush long enough to be worth cutting ahead of
       format.closeMillis = AnswerSchedule.MIN_FLUSH_MS;
@@ -459,17 +449,8 @@ class ParticipantTest {
   @Test
   void anUnscheduledRequestTakesNothingOutAndTheRecordsGoWithTheNextCut() throws Exception {
     format.closing.countDown();
-    Participant timed =
-        new Participant(
-            "conn",
-            0,
-            Map.of("c", format),
-            channel,
-            new FileBudget(10, 64L << 20),
-            FaultInjection.parse(""),
-            3_600_000, // an hour: the second request is surely within half of it
-            30_000,
-            2);
+    // An hour: the second request surely comes within half of it.
+    Participant timed = timedParticipant(3_600_000);
     try {
       timed.assigned(List.of(P0));
       writeTo(timed, 0, 10);
@@ -491,6 +472,20 @@ class ParticipantTest {
     } finally {
       timed.close();
     }
+  }
+
+  /** A participant that cuts ahead of requests expected every {@code commitIntervalMs}. */
+  private Participant timedParticipant(long commitIntervalMs) {
+    return new Participant(
+        "conn",
+        0,
+        Map.of("c", format),
+        channel,
+        new FileBudget(10, 64L << 20),
+        FaultInjection.parse(""),
+        commitIntervalMs,
+        30_000,
+        2);
   }
 
   private void decideAll(long commitId, BatchPlan.Decision decision) {

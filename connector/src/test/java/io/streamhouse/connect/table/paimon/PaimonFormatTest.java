@@ -95,6 +95,19 @@ class PaimonFormatTest {
         config.catalog("lake"), config.connectorName(), 32L << 20, dir.resolve("spill"));
   }
 
+  /**
+   * Upserts at offsets 0 to {@code count - 1} of partition 0, over keys 0-9 in turn ({@code "v" +
+   * offset}); {@code model} takes the last value of each key.
+   */
+  static List<SinkRecord> upsertsOfTenKeys(int count, Map<Long, String> model) {
+    List<SinkRecord> records = new ArrayList<>();
+    for (long i = 0; i < count; i++) {
+      records.add(upsert(0, i, i % 10, "v" + i, null));
+      model.put(i % 10, "v" + i);
+    }
+    return records;
+  }
+
   static SinkRecord upsert(int partition, long offset, long id, String name, Long seq) {
     Struct value = new Struct(ROW).put("id", id).put("name", name).put("seq", seq);
     return new SinkRecord(
@@ -632,11 +645,7 @@ class PaimonFormatTest {
         PaimonFormat task2 = format(config)) {
       RouteSettings route = config.routes().get(0);
       Map<Long, String> model = new TreeMap<>();
-      List<SinkRecord> records = new ArrayList<>();
-      for (long i = 0; i < 100; i++) {
-        records.add(upsert(0, i, i % 10, "v" + i, null));
-        model.put(i % 10, "v" + i);
-      }
+      List<SinkRecord> records = upsertsOfTenKeys(100, model);
       CommitOutcome written =
           coordinator.commit(table, 1000, List.of(batch(coordinator, route, records)), true);
       // The job went out twice (its first task was presumed dead): both tasks compact the same
@@ -695,11 +704,7 @@ class PaimonFormatTest {
         PaimonFormat task = format(config)) {
       RouteSettings route = config.routes().get(0);
       Map<Long, String> model = new TreeMap<>();
-      List<SinkRecord> first = new ArrayList<>();
-      for (long i = 0; i < 50; i++) {
-        first.add(upsert(0, i, i % 10, "v" + i, null));
-        model.put(i % 10, "v" + i);
-      }
+      List<SinkRecord> first = upsertsOfTenKeys(50, model);
       CommitOutcome written =
           zombie.commit(table, 1000, List.of(batch(zombie, route, first)), true);
       PreparedFiles result = task.compact(table, written.compactions());
@@ -755,11 +760,7 @@ class PaimonFormatTest {
         PaimonFormat next = format(config)) {
       RouteSettings route = config.routes().get(0);
       Map<Long, String> model = new TreeMap<>();
-      List<SinkRecord> records = new ArrayList<>();
-      for (long i = 0; i < 40; i++) {
-        records.add(upsert(0, i, i % 10, "v" + i, null));
-        model.put(i % 10, "v" + i);
-      }
+      List<SinkRecord> records = upsertsOfTenKeys(40, model);
       CommitOutcome written =
           crashed.commit(table, 1000, List.of(batch(crashed, route, records)), true);
       assertThat(written.compactions()).hasSize(2); // and then the coordinator dies with them
