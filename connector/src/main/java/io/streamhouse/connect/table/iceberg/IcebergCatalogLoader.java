@@ -40,6 +40,12 @@ final class IcebergCatalogLoader {
         }
         loadDriverOf(props.get(CatalogProperties.URI));
       }
+      case "hadoop" -> {
+        props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, "hadoop");
+        // Tasks creating one table at once wait for each other's commit lock: wake on release
+        // instead of Iceberg's default 5 s retry.
+        props.putIfAbsent(CatalogProperties.LOCK_IMPL, WaitingLockManager.class.getName());
+      }
       default -> props.put(CatalogUtil.ICEBERG_CATALOG_TYPE, settings.type());
     }
     boolean ownsWarehouse = settings.type().equals("jdbc") || settings.type().equals("hadoop");
