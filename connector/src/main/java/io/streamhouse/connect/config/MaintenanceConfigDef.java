@@ -46,6 +46,16 @@ public final class MaintenanceConfigDef {
           + "history.expire.min-snapshots-to-keep itself.";
   static final int EXPIRE_MIN_SNAPSHOTS_DEFAULT = 10;
 
+  public static final String EXPIRE_MAX_SNAPSHOTS_CONFIG = "maintenance.expire.max-snapshots";
+  static final String EXPIRE_MAX_SNAPSHOTS_DOC =
+      "The most snapshots an Iceberg table keeps: past it the oldest are expired even when younger "
+          + "than maintenance.expire.max-age.ms (never below maintenance.expire.min-snapshots, and never "
+          + "a snapshot a tag or branch references). Every snapshot adds about 1 KB to the metadata file "
+          + "that each commit writes and parses again and each reader parses; at a commit every 10 s a "
+          + "day of snapshots is 8,640, a 9 MB file per commit. The bound does not apply to a table that "
+          + "sets history.expire.max-snapshot-age-ms itself. 0: no bound.";
+  static final int EXPIRE_MAX_SNAPSHOTS_DEFAULT = 500;
+
   public static final String COMPACT_ENABLED_CONFIG = "maintenance.compact.enabled";
   static final String COMPACT_ENABLED_DOC =
       "Whether a maintenance pass rewrites small data files of a table partition into files of the "
@@ -158,6 +168,17 @@ public final class MaintenanceConfigDef {
             ++order,
             Width.SHORT,
             "Snapshots kept at least")
+        .define(
+            EXPIRE_MAX_SNAPSHOTS_CONFIG,
+            Type.INT,
+            EXPIRE_MAX_SNAPSHOTS_DEFAULT,
+            Range.atLeast(0),
+            Importance.LOW,
+            EXPIRE_MAX_SNAPSHOTS_DOC,
+            GROUP,
+            ++order,
+            Width.SHORT,
+            "Snapshots kept at most")
         .define(
             COMPACT_ENABLED_CONFIG,
             Type.BOOLEAN,

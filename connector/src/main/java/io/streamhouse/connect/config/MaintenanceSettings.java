@@ -6,7 +6,8 @@ package io.streamhouse.connect.config;
  * orphansMinAgeMs} 0: no orphan cleanup. {@code compactDeleteRatio}: the share of rows deleted by
  * position at which a table is compacted right after a commit (0: never), a table smaller than
  * {@code compactSmallFileBytes} at any share; such a compaction waits at most {@code
- * deleteCompactionGapMs} after the table's last one.
+ * deleteCompactionGapMs} after the table's last one. {@code expireMaxSnapshots}: the most snapshots
+ * an Iceberg table keeps beyond those it must (0: no such bound).
  */
 public record MaintenanceSettings(
     boolean enabled,
@@ -20,12 +21,43 @@ public record MaintenanceSettings(
     long compactSmallFileBytes,
     long orphansMinAgeMs,
     double compactDeleteRatio,
-    long deleteCompactionGapMs) {
+    long deleteCompactionGapMs,
+    int expireMaxSnapshots) {
 
   /** Delete compactions at most once per this many commit intervals. */
   static final int DELETE_COMPACTION_GAP_INTERVALS = 3;
 
-  /** Without delete-ratio compaction. */
+  /** Without a bound on the number of snapshots. */
+  public MaintenanceSettings(
+      boolean enabled,
+      long intervalMs,
+      long timeBudgetMs,
+      long expireMaxAgeMs,
+      int expireMinSnapshots,
+      boolean compactEnabled,
+      int compactMinInputFiles,
+      long compactMaxGroupBytes,
+      long compactSmallFileBytes,
+      long orphansMinAgeMs,
+      double compactDeleteRatio,
+      long deleteCompactionGapMs) {
+    this(
+        enabled,
+        intervalMs,
+        timeBudgetMs,
+        expireMaxAgeMs,
+        expireMinSnapshots,
+        compactEnabled,
+        compactMinInputFiles,
+        compactMaxGroupBytes,
+        compactSmallFileBytes,
+        orphansMinAgeMs,
+        compactDeleteRatio,
+        deleteCompactionGapMs,
+        0);
+  }
+
+  /** Without delete-ratio compaction and without a bound on the number of snapshots. */
   public MaintenanceSettings(
       boolean enabled,
       long intervalMs,
@@ -65,7 +97,8 @@ public record MaintenanceSettings(
         config.getLong(MaintenanceConfigDef.COMPACT_SMALL_FILE_BYTES_CONFIG),
         config.getLong(MaintenanceConfigDef.ORPHANS_MIN_AGE_MS_CONFIG),
         config.getDouble(MaintenanceConfigDef.COMPACT_DELETE_RATIO_CONFIG),
-        DELETE_COMPACTION_GAP_INTERVALS * config.commitIntervalMs());
+        DELETE_COMPACTION_GAP_INTERVALS * config.commitIntervalMs(),
+        config.getInt(MaintenanceConfigDef.EXPIRE_MAX_SNAPSHOTS_CONFIG));
   }
 
   public boolean expires() {

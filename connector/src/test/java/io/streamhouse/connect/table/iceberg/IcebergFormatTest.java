@@ -233,6 +233,63 @@ class IcebergFormatTest {
   }
 
   @Test
+  void maintenanceKeepsAtMostMaxSnapshotsOfYoungSnapshotsUnlessTheTableSetsItsOwnMaximumAge()
+      throws Exception {
+    MaintenanceSettings dayOldButAtMostFive =
+        new MaintenanceSettings(
+            true, 60_000, 60_000, 86_400_000L, 2, false, 5, 1 << 20, 16L << 20, 0, 0, 0, 5);
+    try (IcebergFormat format = format()) {
+      for (int round = 0; round < 12; round++) {
+        commitBatch(format, "b" + round, round + 1L, round * 10L, round * 10L + 10);
+        long committedAt = format.table(table).currentSnapshot().timestampMillis();
+        Awaitility.await().until(() -> System.currentTimeMillis() > committedAt);
+      }
+      Table t = format.table(table);
+      List<Long> newestFive = new ArrayList<>();
+      for (org.apache.iceberg.Snapshot s :
+          org.apache.iceberg.util.SnapshotUtil.currentAncestors(t)) {
+        if (newestFive.size() < 5) {
+          newestFive.add(s.snapshotId());
+        }
+      }
+
+      MaintenanceReport report =
+          format.maintain(
+              table, dayOldButAtMostFive, System.nanoTime() + 60_000_000_000L, NO_CHECKPOINTS);
+
+      assertThat(report.snapshotsExpired()).isEqualTo(7);
+      t.refresh();
+      assertThat(t.snapshots())
+          .extracting(org.apache.iceberg.Snapshot::snapshotId)
+          .containsExactlyInAnyOrderElementsOf(newestFive);
+      assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 120L));
+      assertThat(ids(format)).hasSize(120).doesNotHaveDuplicates();
+
+      t.updateProperties().set("history.expire.max-snapshot-age-ms", "86400000").commit();
+      for (int round = 12; round < 16; round++) {
+        commitBatch(format, "b" + round, round + 1L, round * 10L, round * 10L + 10);
+      }
+      MaintenanceReport own =
+          format.maintain(
+              table, dayOldButAtMostFive, System.nanoTime() + 60_000_000_000L, NO_CHECKPOINTS);
+      assertThat(own.snapshotsExpired())
+          .as("the table's own maximum age keeps its snapshots for a day")
+          .isZero();
+      t.refresh();
+      assertThat(t.snapshots()).hasSize(9);
+    }
+  }
+
+  private static final io.streamhouse.connect.table.MaintenanceCheckpoints NO_CHECKPOINTS =
+      new io.streamhouse.connect.table.MaintenanceCheckpoints() {
+        @Override
+        public void afterExpiryCommit() {}
+
+        @Override
+        public void beforeRewriteCommit() {}
+      };
+
+  @Test
   void maintenanceCompactsSmallFilesAndKeepsRowsAndWatermarks() throws Exception {
     try (IcebergFormat format = format()) {
       commitRounds(format, 8);
