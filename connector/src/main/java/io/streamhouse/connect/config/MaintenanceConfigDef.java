@@ -52,8 +52,8 @@ public final class MaintenanceConfigDef {
           + "than maintenance.expire.max-age.ms (never below maintenance.expire.min-snapshots, and never "
           + "a snapshot a tag or branch references). Every snapshot adds about 1 KB to the metadata file "
           + "that each commit writes and parses again and each reader parses; at a commit every 10 s a "
-          + "day of snapshots is 8,640, a 9 MB file per commit. The bound does not apply to a table that "
-          + "sets history.expire.max-snapshot-age-ms itself. 0: no bound.";
+          + "day of snapshots is 8,640, a file of about 8 MB per commit. The bound does not apply to a "
+          + "table that sets history.expire.max-snapshot-age-ms itself. 0: no bound.";
   static final int EXPIRE_MAX_SNAPSHOTS_DEFAULT = 500;
 
   public static final String COMPACT_ENABLED_CONFIG = "maintenance.compact.enabled";
