@@ -27,36 +27,6 @@ public record MaintenanceSettings(
   /** Delete compactions at most once per this many commit intervals. */
   static final int DELETE_COMPACTION_GAP_INTERVALS = 3;
 
-  /** Without a bound on the number of snapshots. */
-  public MaintenanceSettings(
-      boolean enabled,
-      long intervalMs,
-      long timeBudgetMs,
-      long expireMaxAgeMs,
-      int expireMinSnapshots,
-      boolean compactEnabled,
-      int compactMinInputFiles,
-      long compactMaxGroupBytes,
-      long compactSmallFileBytes,
-      long orphansMinAgeMs,
-      double compactDeleteRatio,
-      long deleteCompactionGapMs) {
-    this(
-        enabled,
-        intervalMs,
-        timeBudgetMs,
-        expireMaxAgeMs,
-        expireMinSnapshots,
-        compactEnabled,
-        compactMinInputFiles,
-        compactMaxGroupBytes,
-        compactSmallFileBytes,
-        orphansMinAgeMs,
-        compactDeleteRatio,
-        deleteCompactionGapMs,
-        0);
-  }
-
   /** Without delete-ratio compaction and without a bound on the number of snapshots. */
   public MaintenanceSettings(
       boolean enabled,
@@ -80,6 +50,7 @@ public record MaintenanceSettings(
         compactMaxGroupBytes,
         compactSmallFileBytes,
         orphansMinAgeMs,
+        0,
         0,
         0);
   }

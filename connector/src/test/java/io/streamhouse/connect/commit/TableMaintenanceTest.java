@@ -51,7 +51,8 @@ class TableMaintenanceTest {
             16L << 20,
             0,
             0.3,
-            DELETE_GAP),
+            DELETE_GAP,
+            0),
         clock,
         FaultInjection.none(),
         new TableMaintenance.MaintenanceObserver() {

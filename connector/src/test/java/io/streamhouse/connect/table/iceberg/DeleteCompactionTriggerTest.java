@@ -13,7 +13,7 @@ class DeleteCompactionTriggerTest {
 
   private static MaintenanceSettings settings(double ratio) {
     return new MaintenanceSettings(
-        true, 60_000, 60_000, 0, 1, true, 5, 1L << 30, SMALL, 0, ratio, 6_000);
+        true, 60_000, 60_000, 0, 1, true, 5, 1L << 30, SMALL, 0, ratio, 6_000, 0);
   }
 
   @ParameterizedTest(name = "{0} rows, {1} deleted, {2} bytes, {3} files, ratio {4}: {5}")

@@ -201,7 +201,7 @@ class IcebergKeyedTableTest {
     Map<Long, String> model = new HashMap<>();
     io.streamhouse.connect.config.MaintenanceSettings maintenance =
         new io.streamhouse.connect.config.MaintenanceSettings(
-            true, 60_000, 60_000, 0, 1, true, 5, 1L << 30, 16L << 20, 0, 0.3, 0);
+            true, 60_000, 60_000, 0, 1, true, 5, 1L << 30, 16L << 20, 0, 0.3, 0, 0);
     try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
       long offset = 0;
       for (int round = 0; round < 6; round++) {
@@ -259,7 +259,7 @@ class IcebergKeyedTableTest {
     Map<Long, String> model = new HashMap<>();
     io.streamhouse.connect.config.MaintenanceSettings maintenance =
         new io.streamhouse.connect.config.MaintenanceSettings(
-            true, 60_000, 60_000, 0, 1, true, 5, 1L << 30, 16L << 20, 0, 0.3, 0);
+            true, 60_000, 60_000, 0, 1, true, 5, 1L << 30, 16L << 20, 0, 0.3, 0, 0);
     try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
       TableWriter writer =
           format.openWriter(table, route, upsert(0, 0, 1, "x"), new FileBudget(8, 64L << 20)).get();
@@ -351,7 +351,7 @@ class IcebergKeyedTableTest {
     RouteSettings route = config.routes().get(0);
     io.streamhouse.connect.config.MaintenanceSettings maintenance =
         new io.streamhouse.connect.config.MaintenanceSettings(
-            true, 60_000, 60_000, 0, 1, true, 5, 1L << 30, 16L << 20, 0, 0.3, 0);
+            true, 60_000, 60_000, 0, 1, true, 5, 1L << 30, 16L << 20, 0, 0.3, 0, 0);
     Map<Long, String> model = new HashMap<>();
     try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
       List<SinkRecord> first = new java.util.ArrayList<>();
