@@ -4,6 +4,7 @@ import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.CheckedBatches;
 import io.streamhouse.connect.table.CommitLoop;
+import io.streamhouse.connect.table.iceberg.CallerThread;
 import io.streamhouse.connect.table.iceberg.IcebergFormat;
 import io.streamhouse.connect.table.iceberg.OwnSnapshotValidator;
 import java.util.ArrayList;
@@ -126,7 +127,7 @@ final class TableTakeOver {
     }
     Map<Integer, Long> merged = new TreeMap<>(inTable);
     end.forEach((p, o) -> merged.merge(p, o, Math::max));
-    AppendFiles append = table.newAppend();
+    AppendFiles append = CallerThread.manifests(table.newAppend());
     long records = 0;
     for (DataFile file : files) {
       append.appendFile(file);

@@ -49,7 +49,7 @@ final class DeleteTargets {
     Map<String, DeleteFile> deletes = new LinkedHashMap<>();
     Map<String, Set<String>> targets = new HashMap<>();
     try (CloseableIterable<FileScanTask> tasks =
-        table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+        CallerThread.scan(table, snapshot.snapshotId()).planFiles()) {
       for (FileScanTask task : tasks) {
         for (DeleteFile delete : task.deletes()) {
           if (delete.content() == FileContent.POSITION_DELETES

@@ -89,7 +89,7 @@ final class FileScopedDeletes {
     Map<String, List<DeleteFile>> previous = new HashMap<>();
     if (current != null) {
       try (CloseableIterable<FileScanTask> tasks =
-          table.newScan().useSnapshot(current.snapshotId()).planFiles()) {
+          CallerThread.scan(table, current.snapshotId()).planFiles()) {
         for (FileScanTask task : tasks) {
           String location = task.file().location();
           if (referenced.contains(location)) {

@@ -25,7 +25,6 @@ import org.apache.iceberg.exceptions.CommitStateUnknownException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
 import org.apache.iceberg.util.PropertyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -222,7 +221,8 @@ final class IcebergFileCompactor {
     Snapshot start = table.currentSnapshot();
     if (start != null && !reached(deadlineNanos) && settings.maxGroupsPerRun() > 0) {
       BinPackRewriteFilePlanner planner =
-          new BinPackRewriteFilePlanner(table, Expressions.alwaysTrue(), start.snapshotId(), false);
+          new BinPackRewriteFilePlanner(
+              CallerThread.scanning(table), Expressions.alwaysTrue(), start.snapshotId(), false);
       planner.init(settings.plannerOptions(table));
       IcebergGroupRewriter rewriter = new IcebergGroupRewriter(table);
       PartitionSpec spec = table.spec();
@@ -307,9 +307,7 @@ final class IcebergFileCompactor {
       }
     }
     RewriteFiles rewrite =
-        table
-            .newRewrite()
-            .scanManifestsWith(MoreExecutors.newDirectExecutorService())
+        CallerThread.manifests(table.newRewrite())
             .validateFromSnapshot(start.snapshotId())
             .dataSequenceNumber(start.sequenceNumber());
     rewritten.forEach(rewrite::deleteFile);

@@ -18,7 +18,6 @@ import org.apache.iceberg.SnapshotUpdate;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
 import org.apache.iceberg.exceptions.ValidationException;
-import org.apache.iceberg.relocated.com.google.common.util.concurrent.MoreExecutors;
 
 /**
  * The snapshot one commit makes, in a transaction: an append when the batches only add data files,
@@ -85,19 +84,11 @@ final class IcebergSnapshotUpdate {
     // Manifest reads and writes run on the committer thread: Iceberg's worker pool polls its
     // futures with a 10 ms sleep, about 30 ms per commit of a few files.
     if (deletes.isEmpty()) {
-      AppendFiles append =
-          transaction
-              .newAppend()
-              .scanManifestsWith(MoreExecutors.newDirectExecutorService())
-              .writeManifestsWith(MoreExecutors.newDirectExecutorService(), 1);
+      AppendFiles append = CallerThread.manifests(transaction.newAppend());
       data.forEach(append::appendFile);
       return new IcebergSnapshotUpdate(append, anyKeyed, records, count, List.of());
     }
-    RowDelta delta =
-        transaction
-            .newRowDelta()
-            .scanManifestsWith(MoreExecutors.newDirectExecutorService())
-            .writeManifestsWith(MoreExecutors.newDirectExecutorService(), 1);
+    RowDelta delta = CallerThread.manifests(transaction.newRowDelta());
     data.forEach(delta::addRows);
     // The tasks' position delete files carry the positions; the table gets one delete file per
     // data file (a deletion vector on v3, a file-scoped position delete file on v2).

@@ -70,7 +70,7 @@ final class KeyIndex {
     Map<Integer, PartitionSpec> specs = table.specs();
     long[] sequences = new long[16];
     try (CloseableIterable<FileScanTask> tasks =
-        table.newScan().useSnapshot(snapshot.snapshotId()).planFiles()) {
+        CallerThread.scan(table, snapshot.snapshotId()).planFiles()) {
       for (FileScanTask task : tasks) {
         int ordinal =
             index.add(
