@@ -127,7 +127,14 @@ final class TaskRuntime implements AutoCloseable {
             participant::lateAnswers);
     deadLetters = deadLetters(config, participant, gauges);
     compactions = new CompactionRunner(config.connectorName(), config.taskId(), formats, channel);
-    controlLoop = new TaskControlLoop(taskName, channel, participant, compactions);
+    controlLoop =
+        new TaskControlLoop(
+            taskName,
+            channel,
+            participant,
+            compactions,
+            Coordinator.standDownMs(config.commitIntervalMs(), config.commitTimeoutMs()),
+            Clock.systemUTC());
     controlThread = daemon(controlLoop, "streamhouse-control-" + taskName);
     if (config.taskId() == 0) {
       startCoordination(codec, faults);

@@ -89,8 +89,10 @@ final class PaimonSink {
   }
 
   /**
-   * {@link #assertMirrors}, given a little time: on tables with deletion vectors (the example's
-   * default) a commit's rows become visible with the compaction snapshot right after it.
+   * {@link #assertMirrors}, given time: on tables with deletion vectors (the example's default) a
+   * commit's rows become visible with the compaction snapshot after it, which may follow a job's
+   * timeout (its task died) or the coordinator's look at a quiet table (a frozen predecessor
+   * committed after it started): about a minute, more on a loaded machine.
    */
   static void awaitMirrors(
       LocalStack stack,
@@ -99,8 +101,8 @@ final class PaimonSink {
       String topic,
       Map<Long, Map<String, Object>> state) {
     org.awaitility.Awaitility.await()
-        .atMost(java.time.Duration.ofSeconds(30))
-        .pollInterval(java.time.Duration.ofMillis(500))
+        .atMost(java.time.Duration.ofMinutes(4))
+        .pollInterval(java.time.Duration.ofSeconds(1))
         .untilAsserted(() -> assertMirrors(stack, tables, connector, topic, state));
   }
 

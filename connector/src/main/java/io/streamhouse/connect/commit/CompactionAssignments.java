@@ -5,10 +5,12 @@ import io.streamhouse.connect.protocol.TableId;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -179,6 +181,14 @@ final class CompactionAssignments {
 
   boolean isOut(String jobId) {
     return jobs.containsKey(jobId);
+  }
+
+  /** The tables with a job out, or one waiting for a job out on its key. */
+  Set<TableId> busyTables() {
+    Set<TableId> busy = new HashSet<>();
+    out.values().forEach(o -> busy.add(o.table()));
+    deferred.values().forEach(o -> busy.add(o.table()));
+    return busy;
   }
 
   /** Keys with a job out (for tests). */

@@ -17,7 +17,13 @@ public sealed interface ControlEvent {
   /**
    * Coordinator to tasks: prepare what you have written and offer it for commit {@code commitId}.
    */
-  record StartCommit(String connector, long commitId) implements ControlEvent {}
+  /**
+   * A round's commit request. {@code coordinator}: the sending coordinator's number, larger for a
+   * coordinator started later (its start time): tasks answer the latest coordinator only, and an
+   * older one that hears a later one stands down (a zombie task 0, frozen past its session and
+   * thawed, must not commit beside its successor).
+   */
+  record StartCommit(String connector, long commitId, long coordinator) implements ControlEvent {}
 
   /**
    * One piece of prepared files, which may be too large for one event: piece {@code chunk} of

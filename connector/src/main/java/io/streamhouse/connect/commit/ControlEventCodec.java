@@ -29,7 +29,7 @@ import org.apache.kafka.common.TopicPartition;
  * range-checked. Whatever is wrong ends in an {@link InvalidControlEventException}.
  */
 public final class ControlEventCodec {
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   /**
    * No event this plugin sends comes near it: a chunk's payload is at most {@link
@@ -84,6 +84,7 @@ public final class ControlEventCodec {
       if (event instanceof ControlEvent.StartCommit e) {
         out.writeByte(START);
         out.writeLong(e.commitId());
+        out.writeLong(e.coordinator());
       } else if (event instanceof ControlEvent.BatchChunk e) {
         out.writeByte(CHUNK);
         out.writeLong(e.commitId());
@@ -219,7 +220,9 @@ public final class ControlEventCodec {
     long commitId = in.readLong("commit id", 0, Long.MAX_VALUE);
     ControlEvent event =
         switch (type) {
-          case START -> new ControlEvent.StartCommit(connector, commitId);
+          case START ->
+              new ControlEvent.StartCommit(
+                  connector, commitId, in.readLong("coordinator", 0, Long.MAX_VALUE));
           case CHUNK -> readBatchChunk(in, commitId);
           case RESULT -> readCompactionResultChunk(in, commitId);
           case DONE -> readTaskDone(in, commitId);

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
@@ -63,6 +64,26 @@ public final class Coordinator implements Runnable, AutoCloseable {
   static final long MIN_REQUESTED_ROUND_GAP_MS = 1_000;
 
   private volatile TableId deadLetterTable;
+
+  /**
+   * This coordinator's number: its start time in milliseconds times 1,000, plus a random tiebreak
+   * below 1,000. A later coordinator of the connector has a larger one (clocks of the workers in
+   * step to within the time between two coordinator starts, seconds).
+   */
+  private final long number;
+
+  /** The largest number of another coordinator heard, and when it was last heard. */
+  private long laterNumber;
+
+  private long laterHeardAt = Long.MIN_VALUE / 2;
+
+  /**
+   * How long after it last heard a later coordinator this one stands down: that one sends a request
+   * at least every interval while it lives (and every second while a round waits).
+   */
+  private final long standDownMs;
+
+  private boolean standingDown;
   private long lastCommitId;
   private long lastStartSentAt;
   private long nextRoundAt;
@@ -120,6 +141,8 @@ public final class Coordinator implements Runnable, AutoCloseable {
             ConnectorThreads.factory(
                 "streamhouse-committer-" + connector.replace("%", "%%") + "-%d"));
     this.nextRoundAt = clock.millis() + intervalMs;
+    this.number = clock.millis() * 1_000 + ThreadLocalRandom.current().nextInt(1_000);
+    this.standDownMs = standDownMs(intervalMs, timeoutMs);
     this.compactions =
         new CompactionCoordinator(
             connector, formats, knownTables, Math.max(2 * intervalMs, 10_000), clock);
@@ -159,11 +182,13 @@ public final class Coordinator implements Runnable, AutoCloseable {
 
   void tick() {
     long now = clock.millis();
-    if (round == null && now >= nextRoundAt) {
+    if (round == null && now >= nextRoundAt && !standsDown(now)) {
       startRound(now);
     }
     for (ControlEvent event : channel.poll(Duration.ofMillis(100))) {
-      if (event instanceof ControlEvent.CompactionResultChunk chunk) {
+      if (event instanceof ControlEvent.StartCommit start) {
+        heard(start);
+      } else if (event instanceof ControlEvent.CompactionResultChunk chunk) {
         // A compaction result, sent as soon as its task finished: committed now, between rounds.
         compactions.onResultChunk(chunk);
       } else if (event instanceof ControlEvent.BatchChunk chunk
@@ -190,6 +215,9 @@ public final class Coordinator implements Runnable, AutoCloseable {
         onRoundRequest(request);
       }
     }
+    if (standsDown(clock.millis())) {
+      return;
+    }
     compactions.commitResults(lastCommitId);
     if (round != null) {
       boolean complete = round.reported().containsAll(round.expected());
@@ -203,7 +231,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
       }
       if (!complete && clock.millis() - lastStartSentAt >= REPEAT_START_MS) {
         // A rebalance may have moved partitions after their task answered: ask again.
-        channel.send(List.of(new ControlEvent.StartCommit(connector, round.commitId())));
+        channel.send(List.of(new ControlEvent.StartCommit(connector, round.commitId(), number)));
         lastStartSentAt = clock.millis();
       }
       if (complete || clock.millis() - round.startedAt() >= timeoutMs) {
@@ -221,6 +249,65 @@ public final class Coordinator implements Runnable, AutoCloseable {
     }
   }
 
+  /** A request of a coordinator, maybe another one of this connector: a later one is noted. */
+  private void heard(ControlEvent.StartCommit start) {
+    if (start.coordinator() > number) {
+      laterNumber = Math.max(laterNumber, start.coordinator());
+      laterHeardAt = clock.millis();
+    }
+  }
+
+  /**
+   * Whether a later coordinator of this connector was heard within {@link #standDownMs}: then this
+   * one is a zombie (its task 0 was frozen or cut off and has been started again elsewhere) and
+   * commits nothing, neither rounds nor compaction results, so that two coordinators never commit
+   * to one table at once. Its round in progress is dropped; its tasks' batches go to the later
+   * coordinator, which they answer instead. It starts again once the later one fell silent (the
+   * later one stopped; its successor, if any, is later still).
+   */
+  private boolean standsDown(long now) {
+    boolean standDown = now - laterHeardAt < standDownMs;
+    if (standDown != standingDown) {
+      standingDown = standDown;
+      if (standDown) {
+        LOG.warn(
+            "Coordinator {} of connector {} stands down: a later coordinator ({}) runs, so this one"
+                + " (a task 0 that was frozen or cut off, and started again elsewhere) commits "
+                + "nothing{}",
+            number,
+            connector,
+            laterNumber,
+            round == null ? "" : "; round " + round.commitId() + " is dropped");
+        round = null;
+        offered.clear();
+        assembler.clear();
+      } else {
+        LOG.warn(
+            "Coordinator {} of connector {} commits again: the later coordinator {} was not heard"
+                + " for {} ms",
+            number,
+            connector,
+            laterNumber,
+            standDownMs);
+        nextRoundAt = now;
+      }
+    }
+    return standDown;
+  }
+
+  /**
+   * How long a later coordinator keeps an earlier one standing down (and tasks answering it only)
+   * after it was last heard: three commit intervals, at least the commit timeout and one interval.
+   */
+  public static long standDownMs(long intervalMs, long timeoutMs) {
+    return Math.max(3 * intervalMs, timeoutMs + intervalMs);
+  }
+
+  /** Whether this coordinator stands down for a later one (for metrics and tests). */
+  public boolean standingDown() {
+    return standingDown;
+  }
+
   /**
    * A task loses partitions (a rebalance, or its stop) and handed in its batches: the round in
    * progress takes them (it is asked again, so the task answers after its request), or a round
@@ -230,7 +317,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     if (round != null) {
       round.handingOver().add(request.taskId());
       round.answeredHandOver().remove(request.taskId());
-      channel.send(List.of(new ControlEvent.StartCommit(connector, round.commitId())));
+      channel.send(List.of(new ControlEvent.StartCommit(connector, round.commitId(), number)));
       lastStartSentAt = clock.millis();
     } else {
       roundRequested = true;
@@ -259,7 +346,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
             new HashSet<>(),
             new HashSet<>());
     pendingHandOver.clear();
-    channel.send(List.of(new ControlEvent.StartCommit(connector, commitId)));
+    channel.send(List.of(new ControlEvent.StartCommit(connector, commitId, number)));
     lastStartSentAt = now;
   }
 

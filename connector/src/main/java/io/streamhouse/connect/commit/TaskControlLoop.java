@@ -1,5 +1,6 @@
 package io.streamhouse.connect.commit;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import org.apache.kafka.common.errors.WakeupException;
@@ -15,6 +16,11 @@ import org.slf4j.LoggerFactory;
  * cut the next round's batch ahead of its request when that is due ({@link
  * Participant#cutAheadIfDue}). A failure of the loop is kept for the task to report at its next
  * call.
+ *
+ * <p>Requests are answered for the latest coordinator only (the largest {@link
+ * ControlEvent.StartCommit#coordinator}): a zombie task 0, frozen past its session and thawed while
+ * its successor runs, gets no batches to commit. An earlier coordinator is answered again once the
+ * latest was not heard for the stand-down time ({@link Coordinator#standDownMs}).
  */
 public final class TaskControlLoop implements Runnable {
   private static final Logger LOG = LoggerFactory.getLogger(TaskControlLoop.class);
@@ -24,15 +30,26 @@ public final class TaskControlLoop implements Runnable {
   private final ControlChannel channel;
   private final Participant participant;
   private final CompactionRunner compactions;
+  private final long standDownMs;
+  private final Clock clock;
   private volatile boolean running = true;
   private volatile Throwable failure;
+  private long latestCoordinator = -1;
+  private long latestHeardAt;
 
   public TaskControlLoop(
-      String task, ControlChannel channel, Participant participant, CompactionRunner compactions) {
+      String task,
+      ControlChannel channel,
+      Participant participant,
+      CompactionRunner compactions,
+      long standDownMs,
+      Clock clock) {
     this.task = task;
     this.channel = channel;
     this.participant = participant;
     this.compactions = compactions;
+    this.standDownMs = standDownMs;
+    this.clock = clock;
   }
 
   @Override
@@ -56,7 +73,7 @@ public final class TaskControlLoop implements Runnable {
   void dispatch(List<ControlEvent> events) {
     ControlEvent lastStart = null;
     for (ControlEvent event : events) {
-      if (event instanceof ControlEvent.StartCommit) {
+      if (event instanceof ControlEvent.StartCommit start && fromLatestCoordinator(start)) {
         lastStart = event;
       }
     }
@@ -71,6 +88,37 @@ public final class TaskControlLoop implements Runnable {
         participant.onTableCommitted(committed);
       }
     }
+  }
+
+  /**
+   * Whether {@code start} comes from the latest coordinator heard (or from an earlier one after the
+   * latest fell silent for the stand-down time), which it then is.
+   */
+  private boolean fromLatestCoordinator(ControlEvent.StartCommit start) {
+    long now = clock.millis();
+    if (start.coordinator() == latestCoordinator) {
+      latestHeardAt = now;
+      return true;
+    }
+    if (start.coordinator() > latestCoordinator || now - latestHeardAt >= standDownMs) {
+      if (latestCoordinator >= 0) {
+        LOG.info(
+            "{} answers coordinator {} from now on (it answered coordinator {})",
+            task,
+            start.coordinator(),
+            latestCoordinator);
+      }
+      latestCoordinator = start.coordinator();
+      latestHeardAt = now;
+      return true;
+    }
+    LOG.debug(
+        "{} passes over commit {} of coordinator {}: a later one ({}) runs",
+        task,
+        start.commitId(),
+        start.coordinator(),
+        latestCoordinator);
+    return false;
   }
 
   /** Why the loop stopped, if it failed. */

@@ -17,6 +17,7 @@ import io.streamhouse.connect.schema.FieldType;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
@@ -109,6 +110,17 @@ public interface TableFormat extends AutoCloseable {
    */
   default List<CompactionJob> pendingCompactions(TableId table) {
     return List.of();
+  }
+
+  /**
+   * The id of {@code table}'s latest snapshot, read cheaply, for formats with {@link
+   * #pendingCompactions}: the coordinator looks for them again in a table that went quiet only when
+   * it changed since the last look (a commit the coordinator did not follow: a predecessor frozen
+   * mid-round, a compaction result it could not commit). Empty when the format has none, or the
+   * table does not exist (yet).
+   */
+  default OptionalLong latestSnapshotId(TableId table) {
+    return OptionalLong.empty();
   }
 
   /**

@@ -27,7 +27,7 @@ class ControlEventCodecTest {
   static List<ControlEvent> samples(String connector) {
     TopicPartition tp = new TopicPartition("orders", 3);
     return List.of(
-        new ControlEvent.StartCommit(connector, 7),
+        new ControlEvent.StartCommit(connector, 7, 1_796_000_000_000_123L),
         new ControlEvent.BatchChunk(
             connector,
             7,
@@ -128,7 +128,7 @@ class ControlEventCodecTest {
     future[0] = 9;
     assertThatThrownBy(() -> codec.decode(future))
         .isInstanceOf(InvalidControlEventException.class)
-        .hasMessage("control event version 9 is not supported (this plugin reads version 2)");
+        .hasMessage("control event version 9 is not supported (this plugin reads version 3)");
     assertThatThrownBy(() -> codec.decode(new byte[ControlEventCodec.MAX_EVENT_BYTES + 1]))
         .isInstanceOf(InvalidControlEventException.class)
         .extracting(e -> ((InvalidControlEventException) e).reason())

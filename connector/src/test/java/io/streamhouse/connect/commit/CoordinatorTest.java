@@ -80,6 +80,33 @@ class CoordinatorTest {
   }
 
   @Test
+  void aCoordinatorThatHearsALaterOneCommitsNothingUntilTheLaterOneFellSilent() {
+    clock.advance(1_000);
+    coordinator.tick();
+    long commitId = startCommits().get(0).commitId();
+    channel.deliver(batch(commitId, 0, "b0", P0, 0, 10));
+    // A later coordinator of the connector (task 0 started again elsewhere) sends its request
+    // before this round's last report: this one, a zombie now, drops its round.
+    channel.deliver(new ControlEvent.StartCommit("conn", commitId + 5, Long.MAX_VALUE - 1));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1)));
+    coordinator.tick();
+    assertThat(coordinator.standingDown()).isTrue();
+    for (int i = 0; i < 10; i++) { // the later one is heard every second
+      clock.advance(1_000);
+      channel.deliver(new ControlEvent.StartCommit("conn", commitId + 6 + i, Long.MAX_VALUE - 1));
+      coordinator.tick();
+    }
+    assertThat(format.commits).as("nothing committed beside the later coordinator").isEmpty();
+    assertThat(startCommits()).as("no round started while it stands down").hasSize(1);
+
+    // The later coordinator falls silent for the stand-down time: this one commits again.
+    clock.advance(Coordinator.standDownMs(1_000, 10_000));
+    long next = round(List.of(offer(0, "b1", P0, 0, 10)), 0, 1);
+    assertThat(coordinator.standingDown()).isFalse();
+    assertThat(format.commits).containsExactly("commit " + next + " [b1] full=true");
+  }
+
+  @Test
   void theDeadLetterTableIsCommittedFirstAndTheOthersOnlyOnceItTookEveryBatch() {
     TableId deadLetters = new TableId("c", List.of("errors"), "dead_letters");
     coordinator.commitFirst(deadLetters);
@@ -410,6 +437,87 @@ class CoordinatorTest {
     fresh.close();
   }
 
+  @Test
+  void aQuietTableIsLookedAtAgainOnlyWhenItsLatestSnapshotChanged() {
+    Coordinator fresh = freshCoordinator();
+    roundsOf(fresh, 1, 1_000);
+    assertThat(format.pendingLooks).as("the first round looks at the configured table").isOne();
+    assertThat(compactRequests()).isEmpty();
+
+    // A predecessor, frozen mid-round, commits after this coordinator looked: level-0 files that
+    // no commit of this coordinator calls a job for.
+    format.latestSnapshot = 2;
+    format.pending = List.of(new CompactionJob("bucket 0", new byte[] {0}));
+    roundsOf(fresh, 30, 1_000);
+    assertThat(compactRequests()).as("not before the table was quiet for a minute").isEmpty();
+    roundsOf(fresh, 31, 1_000);
+    assertThat(compactRequests())
+        .as("once quiet, the changed table gets its job")
+        .singleElement()
+        .satisfies(r -> assertThat(r.jobs()).isEqualTo(format.pending));
+    ControlEvent.CompactRequest job = compactRequests().get(0);
+    channel.deliver(compactionResult(1, job.jobId()).apply(job.commitId()));
+    format.latestSnapshot = 3; // the compaction's snapshot
+    format.pending = List.of();
+    roundsOf(fresh, 70, 1_000);
+    int looks = format.pendingLooks;
+    roundsOf(fresh, 300, 1_000);
+    assertThat(format.pendingLooks)
+        .as("a quiet table whose latest snapshot stays is not scanned again")
+        .isEqualTo(looks);
+    assertThat(compactRequests()).hasSize(1);
+    fresh.close();
+  }
+
+  @Test
+  void aTableWhoseCompactionResultWasRejectedIsLookedAtAgainAfterTheJobTimeout() {
+    format.pending = List.of(new CompactionJob("bucket 0", new byte[] {0}));
+    format.rejectCompactions = true;
+    Coordinator fresh = freshCoordinator();
+    roundsOf(fresh, 1, 1_000);
+    ControlEvent.CompactRequest job = compactRequests().get(0);
+    channel.deliver(compactionResult(1, job.jobId()).apply(job.commitId()));
+    roundsOf(fresh, 1, 1_000); // the result arrives and is rejected
+    assertThat(format.commits).singleElement().asString().startsWith("compactions");
+    format.rejectCompactions = false;
+    roundsOf(fresh, 12, 1_000);
+    assertThat(compactRequests())
+        .as("the rejected job's bucket goes out again without a write to it")
+        .hasSize(2)
+        .last()
+        .satisfies(r -> assertThat(r.jobs()).isEqualTo(format.pending));
+    fresh.close();
+  }
+
+  /** A coordinator of the table {@code TABLE}, with a commit every second. */
+  private Coordinator freshCoordinator() {
+    return new Coordinator(
+        "conn",
+        Map.of("c", format),
+        channel,
+        () -> Set.of(P0, P1),
+        1_000,
+        10_000,
+        2,
+        clock,
+        FaultInjection.parse(""),
+        CommitObserver.NONE,
+        () -> List.of(TABLE));
+  }
+
+  /** {@code rounds} rounds of {@code coordinator}, {@code everyMs} apart, answered by task 1. */
+  private void roundsOf(Coordinator coordinator, int rounds, long everyMs) {
+    for (int round = 0; round < rounds; round++) {
+      clock.advance(everyMs);
+      coordinator.tick();
+      List<ControlEvent.StartCommit> starts = startCommits();
+      channel.deliver(
+          new ControlEvent.TaskDone(
+              "conn", starts.get(starts.size() - 1).commitId(), 1, List.of(P0, P1)));
+      coordinator.tick();
+    }
+  }
+
   /** Runs one round: the batches are offered, then the given tasks report every partition. */
   private long round(List<LongFunction<ControlEvent>> batches, int... tasks) {
     clock.advance(1_000);
@@ -517,16 +625,35 @@ class CoordinatorTest {
     /** The maintenance the tables need as they are. */
     List<CompactionJob> pending = List.of();
 
+    /** How often {@link #pendingCompactions} was asked. */
+    int pendingLooks;
+
+    /** The tables' latest snapshot id. */
+    long latestSnapshot = 1;
+
+    /** Whether compaction results are rejected (a conflict with another compaction). */
+    boolean rejectCompactions;
+
     @Override
     public List<CompactionJob> pendingCompactions(TableId table) {
+      pendingLooks++;
       return pending;
+    }
+
+    @Override
+    public OptionalLong latestSnapshotId(TableId table) {
+      return OptionalLong.of(latestSnapshot);
     }
 
     @Override
     public Map<String, BatchPlan.Decision> commitCompactions(
         TableId table, long commitId, List<CompactionResult> results) {
       Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
-      results.forEach(r -> decisions.put(r.jobId(), BatchPlan.Decision.APPLY));
+      results.forEach(
+          r ->
+              decisions.put(
+                  r.jobId(),
+                  rejectCompactions ? BatchPlan.Decision.REJECT : BatchPlan.Decision.APPLY));
       commits.add(
           "compactions " + commitId + " " + results.stream().map(CompactionResult::jobId).toList());
       return decisions;

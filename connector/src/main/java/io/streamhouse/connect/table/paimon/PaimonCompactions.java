@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.io.DataFileMeta;
 import org.apache.paimon.manifest.ManifestCommittable;
@@ -50,6 +51,15 @@ final class PaimonCompactions {
     this.tables = tables;
     this.watermarks = watermarks;
     this.compactor = compactor;
+  }
+
+  /** Coordinator: the table's latest snapshot id (a hint file read); empty without one. */
+  OptionalLong latestSnapshotId(TableId id) {
+    if (!catalog.exists(id)) {
+      return OptionalLong.empty();
+    }
+    Long latest = tables.get(id).table().snapshotManager().latestSnapshotId();
+    return latest == null ? OptionalLong.empty() : OptionalLong.of(latest);
   }
 
   /** Coordinator: the compactions the buckets of {@code id} need as they are. */

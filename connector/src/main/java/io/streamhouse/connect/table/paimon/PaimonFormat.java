@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.paimon.catalog.Catalog;
 import org.apache.paimon.catalog.Identifier;
@@ -142,6 +143,11 @@ public final class PaimonFormat implements TableFormat {
   @Override
   public List<CompactionJob> pendingCompactions(TableId id) {
     return compactions.pending(id);
+  }
+
+  @Override
+  public OptionalLong latestSnapshotId(TableId id) {
+    return compactions.latestSnapshotId(id);
   }
 
   @Override

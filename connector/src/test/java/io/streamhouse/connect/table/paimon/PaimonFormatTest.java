@@ -28,6 +28,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.common.TopicPartition;
@@ -768,6 +769,8 @@ class PaimonFormatTest {
           .as("deletion vectors: level-0 rows are not read")
           .isEmpty();
 
+      OptionalLong beforeCompaction = next.latestSnapshotId(table);
+      assertThat(beforeCompaction).isPresent();
       List<CompactionJob> pending = next.pendingCompactions(table);
       assertThat(pending)
           .extracting(CompactionJob::key)
@@ -781,6 +784,10 @@ class PaimonFormatTest {
       assertThat(rows(next.table(table))).isEqualTo(model);
       assertThat(next.pendingCompactions(table)).isEmpty();
       assertThat(next.pendingCompactions(new TableId("lake", List.of("db"), "missing"))).isEmpty();
+      assertThat(next.latestSnapshotId(table).getAsLong())
+          .as("the compaction's snapshot follows the written one")
+          .isGreaterThan(beforeCompaction.getAsLong());
+      assertThat(next.latestSnapshotId(new TableId("lake", List.of("db"), "missing"))).isEmpty();
     }
   }
 
