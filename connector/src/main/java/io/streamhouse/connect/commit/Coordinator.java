@@ -303,7 +303,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     return Math.max(3 * intervalMs, timeoutMs + intervalMs);
   }
 
-  /** Whether this coordinator stands down for a later one (for metrics and tests). */
+  /** Whether this coordinator stands down for a later one (for tests). */
   public boolean standingDown() {
     return standingDown;
   }

@@ -403,28 +403,8 @@ class CoordinatorTest {
   @Test
   void aNewCoordinatorHandsOutTheCompactionsTheConfiguredTablesStillNeedOnce() {
     format.pending = List.of(new CompactionJob("bucket 0", new byte[] {0}));
-    Coordinator fresh =
-        new Coordinator(
-            "conn",
-            Map.of("c", format),
-            channel,
-            () -> Set.of(P0, P1),
-            1_000,
-            10_000,
-            2,
-            clock,
-            FaultInjection.parse(""),
-            CommitObserver.NONE,
-            () -> List.of(TABLE));
-    for (int round = 0; round < 3; round++) {
-      clock.advance(1_000);
-      fresh.tick();
-      List<ControlEvent.StartCommit> starts = startCommits();
-      channel.deliver(
-          new ControlEvent.TaskDone(
-              "conn", starts.get(starts.size() - 1).commitId(), 1, List.of(P0, P1)));
-      fresh.tick();
-    }
+    Coordinator fresh = freshCoordinator();
+    roundsOf(fresh, 3, 1_000);
     assertThat(compactRequests())
         .as("nothing was committed, yet the table's buckets get their job, once")
         .singleElement()
