@@ -2,6 +2,7 @@ package io.streamhouse.connect;
 
 import io.streamhouse.connect.commit.Participant;
 import io.streamhouse.connect.commit.Rewind;
+import io.streamhouse.connect.commit.TakeOverGate;
 import io.streamhouse.connect.errors.BadRecordHandler;
 import io.streamhouse.connect.errors.DeadLetterStage;
 import io.streamhouse.connect.errors.RecordConversionException;
@@ -15,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.slf4j.Logger;
@@ -36,6 +38,9 @@ final class RecordIntake {
   interface Seeker {
     void seek(Map<TopicPartition, Long> offsets);
   }
+
+  /** How long each wait of {@code open} for held partitions is, between looks at them. */
+  private static final long HELD_WAIT_MS = 200;
 
   private final String taskName;
   private final Participant participant;
@@ -77,18 +82,61 @@ final class RecordIntake {
     this.tablesKnownByTopic = tablesKnownByTopic;
   }
 
-  /** {@code SinkTask.open}: partitions assigned to the task. */
+  /**
+   * {@code SinkTask.open}: partitions assigned to the task. Returns once the batches their last
+   * owner handed in are decided ({@link Participant#hold}; at most the longer of {@code
+   * commit.timeout.ms} and {@code commit.handover-timeout.ms}), so that they are read from the
+   * tables' watermarks on. It waits here, not by pausing them: with every partition of a task
+   * paused, Connect's poll blocks until its next offset commit, and records delivered meanwhile
+   * would have to be sought back and converted again (a record that fails conversion would reach
+   * the dead-letter queue twice).
+   */
   void assigned(Collection<TopicPartition> partitions) {
-    boolean hasWriters = participant.assigned(partitions);
-    watchFirstRecords(partitions);
-    if (hasWriters) {
+    participant.assigned(partitions);
+    participant.hold(partitions, nowMs(), handOverTimeoutMs);
+    openHeld();
+    while (participant.anyHeld() && !Thread.currentThread().isInterrupted()) {
+      participant.awaitHeldChange(HELD_WAIT_MS);
+      openHeld();
+    }
+  }
+
+  /** Opens the held partitions whose hand-over is decided (or waited for long enough). */
+  private void openHeld() {
+    List<TakeOverGate.Opened> opened = participant.openable(nowMs());
+    if (opened.isEmpty()) {
+      return;
+    }
+    List<TopicPartition> partitions = opened.stream().map(TakeOverGate.Opened::partition).toList();
+    long waitedMs = opened.stream().mapToLong(TakeOverGate.Opened::waitedMs).max().orElse(0);
+    List<TopicPartition> expired =
+        opened.stream().filter(TakeOverGate.Opened::expired).map(o -> o.partition()).toList();
+    if (expired.isEmpty()) {
+      LOG.info("Reads {} from now on, {} ms after their assignment", partitions, waitedMs);
+    } else {
+      LOG.warn(
+          "Reads {} after {} ms without a decision on the batches handed in for {} (their task"
+              + " stopped before its round?): a batch committed later is rejected against this"
+              + " task's, which then rewinds",
+          partitions,
+          waitedMs,
+          expired);
+    }
+    if (participant.hasWriters()) {
       // Cooperative rebalancing adds partitions to a running task. A Paimon writer must not be
       // older than the watermarks of a partition it writes (its sequence numbers would rank a
-      // newer row below rows committed since): start the writers over, after handing in what
-      // they wrote, so that the rewind has nothing to read again.
+      // newer row below rows committed since), nor an Iceberg key index: start the writers over,
+      // after handing in what they wrote, so that the rewind has nothing to read again.
       participant.handOver(handOverTimeoutMs);
       rewind();
+    } else {
+      participant.forget(partitions); // another task may have committed them since
+      watchFirstRecords(partitions);
     }
+  }
+
+  private static long nowMs() {
+    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
   }
 
   /** {@code SinkTask.put}: writes every record to the tables it routes to. */
@@ -179,24 +227,44 @@ final class RecordIntake {
     return participant.safeOffsets(current);
   }
 
-  /** {@code SinkTask.close}: partitions revoked from the task (a rebalance, or its stop). */
+  /**
+   * {@code SinkTask.close}: partitions revoked from the task (a rebalance, or its stop). It hands
+   * in what it wrote and goes on at once; the next owners wait for the decision ({@link
+   * Participant#handIn}). When the task keeps no partition its writers close: writers made later
+   * start after the decisions.
+   */
   void revoked(Collection<TopicPartition> partitions) {
-    // Hand in what was written while the task still reports these partitions as its own, so that
-    // the round commits as soon as this task answered; the next owners then skip those records.
-    participant.handOver(handOverTimeoutMs);
+    participant.release(partitions);
+    boolean handedIn = handOverTimeoutMs > 0 && participant.handIn(true, handOverTimeoutMs);
     participant.revoked(partitions);
-    Rewind rewind = participant.reset(consumed);
+    Rewind rewind = handedIn ? null : participant.reset(consumed);
+    partitions.forEach(consumed::remove);
+    unseen.removeAll(partitions);
+    if (handedIn) {
+      if (participant.assignedPartitions().isEmpty()) {
+        participant.dropWriters();
+      }
+      return;
+    }
     if (rewind.offsetsReadAgain() > 0) {
       LOG.warn(
           "{} offsets of uncommitted work are read again after the revocation",
           rewind.offsetsReadAgain());
     }
-    partitions.forEach(consumed::remove);
-    unseen.removeAll(partitions);
     if (!rewind.positions().isEmpty()) {
       seeker.seek(rewind.positions());
     }
     watchFirstRecords(participant.assignedPartitions());
+  }
+
+  /**
+   * {@code SinkTask.stop}: waits, up to the hand-over timeout, until what the task handed in is
+   * decided, and commits it itself where the format allows when no coordinator answers.
+   */
+  void stopping() {
+    if (handOverTimeoutMs > 0) {
+      participant.settle(handOverTimeoutMs);
+    }
   }
 
   /**

@@ -100,6 +100,9 @@ public class StreamhouseSinkTask extends SinkTask {
 
   @Override
   public void stop() {
+    if (intake != null) {
+      intake.stopping();
+    }
     if (runtime != null) {
       runtime.close();
       counter.reportIfChanged(LOG);

@@ -2,6 +2,7 @@ package io.streamhouse.connect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.streamhouse.connect.commit.ControlEvent;
 import io.streamhouse.connect.commit.FaultInjection;
@@ -21,9 +22,11 @@ import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.testing.RecordingChannel;
 import io.streamhouse.connect.testing.SlowClosingFormat;
 import io.streamhouse.connect.testing.TestRoutes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.stream.LongStream;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -54,6 +57,7 @@ class RecordIntakeTest {
           30_000,
           2);
   private final List<Map<TopicPartition, Long>> seeks = new ArrayList<>();
+  private final RecordIntake.Seeker seeker = seeks::add;
 
   private RecordIntake intake(boolean tablesKnownByTopic) {
     format.closing.countDown(); // files close at once
@@ -65,7 +69,7 @@ class RecordIntakeTest {
         null,
         new TaskMetrics(
             PluginGauges.none(), () -> 0, participant::rewoundOffsets, () -> 0, () -> 0),
-        seeks::add,
+        seeker,
         200,
         tablesKnownByTopic);
   }
@@ -156,10 +160,126 @@ class RecordIntakeTest {
     intake.put(records(0, 10));
 
     intake.revoked(List.of(P0));
+    assertThat(channel.sent)
+        .as("the revocation asks for a round and does not wait for it")
+        .anySatisfy(e -> assertThat(e).isInstanceOf(ControlEvent.RoundRequest.class));
+    assertThat(format.watermarks(TABLE).asMap()).doesNotContainKey(P0);
+    assertThat(participant.inFlightBatches()).isEqualTo(1);
+
+    intake.stopping(); // no coordinator answers: the stopping task commits its own batch
     assertThat(format.watermarks(TABLE).asMap()).containsEntry(P0, 10L);
     assertThat(participant.rewoundOffsets()).isZero();
     assertThat(seeks).isEmpty();
     assertThat(participant.assignedPartitions()).isEmpty();
+  }
+
+  @Test
+  void withoutACoordinatorTheRevokedTaskCommitsWhatItHandedInItselfAndSaysSo() {
+    format.toleratesConcurrentCommitters = true;
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    intake.put(records(0, 10));
+    intake.revoked(List.of(P0)); // the task goes on: it keeps other partitions, or gets new ones
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              participant.commitOwnIfDue(); // the control thread's call
+              return format.watermarks(TABLE).asMap().containsKey(P0);
+            });
+    assertThat(format.watermarks(TABLE).asMap()).containsEntry(P0, 10L);
+    assertThat(participant.inFlightBatches()).isZero();
+    assertThat(channel.sent)
+        .as("the next owner of the partition learns of the decision")
+        .anySatisfy(
+            e ->
+                assertThat(e)
+                    .isInstanceOfSatisfying(
+                        ControlEvent.TableCommitted.class,
+                        c -> assertThat(c.decisions()).containsValue(BatchPlan.Decision.APPLY)));
+  }
+
+  @Test
+  void aPartitionWhoseHandedInBatchIsUndecidedIsOpenedOnlyAfterTheDecision() {
+    RecordIntake intake = intake(true);
+    participant.onBatchChunk(chunkOfAnotherTask("conn-1-b1", P0, 0, 5));
+    CompletableFuture<Void> opening =
+        CompletableFuture.runAsync(() -> intake.assigned(List.of(P0)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> participant.holds(P0));
+    assertThat(opening).as("open() waits while the batch is undecided").isNotDone();
+
+    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 5L)));
+    participant.onTableCommitted(
+        new ControlEvent.TableCommitted(
+            "conn", 1, TABLE, Map.of("conn-1-b1", BatchPlan.Decision.APPLY)));
+    opening.join();
+    assertThat(participant.holds(P0)).isFalse();
+    intake.put(records(0, 7)); // from Connect's committed offset, 0
+    participant.onStartCommit(2);
+    assertThat(channel.batches())
+        .as("the records the other task committed are skipped")
+        .singleElement()
+        .satisfies(b -> assertThat(b.ranges()).containsEntry(P0, new OffsetRange(5, 7)));
+  }
+
+  @Test
+  void aPartitionGivenBackToItsTaskWaitsForItsOwnHandedInBatch() {
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    intake.put(records(0, 10));
+    intake.revoked(List.of(P0));
+    ControlEvent.BatchChunk announced = channel.batches().get(0);
+    CompletableFuture<Void> opening =
+        CompletableFuture.runAsync(() -> intake.assigned(List.of(P0)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> participant.holds(P0));
+    assertThat(opening).as("its own batch is in flight").isNotDone();
+
+    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 10L)));
+    participant.onTableCommitted(
+        new ControlEvent.TableCommitted(
+            "conn", 1, TABLE, Map.of(announced.batchId(), BatchPlan.Decision.APPLY)));
+    opening.join();
+    intake.put(records(0, 12)); // from Connect's committed offset, 0
+    participant.onStartCommit(2);
+    assertThat(channel.batches().get(channel.batches().size() - 1).ranges())
+        .containsEntry(P0, new OffsetRange(10, 12));
+  }
+
+  @Test
+  void aPartitionBackFromAnotherTaskContinuesWhereTheTableDoesNotWhereThisTaskLeftIt() {
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    intake.put(records(0, 10));
+    coordinatorDecides(BatchPlan.Decision.APPLY);
+    intake.revoked(List.of(P0));
+
+    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 20L))); // another task had it meanwhile
+    intake.assigned(List.of(P0));
+    assertThat(participant.holds(P0)).as("nothing in flight for it").isFalse();
+    intake.put(records(20, 22));
+    participant.onStartCommit(2);
+    assertThat(channel.batches().get(channel.batches().size() - 1).ranges())
+        .containsEntry(P0, new OffsetRange(20, 22));
+  }
+
+  private static ControlEvent.BatchChunk chunkOfAnotherTask(
+      String batchId, TopicPartition tp, long from, long to) {
+    return new ControlEvent.BatchChunk(
+        "conn",
+        1,
+        1,
+        batchId,
+        TABLE,
+        Map.of(tp, new OffsetRange(from, to)),
+        0,
+        1,
+        1,
+        to - from,
+        100,
+        0,
+        1,
+        new byte[] {1});
   }
 
   @Test
@@ -184,7 +304,7 @@ class RecordIntakeTest {
                 new DeadLetterRows("conn", 0, () -> 0L),
                 dlMetrics),
             metrics,
-            seeks::add,
+            seeker,
             200,
             true);
     TopicPartition other = new TopicPartition("other", 0);

@@ -10,6 +10,12 @@ import org.apache.kafka.common.TopicPartition;
 
 /** Messages on the control topic: an RPC channel between the tasks and the coordinator. */
 public sealed interface ControlEvent {
+  /**
+   * The commit id of a batch announced at a hand-in ({@link Participant#handIn}): rounds are
+   * numbered from their start time, so no coordinator takes it as an offer.
+   */
+  long NO_ROUND = 0;
+
   String connector();
 
   long commitId();

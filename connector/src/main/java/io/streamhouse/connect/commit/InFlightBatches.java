@@ -132,9 +132,29 @@ final class InFlightBatches {
     return false;
   }
 
+  /** Whether a batch preparing or pending covers {@code tp}. */
+  boolean covers(TopicPartition tp) {
+    for (Pending p : pending.values()) {
+      if (p.batch().ranges().containsKey(tp)) {
+        return true;
+      }
+    }
+    for (Preparing p : preparing.values()) {
+      if (p.ranges().containsKey(tp)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   /** True when nothing is preparing or pending. */
   boolean isEmpty() {
     return pending.isEmpty() && preparing.isEmpty();
+  }
+
+  /** Batches whose files are still being closed. */
+  int preparingCount() {
+    return preparing.size();
   }
 
   int size() {

@@ -72,6 +72,30 @@ public final class KafkaControlChannel implements ControlChannel {
     partitions.forEach(consumer::position); // pin the start now: events sent later are seen
   }
 
+  @Override
+  public boolean keepsOrder() {
+    return true;
+  }
+
+  @Override
+  public Map<Integer, Long> endOffsets() {
+    Map<Integer, Long> ends = new HashMap<>();
+    consumer
+        .endOffsets(consumer.assignment(), Duration.ofSeconds(10))
+        .forEach((tp, end) -> ends.put(tp.partition(), end));
+    return ends;
+  }
+
+  @Override
+  public boolean readUpTo(Map<Integer, Long> ends) {
+    for (Map.Entry<Integer, Long> end : ends.entrySet()) {
+      if (consumer.position(new TopicPartition(topic, end.getKey())) < end.getValue()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /**
    * The control topic's partitions. Right after the topic was created the client's metadata may not
    * know it yet and answers with none: ask again until {@code timeout}.

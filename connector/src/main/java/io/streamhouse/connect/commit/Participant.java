@@ -1,13 +1,16 @@
 package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,6 +18,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.slf4j.Logger;
@@ -47,6 +51,19 @@ public final class Participant {
   private final PreparedAhead ahead;
   private final HandOverWait handOverWait = new HandOverWait();
   private final AnswerEvents answerEvents;
+  private final TakeOverGate gate;
+
+  /**
+   * The last hand-in (nanoTime, -1 when none waits), its batches, and when the task commits them
+   * itself if no coordinator asked for a round since ({@link #commitOwnIfDue}).
+   */
+  private volatile long handedInAt = -1;
+
+  private volatile Set<String> handedIn = Set.of();
+  private volatile long ownCommitAfterNanos;
+
+  /** Whether a commit request (of the latest coordinator) arrived since the last hand-in. */
+  private volatile boolean requestedSinceHandIn;
 
   /** Records written since the last cut (ahead or at a request): what the next flush holds. */
   private final AtomicLong writtenSinceCut = new AtomicLong();
@@ -81,6 +98,12 @@ public final class Participant {
     schedule.started(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
     this.ahead = new PreparedAhead(connector + "-" + taskId);
     this.answerEvents = new AnswerEvents(connector, taskId);
+    this.gate =
+        new TakeOverGate(
+            connector + "-" + taskId,
+            channel.keepsOrder(),
+            commitTimeoutMs,
+            Math.max(commitIntervalMs, 0) + commitTimeoutMs);
   }
 
   /**
@@ -138,6 +161,7 @@ public final class Participant {
    */
   public void onStartCommit(long commitId) {
     long requestedAt = System.nanoTime();
+    requestedSinceHandIn = true;
     boolean unscheduled = schedule.unscheduled(TimeUnit.NANOSECONDS.toMillis(requestedAt));
     Optional<TaskState.Round> answering =
         state.round(commitId, !unscheduled, () -> faults.at(FaultInjection.Point.BEFORE_PREPARE));
@@ -286,6 +310,7 @@ public final class Participant {
   public void onTableCommitted(ControlEvent.TableCommitted committed) {
     handOverWait.decided(committed.commitId(), System.nanoTime());
     state.decide(committed.decisions());
+    gate.decided(committed); // after the task's own batches: a held partition may open now
   }
 
   /**
@@ -302,9 +327,26 @@ public final class Participant {
    * files could not be closed: the caller resets, and the records are written again.
    */
   public boolean handOver(long configuredMs) {
+    if (handOverWait.timeoutMs(configuredMs) <= 0) {
+      return false;
+    }
+    return handIn(false, configuredMs) && settle(configuredMs);
+  }
+
+  /**
+   * Before partitions leave this task (a rebalance): closes what was written into batches and, when
+   * {@code announce}, names every closed batch on the control topic at once (for no round: the
+   * coordinator takes them only in answer to its request) and asks the coordinator for a round,
+   * without waiting for it. The batches stay in flight here, offered in every round until decided;
+   * the next owners of the partitions have seen them on the control topic by the time the rebalance
+   * completes, and hold the partitions until they are decided ({@link #hold}). A batch still
+   * closing (cut ahead on the control thread) is waited for, up to {@code configuredMs}. False if
+   * the files could not be closed or a reset is asked for: the caller resets, and the records are
+   * written again.
+   */
+  public boolean handIn(boolean announce, long configuredMs) {
     long started = System.nanoTime();
-    long timeoutMs = handOverWait.timeoutMs(configuredMs);
-    if (timeoutMs <= 0 || state.resetRequested()) {
+    if (state.resetRequested()) {
       return false;
     }
     TaskState.Offered offered = state.detachAndOffer(closer);
@@ -313,6 +355,36 @@ public final class Participant {
           "Could not close the data files to hand them over; the task drops"
               + " its uncommitted work: {}",
           offered.failure().toString());
+      return false;
+    }
+    int inFlight = state.inFlight();
+    if (announce && inFlight > 0) {
+      requestedSinceHandIn = false; // before the request: its answer may come at once
+      announce(started + TimeUnit.MILLISECONDS.toNanos(configuredMs));
+      handedIn =
+          state.pending().stream()
+              .map(p -> p.batch().batchId())
+              .collect(Collectors.toUnmodifiableSet());
+      ownCommitAfterNanos = TimeUnit.MILLISECONDS.toNanos(configuredMs / 2);
+      handedInAt = started;
+      LOG.info(
+          "Handed in {} batches ({} closed now) in {} ms; the coordinator commits them, the next"
+              + " owners read on after its decision",
+          inFlight,
+          offered.batches().size(),
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+    }
+    return true;
+  }
+
+  /**
+   * Before the task stops: waits until every batch in flight is decided, as {@link #handOver}
+   * describes. True when nothing is left in flight.
+   */
+  public boolean settle(long configuredMs) {
+    long started = System.nanoTime();
+    long timeoutMs = handOverWait.timeoutMs(configuredMs);
+    if (timeoutMs <= 0 || state.resetRequested()) {
       return false;
     }
     int handedIn = state.inFlight();
@@ -348,15 +420,171 @@ public final class Participant {
 
   /** Asks the coordinator for a round and waits, until {@code deadline}, for its decisions. */
   private void awaitCoordinator(long deadline) {
+    requestRound();
     try {
-      channel.send(
-          List.of(new ControlEvent.RoundRequest(connector, state.lastAnsweredCommit(), taskId)));
       state.awaitSettled(deadline);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Sends the closed batches (after waiting for those closing until {@code deadline}) and asks for
+   * a round.
+   */
+  private void announce(long deadline) {
+    try {
+      state.awaitClosed(deadline);
+      // For no round (commit id 0): the next owners learn of the batches, no coordinator takes
+      // them before it asks for them (a zombie coordinator thawing with its round in hand would
+      // commit them beside its successor). Their first chunk says all the next owners need.
+      List<ControlEvent> events = new ArrayList<>();
+      for (ControlEvent e : answerEvents.of(ControlEvent.NO_ROUND, state.pending())) {
+        if (e instanceof ControlEvent.BatchChunk chunk && chunk.chunk() == 0) {
+          events.add(e);
+        }
+      }
+      events.add(new ControlEvent.RoundRequest(connector, state.lastAnsweredCommit(), taskId));
+      channel.send(events);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      LOG.warn("Could not send the handed-in batches to the coordinator: {}", e.toString());
+    }
+  }
+
+  private void requestRound() {
+    try {
+      channel.send(
+          List.of(new ControlEvent.RoundRequest(connector, state.lastAnsweredCommit(), taskId)));
     } catch (RuntimeException e) {
       LOG.warn("Could not ask the coordinator for a round: {}", e.toString());
     }
+  }
+
+  /**
+   * Control thread: when no coordinator asked for a round within half {@code
+   * commit.handover-timeout.ms} of the last hand-in (task 0 may move in the same rebalance),
+   * commits the handed-in batches still undecided itself, where their format takes a second
+   * committer ({@link OwnBatchCommitter}: a batch the coordinator commits too is already present,
+   * never added twice), and sends the decisions on the control topic, so that the next owners of
+   * their partitions read on.
+   */
+  public void commitOwnIfDue() {
+    long at = handedInAt;
+    if (at < 0 || System.nanoTime() - at < ownCommitAfterNanos) {
+      return;
+    }
+    handedInAt = -1;
+    if (requestedSinceHandIn) {
+      return; // a coordinator answered the hand-in's request: it decides
+    }
+    Set<String> ids = handedIn;
+    List<InFlightBatches.Pending> undecided =
+        state.pending().stream().filter(p -> ids.contains(p.batch().batchId())).toList();
+    if (undecided.isEmpty() || !ownCommitter.canCommitAny(undecided)) {
+      return;
+    }
+    long commitId = Math.max(System.currentTimeMillis(), state.lastAnsweredCommit() + 1);
+    Map<String, BatchPlan.Decision> decisions = ownCommitter.commit(undecided, commitId);
+    state.decide(decisions);
+    Map<TableId, Map<String, BatchPlan.Decision>> byTable = new LinkedHashMap<>();
+    for (InFlightBatches.Pending p : undecided) {
+      var decision = decisions.get(p.batch().batchId());
+      if (decision != null) {
+        byTable
+            .computeIfAbsent(p.table(), t -> new LinkedHashMap<>())
+            .put(p.batch().batchId(), decision);
+      }
+    }
+    LOG.info(
+        "No coordinator asked for a round within {} ms of the hand-in: the task committed {} of"
+            + " its {} undecided handed-in batches itself",
+        TimeUnit.NANOSECONDS.toMillis(ownCommitAfterNanos),
+        decisions.size(),
+        undecided.size());
+    try {
+      channel.send(
+          byTable.entrySet().stream()
+              .map(
+                  e ->
+                      new ControlEvent.TableCommitted(
+                          connector, commitId, e.getKey(), e.getValue()))
+              .toList());
+    } catch (RuntimeException e) {
+      LOG.warn("Could not send the decisions on the handed-in batches: {}", e.toString());
+    }
+  }
+
+  /**
+   * Partitions given to this task at {@code nowMs}: held until the batches handed in for them (by
+   * their last owner, or by this task) are decided ({@link TakeOverGate}), at most the longer of
+   * {@code commit.timeout.ms} and {@code handOverMs} (a last owner with no coordinator commits its
+   * batches itself after half of {@code commit.handover-timeout.ms}); the caller writes none of
+   * their records meanwhile.
+   */
+  public void hold(Collection<TopicPartition> partitions, long nowMs, long handOverMs) {
+    gate.hold(partitions, nowMs, handOverMs);
+  }
+
+  /** Revoked partitions are held no longer. */
+  public void release(Collection<TopicPartition> partitions) {
+    gate.release(partitions);
+  }
+
+  public boolean holds(TopicPartition tp) {
+    return gate.holds(tp);
+  }
+
+  /** Batches in flight: preparing, or offered and undecided. */
+  public int inFlightBatches() {
+    return state.inFlight();
+  }
+
+  /** Waits up to {@code ms} for the control thread to note a decision or read up to an end. */
+  public void awaitHeldChange(long ms) {
+    gate.awaitChange(ms);
+  }
+
+  public boolean anyHeld() {
+    return gate.anyHeld();
+  }
+
+  /** The held partitions that may be read from now on. */
+  public List<TakeOverGate.Opened> openable(long nowMs) {
+    return gate.anyHeld() ? gate.open(nowMs, state::inFlightCovers) : List.of();
+  }
+
+  /** Control thread: a chunk of some task's batch passed on the control topic. */
+  public void onBatchChunk(ControlEvent.BatchChunk chunk) {
+    gate.offered(chunk, TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
+  }
+
+  /** Control thread, after each poll: see {@link TakeOverGate#sync}. */
+  public void syncGate() {
+    gate.sync(channel);
+  }
+
+  /**
+   * The positions known for {@code partitions} (after batches this task offered) are forgotten:
+   * they come from the tables' watermarks again, read when next needed.
+   */
+  public void forget(Collection<TopicPartition> partitions) {
+    state.forget(partitions);
+  }
+
+  /**
+   * Closes the writers (nothing is in them after a hand-in): the next records get writers made
+   * after the decisions, younger than the watermarks they write past. False, and nothing closed,
+   * when records were written since the hand-in.
+   */
+  public boolean dropWriters() {
+    return state.dropWriters();
+  }
+
+  /** True while the task has writers. */
+  public boolean hasWriters() {
+    return state.hasWriters();
   }
 
   /**

@@ -17,13 +17,16 @@ import io.streamhouse.connect.table.TableFormat;
 import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -63,6 +66,9 @@ final class TableWriters {
   private final FileBudget budget;
   private final Map<TableId, OpenTable> open = new LinkedHashMap<>();
   private final Map<TableId, Map<TopicPartition, Long>> positions = new HashMap<>();
+
+  /** Per table, partitions whose position is read from its watermarks again when next needed. */
+  private final Map<TableId, Set<TopicPartition>> forgotten = new HashMap<>();
 
   private final MissingTables missing = new MissingTables();
 
@@ -308,11 +314,34 @@ final class TableWriters {
 
   /** {@link #position}, or {@link #NO_POSITION} (offsets are never negative). */
   private long positionOrNone(TableId id, TopicPartition tp) {
-    Map<TopicPartition, Long> known =
-        positions.computeIfAbsent(
-            id, t -> new HashMap<>(formats.get(t.catalog()).watermarks(t).asMap()));
+    Map<TopicPartition, Long> known = positions.get(id);
+    if (known == null) {
+      known = new HashMap<>(formats.get(id.catalog()).watermarks(id).asMap());
+      positions.put(id, known);
+      forgotten.remove(id);
+    } else if (!forgotten.isEmpty() && forgotten.containsKey(id)) {
+      Map<TopicPartition, Long> watermarks = formats.get(id.catalog()).watermarks(id).asMap();
+      for (TopicPartition again : forgotten.remove(id)) {
+        Long watermark = watermarks.get(again);
+        if (watermark == null) {
+          known.remove(again);
+        } else {
+          known.put(again, watermark);
+        }
+      }
+    }
     Long p = known.get(tp);
     return p == null ? NO_POSITION : p;
+  }
+
+  /**
+   * Forgets where each table continues for {@code partitions} (after batches this task offered):
+   * another task may have committed them since; the watermarks tell, read when next needed.
+   */
+  void forget(Collection<TopicPartition> partitions) {
+    for (TableId id : positions.keySet()) {
+      forgotten.computeIfAbsent(id, t -> new HashSet<>()).addAll(partitions);
+    }
   }
 
   /**
@@ -372,6 +401,7 @@ final class TableWriters {
     }
     open.clear();
     positions.clear();
+    forgotten.clear();
   }
 
   /** True when some table took records (or skipped some) since it was last detached. */

@@ -14,8 +14,9 @@ import org.slf4j.LoggerFactory;
  * together only the last is answered: the coordinator repeats its request every second while a
  * round waits, and a task that was busy longer finds many. Between polls it lets the participant
  * cut the next round's batch ahead of its request when that is due ({@link
- * Participant#cutAheadIfDue}). A failure of the loop is kept for the task to report at its next
- * call.
+ * Participant#cutAheadIfDue}). Batches offered by any task are noted, so that partitions this task
+ * is given wait for the decision on what their last owner handed in ({@link TakeOverGate}). A
+ * failure of the loop is kept for the task to report at its next call.
  *
  * <p>Requests are answered for the latest coordinator only (the largest {@link
  * ControlEvent.StartCommit#coordinator}): a zombie task 0, frozen past its session and thawed while
@@ -58,7 +59,9 @@ public final class TaskControlLoop implements Runnable {
       while (running) {
         long untilCut = participant.untilCutAheadMs();
         dispatch(channel.poll(Duration.ofMillis(Math.max(1, Math.min(POLL_MS, untilCut)))));
+        participant.syncGate();
         participant.cutAheadIfDue();
+        participant.commitOwnIfDue();
       }
     } catch (WakeupException stopping) {
       // stop() woke the consumer
@@ -86,6 +89,8 @@ public final class TaskControlLoop implements Runnable {
         compactions.submit(request);
       } else if (event instanceof ControlEvent.TableCommitted committed) {
         participant.onTableCommitted(committed);
+      } else if (event instanceof ControlEvent.BatchChunk chunk) {
+        participant.onBatchChunk(chunk); // some task's batch, maybe of partitions this one takes
       }
     }
   }

@@ -286,6 +286,25 @@ final class TaskState {
     }
   }
 
+  /**
+   * Waits until no batch is being closed (a cut made ahead on the control thread), a reset is asked
+   * for, or {@code deadline} (nanoTime).
+   */
+  void awaitClosed(long deadline) throws InterruptedException {
+    lock.lock();
+    try {
+      while (inFlight.preparingCount() > 0 && !resetRequested) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        settled.awaitNanos(left);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   long lastAnsweredCommit() {
     lock.lock();
     try {
@@ -345,6 +364,49 @@ final class TaskState {
     lock.lock();
     try {
       ledger.revoked(partitions);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether a batch in flight (preparing or pending) covers {@code tp}. */
+  boolean inFlightCovers(TopicPartition tp) {
+    lock.lock();
+    try {
+      return inFlight.covers(tp);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** See {@link Participant#forget}. */
+  void forget(Collection<TopicPartition> partitions) {
+    lock.lock();
+    try {
+      writers.forget(partitions);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** See {@link Participant#dropWriters}. */
+  boolean dropWriters() {
+    lock.lock();
+    try {
+      if (writers.anyWritten()) {
+        return false;
+      }
+      writers.closeAll();
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  boolean hasWriters() {
+    lock.lock();
+    try {
+      return writers.any();
     } finally {
       lock.unlock();
     }

@@ -88,7 +88,12 @@ public final class RecordSchemas {
       String side = Envelopes.imageSide(value);
       Object image = Envelopes.field(value, side);
       if (value instanceof Struct envelope) {
-        return Optional.of(struct(envelope.schema().field(side).schema(), List.of()));
+        // A hostile envelope may name no image, or a non-struct one (a truncate with a string
+        // "after", say): not a row, and the writer reports the record.
+        org.apache.kafka.connect.data.Field imageField = envelope.schema().field(side);
+        return imageField == null || imageField.schema().type() != Schema.Type.STRUCT
+            ? Optional.empty()
+            : Optional.of(struct(imageField.schema(), List.of()));
       }
       return image instanceof Map<?, ?> map ? Optional.of(infer(map)) : Optional.empty();
     }

@@ -26,8 +26,18 @@ final class CommitLogs {
               + " arrived");
   private static final Pattern ANSWERED =
       Pattern.compile("\\[([^|\\]]+)\\|task-\\d+\\] Answered commit \\d+ in (\\d+) ms");
+
+  /** A revocation's hand-in (the task goes on at once), or a stopping task's wait for decisions. */
   private static final Pattern HANDED_OVER =
-      Pattern.compile("\\[([^|\\]]+)\\|task-\\d+\\] Handed over (\\d+) batches in (\\d+) ms");
+      Pattern.compile(
+          "\\[([^|\\]]+)\\|task-\\d+\\] Handed (?:over|in) (\\d+) batches (?:\\(\\d+ closed now\\) )?in"
+              + " (\\d+) ms");
+
+  /** How long partitions given to a task were held for the decision on their handed-in batches. */
+  private static final Pattern TAKEN_OVER =
+      Pattern.compile(
+          "\\[([^|\\]]+)\\|task-\\d+\\] Reads \\[.*\\] (?:from now on, (\\d+) ms after their"
+              + " assignment|after (\\d+) ms without a decision)");
 
   private CommitLogs() {}
 
@@ -69,7 +79,17 @@ final class CommitLogs {
     long maxAnswerMs = -1;
     long handOvers = 0;
     long maxHandOverMs = -1;
+    long takeOvers = 0;
+    long maxTakeOverMs = -1;
+    long expiredTakeOvers = 0;
     for (String line : log) {
+      Matcher o = TAKEN_OVER.matcher(line);
+      if (o.find() && o.group(1).equals(connector)) {
+        takeOvers++;
+        expiredTakeOvers += o.group(3) != null ? 1 : 0;
+        maxTakeOverMs =
+            Math.max(maxTakeOverMs, Long.parseLong(o.group(2) != null ? o.group(2) : o.group(3)));
+      }
       Matcher a = ANSWERED.matcher(line);
       if (a.find() && a.group(1).equals(connector)) {
         maxAnswerMs = Math.max(maxAnswerMs, Long.parseLong(a.group(2)));
@@ -113,6 +133,11 @@ final class CommitLogs {
     figures.put(
         "hand-overs (max ms)",
         handOvers == 0 ? "0" : String.format("%d (%d)", handOvers, maxHandOverMs));
+    figures.put(
+        "partitions held for a hand-over (max ms, without decision)",
+        takeOvers == 0
+            ? "0"
+            : String.format("%d (%d, %d)", takeOvers, maxTakeOverMs, expiredTakeOvers));
     return figures;
   }
 }

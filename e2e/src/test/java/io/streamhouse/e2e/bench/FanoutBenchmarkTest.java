@@ -31,6 +31,14 @@ class FanoutBenchmarkTest {
                 + " owners skip what they hold (io.streamhouse.connect.commit.Participant)",
             "[2026-12-01 10:00:52,000] INFO [c1|task-1] Handed over 200 batches in 1500 ms; the next"
                 + " owners skip what they hold (io.streamhouse.connect.commit.Participant)",
+            "[2026-12-01 10:00:53,000] INFO [c1|task-1] Handed in 3 batches (2 closed now) in 700"
+                + " ms; the coordinator commits them, the next owners read on after its decision"
+                + " (io.streamhouse.connect.commit.Participant)",
+            "[2026-12-01 10:00:54,000] INFO [c1|task-0] Reads [fanout-0, fanout-1] from now on, 2100"
+                + " ms after their assignment (io.streamhouse.connect.RecordIntake)",
+            "[2026-12-01 10:00:54,000] WARN [c1|task-0] Reads [fanout-2] after 30000 ms without a"
+                + " decision on the batches handed in for [fanout-2] (their task stopped before its"
+                + " round?): ... (io.streamhouse.connect.RecordIntake)",
             "[2026-12-01 10:00:52,000] INFO [c2|task-1] Handed over 9 batches in 9999 ms; the next"
                 + " owners skip what they hold (io.streamhouse.connect.commit.Participant)",
             "[2026-12-01 10:00:50,100] WARN [c2|task-0] Commit 9: no report for [x-0] after 30000 ms;"
@@ -44,7 +52,9 @@ class FanoutBenchmarkTest {
         .containsEntry("rounds past timeout", "1")
         .containsEntry("max wait for tasks ms", "30004")
         .containsEntry("max task answer ms", "31000")
-        .containsEntry("hand-overs (max ms)", "1 (1500)");
+        .containsEntry("hand-overs (max ms)", "2 (1500)")
+        .containsEntry(
+            "partitions held for a hand-over (max ms, without decision)", "2 (30000, 1)");
   }
 
   @Test
@@ -55,6 +65,7 @@ class FanoutBenchmarkTest {
         .containsEntry("rounds past timeout", "0")
         .containsEntry("max wait for tasks ms", "n/a")
         .containsEntry("max task answer ms", "n/a")
-        .containsEntry("hand-overs (max ms)", "0");
+        .containsEntry("hand-overs (max ms)", "0")
+        .containsEntry("partitions held for a hand-over (max ms, without decision)", "0");
   }
 }

@@ -1,0 +1,170 @@
+package io.streamhouse.connect.commit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.TableId;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+class TakeOverGateTest {
+  private static final TopicPartition P0 = new TopicPartition("t", 0);
+  private static final TopicPartition P1 = new TopicPartition("t", 1);
+  private static final TableId TABLE = new TableId("c", List.of("ns"), "t");
+
+  /** A channel that ends where the test says and has been read as far as the test says. */
+  private static class OrderedChannel implements ControlChannel {
+    long end;
+    long read;
+    int endQueries;
+
+    @Override
+    public boolean keepsOrder() {
+      return true;
+    }
+
+    @Override
+    public Map<Integer, Long> endOffsets() {
+      endQueries++;
+      return Map.of(0, end);
+    }
+
+    @Override
+    public boolean readUpTo(Map<Integer, Long> ends) {
+      return read >= ends.get(0);
+    }
+
+    @Override
+    public void send(List<? extends ControlEvent> events) {}
+
+    @Override
+    public List<ControlEvent> poll(Duration timeout) {
+      return List.of();
+    }
+
+    @Override
+    public void wakeup() {}
+
+    @Override
+    public void close() {}
+  }
+
+  private static ControlEvent.BatchChunk chunk(String batchId, TopicPartition tp) {
+    return new ControlEvent.BatchChunk(
+        "conn",
+        1,
+        1,
+        batchId,
+        TABLE,
+        Map.of(tp, new OffsetRange(0, 5)),
+        0,
+        1,
+        1,
+        5,
+        100,
+        0,
+        1,
+        new byte[] {1});
+  }
+
+  private static List<TopicPartition> opened(TakeOverGate gate, long now) {
+    return gate.open(now, tp -> false).stream().map(TakeOverGate.Opened::partition).toList();
+  }
+
+  @Test
+  void aPartitionOpensOnceTheControlTopicWasReadPastItsAssignmentAndItsBatchesAreDecided() {
+    OrderedChannel channel = new OrderedChannel();
+    TakeOverGate gate = new TakeOverGate("conn-0", true, 30_000, 90_000);
+    gate.offered(chunk("b1", P0), 0);
+    channel.end = 10;
+    gate.hold(List.of(P0, P1), 0, 0);
+
+    gate.sync(channel);
+    assertThat(opened(gate, 1)).as("not read up to the end of the assignment").isEmpty();
+    channel.read = 10;
+    gate.sync(channel);
+    assertThat(channel.endQueries).as("the end is asked for once per assignment").isEqualTo(1);
+    assertThat(opened(gate, 2)).as("P0's batch is undecided").containsExactly(P1);
+
+    gate.decided(
+        new ControlEvent.TableCommitted("conn", 1, TABLE, Map.of("b1", BatchPlan.Decision.APPLY)));
+    assertThat(opened(gate, 3)).containsExactly(P0);
+    assertThat(gate.anyHeld()).isFalse();
+  }
+
+  @Test
+  void thisTasksOwnBatchInFlightHoldsItsPartition() {
+    TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
+    gate.hold(List.of(P0), 0, 0);
+    assertThat(gate.open(1, tp -> tp.equals(P0))).isEmpty();
+    assertThat(gate.open(2, tp -> false))
+        .extracting(TakeOverGate.Opened::partition)
+        .containsExactly(P0);
+  }
+
+  @Test
+  void aBatchNobodyDecidesHoldsItsPartitionUntilTheDeadlineOnly() {
+    TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
+    gate.offered(chunk("dead", P0), 0);
+    gate.hold(List.of(P0), 0, 0);
+    assertThat(gate.open(29_999, tp -> false)).isEmpty();
+    assertThat(gate.open(30_000, tp -> false))
+        .singleElement()
+        .satisfies(
+            o -> {
+              assertThat(o.expired()).isTrue();
+              assertThat(o.waitedMs()).isEqualTo(30_000);
+            });
+  }
+
+  @Test
+  void aBatchNotOfferedAgainForLongIsForgottenAndTheTrackedBatchesAreBounded() {
+    TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
+    gate.offered(chunk("old", P0), 0);
+    gate.hold(List.of(P0), 100_000, 0);
+    assertThat(opened(gate, 100_001))
+        .as("not offered again for 90 s: its task is gone")
+        .containsExactly(P0);
+
+    for (int i = 0; i <= TakeOverGate.MAX_TRACKED; i++) {
+      gate.offered(chunk("b" + i, P1), 200_000);
+    }
+    assertThat(gate.tracked()).isEqualTo(TakeOverGate.MAX_TRACKED);
+  }
+
+  @Test
+  void revokedPartitionsAreHeldNoLonger() {
+    TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
+    gate.offered(chunk("b1", P0), 0);
+    gate.hold(List.of(P0), 0, 0);
+    gate.release(List.of(P0));
+    assertThat(gate.holds(P0)).isFalse();
+    assertThat(gate.open(1, tp -> false)).isEmpty();
+  }
+
+  @Test
+  void aFailureToFindTheEndIsTriedAgain() {
+    Map<String, Integer> calls = new HashMap<>();
+    OrderedChannel failingOnce =
+        new OrderedChannel() {
+          @Override
+          public Map<Integer, Long> endOffsets() {
+            if (calls.merge("end", 1, Integer::sum) == 1) {
+              throw new org.apache.kafka.common.errors.TimeoutException("no broker");
+            }
+            return Map.of(0, 0L);
+          }
+        };
+    TakeOverGate gate = new TakeOverGate("conn-0", true, 30_000, 90_000);
+    gate.hold(List.of(P0), 0, 0);
+    gate.sync(failingOnce);
+    assertThat(opened(gate, 1)).isEmpty();
+    gate.sync(failingOnce);
+    assertThat(opened(gate, 2)).containsExactly(P0);
+  }
+}
