@@ -168,6 +168,9 @@ class RecordIntakeTest {
 
     intake.stopping(); // no coordinator answers: the stopping task commits its own batch
     assertThat(format.watermarks(TABLE).asMap()).containsEntry(P0, 10L);
+    assertThat(channel.sent)
+        .as("the next owner of the partition learns of the decision")
+        .anySatisfy(e -> assertThat(e).isInstanceOf(ControlEvent.TableCommitted.class));
     assertThat(participant.rewoundOffsets()).isZero();
     assertThat(seeks).isEmpty();
     assertThat(participant.assignedPartitions()).isEmpty();

@@ -397,8 +397,7 @@ public final class Participant {
     long coordinatorMs = ownCommitter.canCommitAny(state.pending()) ? timeoutMs / 2 : timeoutMs;
     awaitCoordinator(started + TimeUnit.MILLISECONDS.toNanos(coordinatorMs));
     if (!state.settled() && !state.resetRequested() && !Thread.currentThread().isInterrupted()) {
-      long commitId = Math.max(System.currentTimeMillis(), state.lastAnsweredCommit() + 1);
-      state.decide(ownCommitter.commit(state.pending(), commitId));
+      commitOwn(state.pending());
     }
     long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
     boolean done = state.settled();
@@ -444,7 +443,7 @@ public final class Participant {
           events.add(e);
         }
       }
-      events.add(new ControlEvent.RoundRequest(connector, state.lastAnsweredCommit(), taskId));
+      events.add(roundRequest());
       channel.send(events);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -453,10 +452,13 @@ public final class Participant {
     }
   }
 
+  private ControlEvent.RoundRequest roundRequest() {
+    return new ControlEvent.RoundRequest(connector, state.lastAnsweredCommit(), taskId);
+  }
+
   private void requestRound() {
     try {
-      channel.send(
-          List.of(new ControlEvent.RoundRequest(connector, state.lastAnsweredCommit(), taskId)));
+      channel.send(List.of(roundRequest()));
     } catch (RuntimeException e) {
       LOG.warn("Could not ask the coordinator for a round: {}", e.toString());
     }
@@ -485,24 +487,33 @@ public final class Participant {
     if (undecided.isEmpty() || !ownCommitter.canCommitAny(undecided)) {
       return;
     }
+    int committed = commitOwn(undecided);
+    LOG.info(
+        "No coordinator asked for a round within {} ms of the hand-in: the task committed {} of"
+            + " its {} undecided handed-in batches itself",
+        TimeUnit.NANOSECONDS.toMillis(ownCommitAfterNanos),
+        committed,
+        undecided.size());
+  }
+
+  /**
+   * Commits {@code pending} to the tables that take a second committer ({@link OwnBatchCommitter}),
+   * applies the decisions and sends them on the control topic, so that the next owners of their
+   * partitions read on. Returns how many batches were decided.
+   */
+  private int commitOwn(List<InFlightBatches.Pending> pending) {
     long commitId = Math.max(System.currentTimeMillis(), state.lastAnsweredCommit() + 1);
-    Map<String, BatchPlan.Decision> decisions = ownCommitter.commit(undecided, commitId);
+    Map<String, BatchPlan.Decision> decisions = ownCommitter.commit(pending, commitId);
     state.decide(decisions);
     Map<TableId, Map<String, BatchPlan.Decision>> byTable = new LinkedHashMap<>();
-    for (InFlightBatches.Pending p : undecided) {
-      var decision = decisions.get(p.batch().batchId());
+    for (InFlightBatches.Pending p : pending) {
+      BatchPlan.Decision decision = decisions.get(p.batch().batchId());
       if (decision != null) {
         byTable
             .computeIfAbsent(p.table(), t -> new LinkedHashMap<>())
             .put(p.batch().batchId(), decision);
       }
     }
-    LOG.info(
-        "No coordinator asked for a round within {} ms of the hand-in: the task committed {} of"
-            + " its {} undecided handed-in batches itself",
-        TimeUnit.NANOSECONDS.toMillis(ownCommitAfterNanos),
-        decisions.size(),
-        undecided.size());
     try {
       channel.send(
           byTable.entrySet().stream()
@@ -514,6 +525,7 @@ public final class Participant {
     } catch (RuntimeException e) {
       LOG.warn("Could not send the decisions on the handed-in batches: {}", e.toString());
     }
+    return decisions.size();
   }
 
   /**
