@@ -57,6 +57,16 @@ final class RecordIntake {
   private final Map<TopicPartition, Long> consumed = new HashMap<>();
 
   /**
+   * The partitions the task handed in when its last revocation took all it had, its writers kept
+   * (empty) and its positions after its batches in flight: if the next assignment brings back only
+   * these, it goes on after its own batches at once. Null otherwise.
+   */
+  private Set<TopicPartition> returnable;
+
+  /** Whether the partitions of the assignment in progress return to this task (see above). */
+  private boolean returning;
+
+  /**
    * Partitions whose first records since their assignment or the last rewind have not arrived yet.
    */
   private final Set<TopicPartition> unseen = new HashSet<>();
@@ -86,14 +96,23 @@ final class RecordIntake {
    * {@code SinkTask.open}: partitions assigned to the task. Returns once the batches their last
    * owner handed in are decided ({@link Participant#hold}; at most the longer of {@code
    * commit.timeout.ms} and {@code commit.handover-timeout.ms}), so that they are read from the
-   * tables' watermarks on. It waits here, not by pausing them: with every partition of a task
-   * paused, Connect's poll blocks until its next offset commit, and records delivered meanwhile
-   * would have to be sought back and converted again (a record that fails conversion would reach
-   * the dead-letter queue twice).
+   * tables' watermarks on. Partitions that return to the task after an eager rebalance took them
+   * (all of the assignment among those it just had) wait for other tasks' batches only: the task
+   * goes on after its own with the writers it kept. It waits here, not by pausing them: with every
+   * partition of a task paused, Connect's poll blocks until its next offset commit, and records
+   * delivered meanwhile would have to be sought back and converted again (a record that fails
+   * conversion would reach the dead-letter queue twice).
    */
   void assigned(Collection<TopicPartition> partitions) {
     participant.assigned(partitions);
-    participant.hold(partitions, nowMs(), handOverTimeoutMs);
+    returning = returnable != null && !partitions.isEmpty() && returnable.containsAll(partitions);
+    if (returnable != null && !returning) {
+      // Partitions new to the task: its writers may be older than what another task committed
+      // for them. Nothing was written since the hand-in; later writers start after the decisions.
+      participant.dropWriters();
+    }
+    returnable = null;
+    participant.hold(partitions, nowMs(), handOverTimeoutMs, returning);
     openHeld();
     while (participant.anyHeld() && !Thread.currentThread().isInterrupted()) {
       participant.awaitHeldChange(HELD_WAIT_MS);
@@ -122,7 +141,12 @@ final class RecordIntake {
           waitedMs,
           expired);
     }
-    if (participant.hasWriters()) {
+    if (returning) {
+      // Back with the writers and positions it had: it goes on after its own batches, which stay
+      // in flight and are committed first; Connect's position, the committed offset, is below
+      // them, and the first records seek past what the task wrote.
+      watchFirstRecords(partitions);
+    } else if (participant.hasWriters()) {
       // Cooperative rebalancing adds partitions to a running task. A Paimon writer must not be
       // older than the watermarks of a partition it writes (its sequence numbers would rank a
       // newer row below rows committed since), nor an Iceberg key index: start the writers over,
@@ -240,9 +264,12 @@ final class RecordIntake {
     Rewind rewind = handedIn ? null : participant.reset(consumed);
     partitions.forEach(consumed::remove);
     unseen.removeAll(partitions);
+    returnable = null;
     if (handedIn) {
       if (participant.assignedPartitions().isEmpty()) {
-        participant.dropWriters();
+        // An eager rebalance takes every partition. Writers stay (empty) while only these come
+        // back: a Paimon writer's sequence numbers, an Iceberg key index go on after its batches.
+        returnable = Set.copyOf(partitions);
       }
       return;
     }

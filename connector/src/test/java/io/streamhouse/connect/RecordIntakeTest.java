@@ -227,16 +227,64 @@ class RecordIntakeTest {
   }
 
   @Test
-  void aPartitionGivenBackToItsTaskWaitsForItsOwnHandedInBatch() {
+  void aPartitionGivenBackToItsTaskGoesOnAfterItsOwnHandedInBatchWithoutWaitingForIt() {
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    intake.put(records(0, 10));
+    intake.revoked(List.of(P0)); // an eager rebalance: every partition goes
+    ControlEvent.BatchChunk announced = channel.batches().get(0);
+
+    intake.assigned(List.of(P0)); // returns: only other tasks' batches would hold P0
+    assertThat(participant.holds(P0)).isFalse();
+    assertThat(participant.inFlightBatches()).as("its own batch is still undecided").isEqualTo(1);
+    intake.put(records(0, 5)); // from Connect's committed offset, 0
+    assertThat(seeks).as("to the last record the task wrote").containsExactly(Map.of(P0, 9L));
+    intake.put(records(9, 12));
+    assertThat(format.writersOpened).as("the writer was kept").hasValue(1);
+
+    participant.onStartCommit(2);
+    assertThat(channel.batches().subList(1, channel.batches().size()))
+        .as("the handed-in batch is offered again, the new one goes on after it")
+        .extracting(ControlEvent.BatchChunk::batchId, b -> b.ranges().get(P0))
+        .containsExactly(
+            org.assertj.core.groups.Tuple.tuple(announced.batchId(), new OffsetRange(0, 10)),
+            org.assertj.core.groups.Tuple.tuple(
+                channel.batches().get(channel.batches().size() - 1).batchId(),
+                new OffsetRange(10, 12)));
+  }
+
+  @Test
+  void anOtherTasksUndecidedBatchStillHoldsAReturningPartition() {
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    intake.put(records(0, 10));
+    intake.revoked(List.of(P0));
+    participant.onBatchChunk(chunkOfAnotherTask("conn-1-zombie", P0, 0, 10));
+
+    CompletableFuture<Void> opening =
+        CompletableFuture.runAsync(() -> intake.assigned(List.of(P0)));
+    await().atMost(Duration.ofSeconds(10)).until(() -> participant.holds(P0));
+    assertThat(opening).as("a batch of another task covers P0").isNotDone();
+    participant.onTableCommitted(
+        new ControlEvent.TableCommitted(
+            "conn", 1, TABLE, Map.of("conn-1-zombie", BatchPlan.Decision.APPLY)));
+    opening.join();
+    assertThat(participant.holds(P0)).isFalse();
+  }
+
+  @Test
+  void anAssignmentWithAPartitionNewToTheTaskWaitsForItsOwnBatchesAndStartsNewWriters() {
+    TopicPartition p1 = new TopicPartition("t", 1);
     RecordIntake intake = intake(true);
     intake.assigned(List.of(P0));
     intake.put(records(0, 10));
     intake.revoked(List.of(P0));
     ControlEvent.BatchChunk announced = channel.batches().get(0);
+
     CompletableFuture<Void> opening =
-        CompletableFuture.runAsync(() -> intake.assigned(List.of(P0)));
+        CompletableFuture.runAsync(() -> intake.assigned(List.of(P0, p1)));
     await().atMost(Duration.ofSeconds(10)).until(() -> participant.holds(P0));
-    assertThat(opening).as("its own batch is in flight").isNotDone();
+    assertThat(opening).as("P1 is new: its own batch in flight holds P0").isNotDone();
 
     format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 10L)));
     participant.onTableCommitted(
@@ -247,17 +295,21 @@ class RecordIntakeTest {
     participant.onStartCommit(2);
     assertThat(channel.batches().get(channel.batches().size() - 1).ranges())
         .containsEntry(P0, new OffsetRange(10, 12));
+    assertThat(format.writersOpened).as("a writer made after the decision").hasValue(2);
   }
 
   @Test
   void aPartitionBackFromAnotherTaskContinuesWhereTheTableDoesNotWhereThisTaskLeftIt() {
+    TopicPartition p1 = new TopicPartition("t", 1);
     RecordIntake intake = intake(true);
     intake.assigned(List.of(P0));
     intake.put(records(0, 10));
     coordinatorDecides(BatchPlan.Decision.APPLY);
     intake.revoked(List.of(P0));
+    intake.assigned(List.of(p1)); // P0 goes to another task
+    intake.revoked(List.of(p1));
 
-    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 20L))); // another task had it meanwhile
+    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 20L))); // the other task's commits
     intake.assigned(List.of(P0));
     assertThat(participant.holds(P0)).as("nothing in flight for it").isFalse();
     intake.put(records(20, 22));

@@ -132,6 +132,11 @@ final class InFlightBatches {
     return false;
   }
 
+  /** Whether {@code batchId} names a batch of this task preparing or pending. */
+  boolean holds(String batchId) {
+    return pending.containsKey(batchId) || preparing.containsKey(batchId);
+  }
+
   /** Whether a batch preparing or pending covers {@code tp}. */
   boolean covers(TopicPartition tp) {
     for (Pending p : pending.values()) {

@@ -310,7 +310,10 @@ public final class Participant {
   public void onTableCommitted(ControlEvent.TableCommitted committed) {
     handOverWait.decided(committed.commitId(), System.nanoTime());
     state.decide(committed.decisions());
-    gate.decided(committed); // after the task's own batches: a held partition may open now
+    gate.decided(
+        committed,
+        TimeUnit.NANOSECONDS.toMillis(
+            System.nanoTime())); // after the task's own batches: a held partition may open now
   }
 
   /**
@@ -533,10 +536,13 @@ public final class Participant {
    * their last owner, or by this task) are decided ({@link TakeOverGate}), at most the longer of
    * {@code commit.timeout.ms} and {@code handOverMs} (a last owner with no coordinator commits its
    * batches itself after half of {@code commit.handover-timeout.ms}); the caller writes none of
-   * their records meanwhile.
+   * their records meanwhile. {@code returning}: this task had them until the rebalance and kept its
+   * writers and positions, so it goes on after its own batches without waiting for their decision;
+   * only other tasks' batches hold them.
    */
-  public void hold(Collection<TopicPartition> partitions, long nowMs, long handOverMs) {
-    gate.hold(partitions, nowMs, handOverMs);
+  public void hold(
+      Collection<TopicPartition> partitions, long nowMs, long handOverMs, boolean returning) {
+    gate.hold(partitions, nowMs, handOverMs, returning);
   }
 
   /** Revoked partitions are held no longer. */
@@ -564,7 +570,7 @@ public final class Participant {
 
   /** The held partitions that may be read from now on. */
   public List<TakeOverGate.Opened> openable(long nowMs) {
-    return gate.anyHeld() ? gate.open(nowMs, state::inFlightCovers) : List.of();
+    return gate.anyHeld() ? gate.open(nowMs, state::inFlightCovers, state::inFlight) : List.of();
   }
 
   /** Control thread: a chunk of some task's batch passed on the control topic. */

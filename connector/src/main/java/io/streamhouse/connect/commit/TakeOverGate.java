@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
  * it reads the control topic up to where it ended at the assignment (every batch handed in before
  * the rebalance completed is there), and opens a partition once no batch of any task that covers it
  * is undecided (a {@link ControlEvent.TableCommitted} names each decided batch), and none of this
- * task's own: or at the deadline, when a batch's task died before its round and nobody will decide
- * it (then a batch committed late is rejected against the new owner's, which rewinds: still exactly
- * once).
+ * task's own (unless the partition returns to the task that had it, which keeps its writers and
+ * goes on after its own batches): or at the deadline, when a batch's task died before its round and
+ * nobody will decide it (then a batch committed late is rejected against the new owner's, which
+ * rewinds: still exactly once).
  *
  * <p>The batches are read from the control topic, which is untrusted: at most {@link #MAX_TRACKED}
  * are kept, and one not offered again for {@code forgetAfterMs} (tasks offer undecided batches
@@ -37,8 +38,12 @@ public final class TakeOverGate {
 
   static final int MAX_TRACKED = 100_000;
 
-  /** A partition held since {@code since}, until its batches are decided or {@code deadline}. */
-  private record Held(long since, long deadline, long syncRequest) {}
+  /**
+   * A partition held since {@code since}, until its batches are decided or {@code deadline}. {@code
+   * returning}: this task had it until the rebalance and keeps its writers and positions, so its
+   * own undecided batches do not hold it.
+   */
+  private record Held(long since, long deadline, long syncRequest, boolean returning) {}
 
   /** An undecided batch as seen on the control topic: its partitions, and when last seen. */
   private record Seen(Set<TopicPartition> partitions, long seenAt) {}
@@ -52,6 +57,14 @@ public final class TakeOverGate {
   private final long forgetAfterMs;
   private final Map<TopicPartition, Held> held = new HashMap<>();
   private final LinkedHashMap<String, Seen> undecided = new LinkedHashMap<>();
+
+  /**
+   * Batches decided lately, and when: a task that hands in a batch its coordinator decided a moment
+   * before names it on the control topic after the decision, and that late name must not hold a
+   * partition until it is forgotten. Bounded as {@link #undecided}.
+   */
+  private final LinkedHashMap<String, Long> decided = new LinkedHashMap<>();
+
   private long syncRequested;
   private long synced;
 
@@ -72,15 +85,17 @@ public final class TakeOverGate {
 
   /**
    * Task thread: {@code partitions} were assigned at {@code nowMs}; they stay held until opened, at
-   * most the longer of the gate's wait and {@code atLeastMs}.
+   * most the longer of the gate's wait and {@code atLeastMs}. {@code returning}: the task had them
+   * until this rebalance and goes on after its own batches, so only other tasks' batches hold them.
    */
-  synchronized void hold(Collection<TopicPartition> partitions, long nowMs, long atLeastMs) {
+  synchronized void hold(
+      Collection<TopicPartition> partitions, long nowMs, long atLeastMs, boolean returning) {
     syncRequested++;
     if (!ordered) {
       synced = syncRequested;
     }
     for (TopicPartition tp : partitions) {
-      held.put(tp, new Held(nowMs, nowMs + Math.max(waitMs, atLeastMs), syncRequested));
+      held.put(tp, new Held(nowMs, nowMs + Math.max(waitMs, atLeastMs), syncRequested, returning));
     }
   }
 
@@ -100,9 +115,11 @@ public final class TakeOverGate {
   /**
    * Task thread: the held partitions that may be read now, no longer held: the control topic was
    * read past their assignment and no batch covering them is undecided ({@code ownInFlight}: this
-   * task's own batches), or their deadline passed.
+   * task's own batches, which do not hold a returning partition; {@code ownBatch}: whether a batch
+   * id is one of them), or their deadline passed.
    */
-  synchronized List<Opened> open(long nowMs, Predicate<TopicPartition> ownInFlight) {
+  synchronized List<Opened> open(
+      long nowMs, Predicate<TopicPartition> ownInFlight, Predicate<String> ownBatch) {
     if (held.isEmpty()) {
       return List.of();
     }
@@ -113,7 +130,11 @@ public final class TakeOverGate {
       Map.Entry<TopicPartition, Held> e = it.next();
       TopicPartition tp = e.getKey();
       Held h = e.getValue();
-      boolean decided = synced >= h.syncRequest() && !ownInFlight.test(tp) && !undecidedCovers(tp);
+      boolean decided =
+          synced >= h.syncRequest()
+              && (h.returning()
+                  ? !undecidedCovers(tp, ownBatch)
+                  : !ownInFlight.test(tp) && !undecidedCovers(tp, id -> false));
       if (decided || nowMs >= h.deadline()) {
         opened.add(new Opened(tp, nowMs - h.since(), !decided));
         it.remove();
@@ -122,9 +143,10 @@ public final class TakeOverGate {
     return opened;
   }
 
-  private boolean undecidedCovers(TopicPartition tp) {
-    for (Seen seen : undecided.values()) {
-      if (seen.partitions().contains(tp)) {
+  /** Whether an undecided batch covers {@code tp}, other than those {@code ignored} names. */
+  private boolean undecidedCovers(TopicPartition tp, Predicate<String> ignored) {
+    for (Map.Entry<String, Seen> e : undecided.entrySet()) {
+      if (e.getValue().partitions().contains(tp) && !ignored.test(e.getKey())) {
         return true;
       }
     }
@@ -132,12 +154,30 @@ public final class TakeOverGate {
   }
 
   private void forgetStale(long nowMs) {
-    undecided.values().removeIf(s -> nowMs - s.seenAt() > forgetAfterMs);
+    for (Iterator<Map.Entry<String, Seen>> it = undecided.entrySet().iterator(); it.hasNext(); ) {
+      Map.Entry<String, Seen> e = it.next();
+      long unseenMs = nowMs - e.getValue().seenAt();
+      if (unseenMs > forgetAfterMs) {
+        it.remove();
+        List<TopicPartition> holding =
+            e.getValue().partitions().stream().filter(held::containsKey).toList();
+        if (!holding.isEmpty()) {
+          LOG.warn(
+              "{}: batch {} was not offered again for {} ms (its task is gone): {} are read on"
+                  + " without a decision on it",
+              task,
+              e.getKey(),
+              unseenMs,
+              holding);
+        }
+      }
+    }
+    decided.values().removeIf(at -> nowMs - at > forgetAfterMs);
   }
 
   /** Control thread: a batch was offered (a chunk of it); it is undecided until decided. */
   synchronized void offered(ControlEvent.BatchChunk chunk, long nowMs) {
-    if (chunk.ranges().isEmpty()) {
+    if (chunk.ranges().isEmpty() || decided.containsKey(chunk.batchId())) {
       return;
     }
     undecided.remove(chunk.batchId()); // re-inserted last: the oldest go first when full
@@ -150,8 +190,17 @@ public final class TakeOverGate {
   }
 
   /** Control thread: the batches {@code committed} names are decided. */
-  synchronized void decided(ControlEvent.TableCommitted committed) {
-    committed.decisions().keySet().forEach(undecided::remove);
+  synchronized void decided(ControlEvent.TableCommitted committed, long nowMs) {
+    for (String batchId : committed.decisions().keySet()) {
+      undecided.remove(batchId);
+      decided.remove(batchId); // re-inserted last, as above
+      decided.put(batchId, nowMs);
+    }
+    while (decided.size() > MAX_TRACKED) {
+      Iterator<String> oldest = decided.keySet().iterator();
+      oldest.next();
+      oldest.remove();
+    }
     if (!held.isEmpty()) {
       notifyAll();
     }

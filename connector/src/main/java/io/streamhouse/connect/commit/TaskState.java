@@ -379,6 +379,16 @@ final class TaskState {
     }
   }
 
+  /** Whether {@code batchId} names a batch of this task in flight. */
+  boolean inFlight(String batchId) {
+    lock.lock();
+    try {
+      return inFlight.holds(batchId);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** See {@link Participant#forget}. */
   void forget(Collection<TopicPartition> partitions) {
     lock.lock();

@@ -73,7 +73,9 @@ class TakeOverGateTest {
   }
 
   private static List<TopicPartition> opened(TakeOverGate gate, long now) {
-    return gate.open(now, tp -> false).stream().map(TakeOverGate.Opened::partition).toList();
+    return gate.open(now, tp -> false, id -> false).stream()
+        .map(TakeOverGate.Opened::partition)
+        .toList();
   }
 
   @Test
@@ -82,7 +84,7 @@ class TakeOverGateTest {
     TakeOverGate gate = new TakeOverGate("conn-0", true, 30_000, 90_000);
     gate.offered(chunk("b1", P0), 0);
     channel.end = 10;
-    gate.hold(List.of(P0, P1), 0, 0);
+    gate.hold(List.of(P0, P1), 0, 0, false);
 
     gate.sync(channel);
     assertThat(opened(gate, 1)).as("not read up to the end of the assignment").isEmpty();
@@ -92,7 +94,8 @@ class TakeOverGateTest {
     assertThat(opened(gate, 2)).as("P0's batch is undecided").containsExactly(P1);
 
     gate.decided(
-        new ControlEvent.TableCommitted("conn", 1, TABLE, Map.of("b1", BatchPlan.Decision.APPLY)));
+        new ControlEvent.TableCommitted("conn", 1, TABLE, Map.of("b1", BatchPlan.Decision.APPLY)),
+        3);
     assertThat(opened(gate, 3)).containsExactly(P0);
     assertThat(gate.anyHeld()).isFalse();
   }
@@ -100,20 +103,63 @@ class TakeOverGateTest {
   @Test
   void thisTasksOwnBatchInFlightHoldsItsPartition() {
     TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
-    gate.hold(List.of(P0), 0, 0);
-    assertThat(gate.open(1, tp -> tp.equals(P0))).isEmpty();
-    assertThat(gate.open(2, tp -> false))
+    gate.hold(List.of(P0), 0, 0, false);
+    assertThat(gate.open(1, tp -> tp.equals(P0), id -> false)).isEmpty();
+    assertThat(gate.open(2, tp -> false, id -> false))
         .extracting(TakeOverGate.Opened::partition)
         .containsExactly(P0);
+  }
+
+  @Test
+  void aReturningPartitionWaitsForOtherTasksBatchesOnlyNotForItsOwn() {
+    TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
+    gate.offered(chunk("own", P0), 0);
+    gate.offered(chunk("zombie", P1), 0);
+    gate.hold(List.of(P0, P1), 0, 0, true);
+
+    List<TakeOverGate.Opened> opened = gate.open(1, tp -> true, "own"::equals);
+    assertThat(opened)
+        .as("P0's only batch is the task's own; P1 has a batch of another task")
+        .extracting(TakeOverGate.Opened::partition)
+        .containsExactly(P0);
+    assertThat(opened.get(0).expired()).isFalse();
+
+    gate.decided(
+        new ControlEvent.TableCommitted(
+            "conn", 1, TABLE, Map.of("zombie", BatchPlan.Decision.APPLY)),
+        2);
+    assertThat(gate.open(2, tp -> true, "own"::equals))
+        .extracting(TakeOverGate.Opened::partition)
+        .containsExactly(P1);
+  }
+
+  @Test
+  void aBatchNamedAfterItsDecisionHoldsNothing() {
+    TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
+    gate.decided(
+        new ControlEvent.TableCommitted("conn", 1, TABLE, Map.of("b1", BatchPlan.Decision.APPLY)),
+        0);
+    gate.offered(chunk("b1", P0), 1); // handed in by a task that had not heard the decision yet
+    gate.hold(List.of(P0), 2, 0, false);
+    assertThat(opened(gate, 3)).containsExactly(P0);
+    assertThat(gate.tracked()).isZero();
+  }
+
+  @Test
+  void aPartitionNewToTheTaskWaitsForTheTasksOwnBatchesToo() {
+    TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
+    gate.offered(chunk("own", P0), 0);
+    gate.hold(List.of(P0), 0, 0, false);
+    assertThat(gate.open(1, tp -> true, "own"::equals)).isEmpty();
   }
 
   @Test
   void aBatchNobodyDecidesHoldsItsPartitionUntilTheDeadlineOnly() {
     TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
     gate.offered(chunk("dead", P0), 0);
-    gate.hold(List.of(P0), 0, 0);
-    assertThat(gate.open(29_999, tp -> false)).isEmpty();
-    assertThat(gate.open(30_000, tp -> false))
+    gate.hold(List.of(P0), 0, 0, false);
+    assertThat(gate.open(29_999, tp -> false, id -> false)).isEmpty();
+    assertThat(gate.open(30_000, tp -> false, id -> false))
         .singleElement()
         .satisfies(
             o -> {
@@ -126,7 +172,7 @@ class TakeOverGateTest {
   void aBatchNotOfferedAgainForLongIsForgottenAndTheTrackedBatchesAreBounded() {
     TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
     gate.offered(chunk("old", P0), 0);
-    gate.hold(List.of(P0), 100_000, 0);
+    gate.hold(List.of(P0), 100_000, 0, false);
     assertThat(opened(gate, 100_001))
         .as("not offered again for 90 s: its task is gone")
         .containsExactly(P0);
@@ -141,10 +187,10 @@ class TakeOverGateTest {
   void revokedPartitionsAreHeldNoLonger() {
     TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
     gate.offered(chunk("b1", P0), 0);
-    gate.hold(List.of(P0), 0, 0);
+    gate.hold(List.of(P0), 0, 0, false);
     gate.release(List.of(P0));
     assertThat(gate.holds(P0)).isFalse();
-    assertThat(gate.open(1, tp -> false)).isEmpty();
+    assertThat(gate.open(1, tp -> false, id -> false)).isEmpty();
   }
 
   @Test
@@ -161,7 +207,7 @@ class TakeOverGateTest {
           }
         };
     TakeOverGate gate = new TakeOverGate("conn-0", true, 30_000, 90_000);
-    gate.hold(List.of(P0), 0, 0);
+    gate.hold(List.of(P0), 0, 0, false);
     gate.sync(failingOnce);
     assertThat(opened(gate, 1)).isEmpty();
     gate.sync(failingOnce);

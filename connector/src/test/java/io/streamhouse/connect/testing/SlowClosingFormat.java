@@ -39,9 +39,14 @@ public final class SlowClosingFormat implements TableFormat {
   public final List<PreparedFiles> discarded = Collections.synchronizedList(new ArrayList<>());
   public final Map<TableId, Watermarks> watermarks = new java.util.HashMap<>();
 
+  /** Writers opened so far. */
+  public final java.util.concurrent.atomic.AtomicInteger writersOpened =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   @Override
   public Optional<TableWriter> openWriter(
       TableId table, RouteSettings route, SinkRecord sample, FileBudget budget) {
+    writersOpened.incrementAndGet();
     return Optional.of(
         new TableWriter() {
           private long records;
