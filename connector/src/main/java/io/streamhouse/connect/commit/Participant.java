@@ -310,10 +310,8 @@ public final class Participant {
   public void onTableCommitted(ControlEvent.TableCommitted committed) {
     handOverWait.decided(committed.commitId(), System.nanoTime());
     state.decide(committed.decisions());
-    gate.decided(
-        committed,
-        TimeUnit.NANOSECONDS.toMillis(
-            System.nanoTime())); // after the task's own batches: a held partition may open now
+    // After the task's own batches: a held partition may open now.
+    gate.decided(committed, TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
   }
 
   /**

@@ -61,7 +61,8 @@ public final class TakeOverGate {
   /**
    * Batches decided lately, and when: a task that hands in a batch its coordinator decided a moment
    * before names it on the control topic after the decision, and that late name must not hold a
-   * partition until it is forgotten. Bounded as {@link #undecided}.
+   * partition until it is forgotten. Kept for {@code forgetAfterMs} after the decision, and at most
+   * {@link #MAX_TRACKED}.
    */
   private final LinkedHashMap<String, Long> decided = new LinkedHashMap<>();
 
@@ -172,7 +173,6 @@ public final class TakeOverGate {
         }
       }
     }
-    decided.values().removeIf(at -> nowMs - at > forgetAfterMs);
   }
 
   /** Control thread: a batch was offered (a chunk of it); it is undecided until decided. */
@@ -180,29 +180,36 @@ public final class TakeOverGate {
     if (chunk.ranges().isEmpty() || decided.containsKey(chunk.batchId())) {
       return;
     }
-    undecided.remove(chunk.batchId()); // re-inserted last: the oldest go first when full
-    undecided.put(chunk.batchId(), new Seen(Set.copyOf(chunk.ranges().keySet()), nowMs));
-    while (undecided.size() > MAX_TRACKED) {
-      Iterator<String> oldest = undecided.keySet().iterator();
-      oldest.next();
-      oldest.remove();
-    }
+    putLast(undecided, chunk.batchId(), new Seen(Set.copyOf(chunk.ranges().keySet()), nowMs));
   }
 
   /** Control thread: the batches {@code committed} names are decided. */
   synchronized void decided(ControlEvent.TableCommitted committed, long nowMs) {
     for (String batchId : committed.decisions().keySet()) {
       undecided.remove(batchId);
-      decided.remove(batchId); // re-inserted last, as above
-      decided.put(batchId, nowMs);
+      putLast(decided, batchId, nowMs);
     }
-    while (decided.size() > MAX_TRACKED) {
-      Iterator<String> oldest = decided.keySet().iterator();
-      oldest.next();
+    // Oldest first: those decided longer ago than a batch is remembered go.
+    Iterator<Long> oldest = decided.values().iterator();
+    while (oldest.hasNext() && nowMs - oldest.next() > forgetAfterMs) {
       oldest.remove();
     }
     if (!held.isEmpty()) {
       notifyAll();
+    }
+  }
+
+  /**
+   * Puts {@code key} last in {@code map} (the oldest go first), keeping at most {@link
+   * #MAX_TRACKED}.
+   */
+  private static <V> void putLast(LinkedHashMap<String, V> map, String key, V value) {
+    map.remove(key);
+    map.put(key, value);
+    while (map.size() > MAX_TRACKED) {
+      Iterator<String> oldest = map.keySet().iterator();
+      oldest.next();
+      oldest.remove();
     }
   }
 

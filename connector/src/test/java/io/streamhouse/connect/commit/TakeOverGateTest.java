@@ -143,6 +143,12 @@ class TakeOverGateTest {
     gate.hold(List.of(P0), 2, 0, false);
     assertThat(opened(gate, 3)).containsExactly(P0);
     assertThat(gate.tracked()).isZero();
+
+    gate.decided(
+        new ControlEvent.TableCommitted("conn", 2, TABLE, Map.of("b2", BatchPlan.Decision.APPLY)),
+        90_001);
+    gate.offered(chunk("b1", P0), 90_002);
+    assertThat(gate.tracked()).as("decided more than 90 s ago: no longer remembered").isOne();
   }
 
   @Test
