@@ -8,6 +8,7 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.TableFormat;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,6 +44,14 @@ final class InFlightBatches {
   private final Map<String, TableFormat> formats;
   private final Map<String, Pending> pending = new LinkedHashMap<>();
   private final Map<String, Preparing> preparing = new LinkedHashMap<>();
+
+  /**
+   * Each batch in flight's place in the order it was cut: batches close in any order (a cut ahead
+   * of its request can close after a hand-over's), and are offered in the order they were cut.
+   */
+  private final Map<String, Long> cutOrder = new HashMap<>();
+
+  private long cuts;
   private long generation;
 
   InFlightBatches(String connector, int taskId, Map<String, TableFormat> formats) {
@@ -63,6 +72,7 @@ final class InFlightBatches {
               d.maxTimestamp(),
               d.files());
       preparing.put(p.batchId(), p);
+      cutOrder.put(p.batchId(), cuts++);
       batches.add(p);
     }
     return batches;
@@ -90,9 +100,6 @@ final class InFlightBatches {
     for (Preparing p : preparing.values()) {
       p.ranges().forEach((tp, r) -> preparingFrom.merge(tp, r.from(), Math::min));
     }
-    if (preparingFrom.isEmpty()) {
-      return List.copyOf(pending.values());
-    }
     List<Pending> offerable = new ArrayList<>(pending.size());
     for (Pending p : pending.values()) {
       boolean preceded =
@@ -106,6 +113,12 @@ final class InFlightBatches {
         offerable.add(p);
       }
     }
+    // In the order they were cut: a coordinator that commits what arrived of an answer (the
+    // hand-over's early commit, a timeout) must never get a later batch of a partition without the
+    // earlier one. For a partition a table never saw, the first batch committed sets where it
+    // starts,
+    // and the earlier one would then be taken as already present: its records lost.
+    offerable.sort(Comparator.comparingLong(p -> cutOrder.get(p.batch().batchId())));
     return offerable;
   }
 
@@ -129,6 +142,7 @@ final class InFlightBatches {
       return true;
     }
     pending.remove(batchId);
+    cutOrder.remove(batchId);
     return false;
   }
 
@@ -185,6 +199,7 @@ final class InFlightBatches {
   void clear() {
     pending.clear();
     preparing.clear();
+    cutOrder.clear();
     generation++;
   }
 
