@@ -541,6 +541,9 @@ public final class Participant {
   public void hold(
       Collection<TopicPartition> partitions, long nowMs, long handOverMs, boolean returning) {
     gate.hold(partitions, nowMs, handOverMs, returning);
+    if (channel.keepsOrder()) {
+      channel.wakeup(); // the control thread reads the topic to its end now, not after its poll
+    }
   }
 
   /** Revoked partitions are held no longer. */

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -248,6 +249,8 @@ public final class TakeOverGate {
           notifyAll();
         }
       }
+    } catch (WakeupException e) {
+      throw e; // the control loop's, not a failure to read the topic
     } catch (RuntimeException e) {
       LOG.warn(
           "{} could not find where the control topic ends (tries again): {}", task, e.toString());

@@ -55,20 +55,25 @@ public final class TaskControlLoop implements Runnable {
 
   @Override
   public void run() {
-    try {
-      while (running) {
-        long untilCut = participant.untilCutAheadMs();
-        dispatch(channel.poll(Duration.ofMillis(Math.max(1, Math.min(POLL_MS, untilCut)))));
+    boolean woken = false;
+    while (running) {
+      try {
+        long pollMs = woken ? 0 : Math.max(1, Math.min(POLL_MS, participant.untilCutAheadMs()));
+        woken = false;
+        dispatch(channel.poll(Duration.ofMillis(pollMs)));
         participant.syncGate();
         participant.cutAheadIfDue();
         participant.commitOwnIfDue();
-      }
-    } catch (WakeupException stopping) {
-      // stop() woke the consumer
-    } catch (RuntimeException e) {
-      if (running) {
-        LOG.error("The control loop failed; the task fails at its next put", e);
-        failure = e;
+      } catch (WakeupException e) {
+        // stop(), or partitions assigned: the control topic is read up to its end now, not after
+        // the poll in progress (the next poll takes what has arrived and returns)
+        woken = true;
+      } catch (RuntimeException e) {
+        if (running) {
+          LOG.error("The control loop failed; the task fails at its next put", e);
+          failure = e;
+        }
+        return;
       }
     }
   }

@@ -21,6 +21,10 @@ final class BenchWorkers {
     if (System.getenv("STREAMHOUSE_BENCH_JFR") != null) {
       flags.add("-XX:StartFlightRecording=settings=profile,filename=worker.jfr,dumponexit=true");
     }
+    String extra = System.getenv("STREAMHOUSE_BENCH_WORKER_FLAGS");
+    if (extra != null && !extra.isBlank()) {
+      flags.addAll(List.of(extra.trim().split("\\s+")));
+    }
     return flags;
   }
 
