@@ -8,7 +8,9 @@ import java.util.function.Function;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.fs.Path;
 import org.apache.paimon.options.MemorySize;
+import org.apache.paimon.options.Options;
 import org.apache.paimon.table.FileStoreTable;
+import org.apache.paimon.table.FileStoreTableFactory;
 import org.apache.paimon.utils.SegmentsCache;
 
 /**
@@ -77,7 +79,15 @@ final class CoordinatorTables {
 
   private Loaded load(TableId id) {
     FileStoreTable table = catalog.apply(id);
-    FileStoreTable retryOff = table.copy(Map.of("commit.max-retries", "0"));
+    // The commit copy checks, as Paimon writes the snapshot, that it follows the plan's.
+    FileStoreTable retryOff =
+        FileStoreTableFactory.create(
+                table.fileIO(),
+                table.location(),
+                table.schema(),
+                Options.fromMap(table.options()),
+                new ExpectedSnapshotEnvironment(table.catalogEnvironment()))
+            .copy(Map.of("commit.max-retries", "0"));
     table.setManifestCache(manifests);
     retryOff.setManifestCache(manifests);
     return new Loaded(table, retryOff);

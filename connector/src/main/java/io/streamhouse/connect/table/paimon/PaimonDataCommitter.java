@@ -26,10 +26,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The coordinator's commit of written records to a Paimon table, under invariant
  * <em>contiguity</em> (docs/architecture.md), which Paimon has no commit hook for: plan against the
- * latest snapshot of the connector's commit user, commit only if no snapshot appeared since the
- * planning read, with Paimon's own retry off (a snapshot-id race fails the commit and we plan
- * again). A committer that slipped in between Paimon's read and ours is detected afterwards and
- * reported as an error. Each commit also plans the compaction jobs it calls for.
+ * latest snapshot of the connector's commit user, commit only as the snapshot right after the
+ * planning read (checked as Paimon writes it, {@link ExpectedSnapshotEnvironment}), with Paimon's
+ * own retry off (a snapshot-id race fails the commit and we plan again). Should another committer
+ * of this connector still show up between the plan's snapshot and ours, it is reported as an error.
+ * Each commit also plans the compaction jobs it calls for.
  */
 final class PaimonDataCommitter {
   private static final Logger LOG = LoggerFactory.getLogger(PaimonDataCommitter.class);
@@ -40,6 +41,9 @@ final class PaimonDataCommitter {
   private final CoordinatorTables tables;
   private final PaimonWatermarks watermarks;
   private final PaimonCompactor compactor;
+
+  /** Runs between the last look at the latest snapshot and the commit (tests: a frozen thread). */
+  private volatile Runnable beforeSnapshot = () -> {};
 
   PaimonDataCommitter(
       String connector,
@@ -123,15 +127,23 @@ final class PaimonDataCommitter {
               }
             }
             summary.forEach(committable::addProperty);
-            // Paimon has no commit hook: check that nobody committed since the plan, then commit
-            // with Paimon's own retry off, so a snapshot-id race fails instead of committing
-            // unchecked.
+            // Paimon has no commit hook: a snapshot that appeared since the plan fails the
+            // commit here, and one that appears from now on as Paimon writes ours (the commit copy
+            // expects the snapshot after the plan's, ExpectedSnapshotEnvironment); Paimon's own
+            // retry is off, so a snapshot-id race fails instead of committing unchecked.
             if (!Objects.equals(snapshots.latestSnapshotId(), base)) {
               throw new CommitLoop.ConcurrentCommitException(
                   "snapshot " + snapshots.latestSnapshotId() + " appeared while planning", null);
             }
+            long next = base == null ? Snapshot.FIRST_SNAPSHOT_ID : base + 1;
+            beforeSnapshot.run();
             try {
-              commitOnce(loaded.retryOff(), committable);
+              ExpectedSnapshotEnvironment.expecting(
+                  next,
+                  () -> {
+                    commitOnce(loaded.retryOff(), committable);
+                    return null;
+                  });
             } catch (RuntimeException conflict) {
               throw new CommitLoop.ConcurrentCommitException(conflict.toString(), conflict);
             }
@@ -148,6 +160,11 @@ final class PaimonDataCommitter {
                 compactor.jobsAfterCommit(id, table, applied));
           }
         });
+  }
+
+  /** Tests: {@code hook} runs between the last look at the latest snapshot and each commit. */
+  void beforeSnapshot(Runnable hook) {
+    this.beforeSnapshot = hook;
   }
 
   /** {@code table}: a copy with Paimon's retry off ({@link CoordinatorTables.Loaded#retryOff}). */

@@ -101,6 +101,11 @@ public final class PaimonFormat implements TableFormat {
     return compactions;
   }
 
+  /** Tests: {@code hook} runs between a data commit's last look at the table and its snapshot. */
+  void beforeDataCommit(Runnable hook) {
+    committer.beforeSnapshot(hook);
+  }
+
   @Override
   public void evolve(TableId id, FieldType.Struct row, EvolutionMode mode)
       throws RecordConversionException {

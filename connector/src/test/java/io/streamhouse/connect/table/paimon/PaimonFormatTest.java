@@ -690,6 +690,56 @@ class PaimonFormatTest {
    * successor committed meanwhile) must not commit the old plan on top of the newer snapshot: its
    * identifier would go backwards. It plans again, above the successor's identifier.
    */
+  /**
+   * A coordinator frozen between its last look at the table and its commit, thawed after its
+   * successor committed the same offsets (a task rewound and wrote them again): its commit fails as
+   * Paimon writes the snapshot, it plans again and rejects its batch, instead of landing it beside
+   * the successor's (the watermarks would claim offsets the successor's batch holds too).
+   */
+  @Test
+  void aCoordinatorThawedAfterItsSuccessorCommittedPlansAgainInsteadOfCommittingItsStalePlan()
+      throws Exception {
+    StreamhouseSinkConfig config = config(Map.of("route.items.buckets", "1"));
+    try (PaimonFormat zombie = format(config);
+        PaimonFormat successor = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      Map<Long, String> model = new TreeMap<>();
+      zombie.commit(table, 1000, List.of(batch(zombie, route, upsertsOfTenKeys(50, model))), true);
+
+      List<SinkRecord> stale = new ArrayList<>();
+      for (long offset = 50; offset < 60; offset++) {
+        stale.add(upsert(0, offset, 100 + offset, "stale", null));
+      }
+      OfferedBatch staleBatch = batch(zombie, route, stale);
+      List<SinkRecord> again = new ArrayList<>();
+      for (long offset = 50; offset < 53; offset++) {
+        again.add(upsert(0, offset, 200 + offset, "again", null));
+        model.put(200 + offset, "again");
+      }
+      OfferedBatch rewritten = batch(successor, route, again);
+      int[] thaws = {0};
+      zombie.beforeDataCommit(
+          () -> {
+            if (thaws[0]++ == 0) { // frozen here once, while the successor commits
+              assertThat(successor.commit(table, 1005, List.of(rewritten), true).decisions())
+                  .containsEntry(rewritten.batchId(), BatchPlan.Decision.APPLY);
+            }
+          });
+
+      CommitOutcome outcome = zombie.commit(table, 1001, List.of(staleBatch), true);
+
+      assertThat(outcome.decisions())
+          .containsEntry(staleBatch.batchId(), BatchPlan.Decision.REJECT);
+      FileStoreTable t = zombie.table(table);
+      List<Long> identifiers = new ArrayList<>();
+      t.snapshotManager().snapshots().forEachRemaining(s -> identifiers.add(s.commitIdentifier()));
+      assertThat(identifiers).containsExactly(1000L, 1005L);
+      assertThat(t.snapshotManager().latestSnapshot().properties())
+          .containsEntry("streamhouse.test-sink.watermarks", "items:0=53");
+      assertThat(rows(t)).isEqualTo(model);
+    }
+  }
+
   @Test
   void aCompactionPlannedBeforeAnotherCommitIsPlannedAgainSoIdentifiersNeverGoBackwards()
       throws Exception {
