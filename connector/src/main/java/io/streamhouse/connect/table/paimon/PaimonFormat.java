@@ -101,9 +101,13 @@ public final class PaimonFormat implements TableFormat {
     return compactions;
   }
 
-  /** Tests: {@code hook} runs between a data commit's last look at the table and its snapshot. */
-  void beforeDataCommit(Runnable hook) {
+  /**
+   * Tests: {@code hook} runs between a commit's last look at the table and its snapshot (written
+   * records and compactions).
+   */
+  void beforeCommit(Runnable hook) {
     committer.beforeSnapshot(hook);
+    compactions.beforeSnapshot(hook);
   }
 
   @Override

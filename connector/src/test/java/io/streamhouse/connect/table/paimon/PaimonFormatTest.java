@@ -718,7 +718,7 @@ class PaimonFormatTest {
       }
       OfferedBatch rewritten = batch(successor, route, again);
       int[] thaws = {0};
-      zombie.beforeDataCommit(
+      zombie.beforeCommit(
           () -> {
             if (thaws[0]++ == 0) { // frozen here once, while the successor commits
               assertThat(successor.commit(table, 1005, List.of(rewritten), true).decisions())
@@ -736,6 +736,57 @@ class PaimonFormatTest {
       assertThat(identifiers).containsExactly(1000L, 1005L);
       assertThat(t.snapshotManager().latestSnapshot().properties())
           .containsEntry("streamhouse.test-sink.watermarks", "items:0=53");
+      assertThat(rows(t)).isEqualTo(model);
+    }
+  }
+
+  /**
+   * A compaction whose commit is overtaken between its last look at the table and its snapshot (a
+   * frozen coordinator, its successor committing meanwhile) is not committed: its snapshot would
+   * carry the watermarks of the commit before the successor's, going back.
+   */
+  @Test
+  void aCompactionOvertakenBetweenItsLastLookAndItsSnapshotIsNotCommitted() throws Exception {
+    StreamhouseSinkConfig config =
+        config(
+            Map.of(
+                "route.items.buckets",
+                "1",
+                "route.items.table-property.full-compaction.delta-commits",
+                "1"));
+    try (PaimonFormat zombie = format(config);
+        PaimonFormat successor = format(config);
+        PaimonFormat task = format(config)) {
+      RouteSettings route = config.routes().get(0);
+      Map<Long, String> model = new TreeMap<>();
+      CommitOutcome written =
+          zombie.commit(
+              table, 1000, List.of(batch(zombie, route, upsertsOfTenKeys(50, model))), true);
+      PreparedFiles result = task.compact(table, written.compactions());
+      PaimonCompactions.Plan stale = zombie.compactions().plan(table, 1001);
+      OfferedBatch later = batch(successor, route, List.of(upsert(0, 50, 3, "later", null)));
+      model.put(3L, "later");
+      zombie.beforeCommit(
+          () ->
+              assertThat(successor.commit(table, 1005, List.of(later), true).decisions())
+                  .containsEntry(later.batchId(), BatchPlan.Decision.APPLY));
+
+      PaimonCompactions.Attempt attempt =
+          zombie
+              .compactions()
+              .tryCommit(
+                  table,
+                  stale,
+                  CommitMessagesCodec.decode(result.payloadVersion(), result.payload()));
+
+      assertThat(attempt.committed()).as(attempt.reason()).isFalse();
+      assertThat(attempt.baseMoved()).isTrue();
+      FileStoreTable t = zombie.table(table);
+      List<Long> identifiers = new ArrayList<>();
+      t.snapshotManager().snapshots().forEachRemaining(s -> identifiers.add(s.commitIdentifier()));
+      assertThat(identifiers).containsExactly(1000L, 1005L);
+      assertThat(t.snapshotManager().latestSnapshot().properties())
+          .containsEntry("streamhouse.test-sink.watermarks", "items:0=51");
       assertThat(rows(t)).isEqualTo(model);
     }
   }
