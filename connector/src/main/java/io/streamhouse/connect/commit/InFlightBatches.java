@@ -114,10 +114,9 @@ final class InFlightBatches {
       }
     }
     // In the order they were cut: a coordinator that commits what arrived of an answer (the
-    // hand-over's early commit, a timeout) must never get a later batch of a partition without the
-    // earlier one. For a partition a table never saw, the first batch committed sets where it
-    // starts,
-    // and the earlier one would then be taken as already present: its records lost.
+    // hand-over's early commit, a timeout) must never get a later batch of a partition without
+    // the earlier one. For a partition a table never saw, the first batch committed sets where it
+    // starts, and the earlier one would then be taken as already present: its records lost.
     offerable.sort(Comparator.comparingLong(p -> cutOrder.get(p.batch().batchId())));
     return offerable;
   }
