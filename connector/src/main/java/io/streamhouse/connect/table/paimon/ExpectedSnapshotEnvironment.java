@@ -19,9 +19,10 @@ import org.apache.paimon.utils.SnapshotManager;
  * create of snapshot file N+1, or the catalog's commit), so the check that nobody committed since
  * the plan is made there, on the snapshot Paimon is about to write. A coordinator frozen after its
  * planning read and thawed after its successor committed thus fails its commit (and plans again)
- * instead of landing batches that its successor decided otherwise. Commits through the copy outside
- * {@link #expecting} (compactions) are not checked; only the first snapshot of a commit is (Paimon
- * may write a second, a compaction's, right after it).
+ * instead of landing batches that its successor decided otherwise (and a compaction planned before
+ * the successor's commit does not write a snapshot whose watermarks go back). Commits through the
+ * copy outside {@link #expecting} are not checked, and only the first snapshot of a commit is
+ * (Paimon may write a second, a compaction's, right after it).
  */
 final class ExpectedSnapshotEnvironment extends CatalogEnvironment {
   private static final long serialVersionUID = 1L;
@@ -31,7 +32,7 @@ final class ExpectedSnapshotEnvironment extends CatalogEnvironment {
 
   private static final class Expectation {
     final long snapshotId;
-    boolean checked;
+    boolean written; // the expected snapshot: later ones of the same commit are not checked
     long refused = -1;
 
     Expectation(long snapshotId) {
@@ -56,8 +57,8 @@ final class ExpectedSnapshotEnvironment extends CatalogEnvironment {
 
   /**
    * Runs {@code commit} (a Paimon commit through a table of this environment) so that its first
-   * snapshot must be {@code snapshotId}; else Paimon's snapshot commit reports a conflict and, with
-   * its retry off, the commit fails with {@link RefusedSnapshotException} as the cause's cause.
+   * snapshot must be {@code snapshotId}; else Paimon's snapshot commit reports a conflict (again at
+   * each retry), the commit fails and this throws {@link RefusedSnapshotException}.
    */
   static <T> T expecting(long snapshotId, Supplier<T> commit) {
     Expectation expectation = new Expectation(snapshotId);
@@ -112,14 +113,15 @@ final class ExpectedSnapshotEnvironment extends CatalogEnvironment {
     public boolean commit(Snapshot snapshot, String branch, List<PartitionStatistics> statistics)
         throws Exception {
       Expectation expectation = EXPECTED.get();
-      if (expectation != null && !expectation.checked) {
-        expectation.checked = true;
-        if (snapshot.id() != expectation.snapshotId) {
-          expectation.refused = snapshot.id();
-          return false; // as if another committer had created it: Paimon fails the commit
-        }
+      if (expectation == null || expectation.written) {
+        return delegate.commit(snapshot, branch, statistics);
       }
-      return delegate.commit(snapshot, branch, statistics);
+      if (snapshot.id() != expectation.snapshotId) {
+        expectation.refused = snapshot.id();
+        return false; // as if another committer had created it: Paimon fails the commit
+      }
+      expectation.written = delegate.commit(snapshot, branch, statistics);
+      return expectation.written;
     }
 
     @Override
