@@ -65,6 +65,25 @@ final class CoordinatorTables {
     return type.equals("filesystem") || type.equals("jdbc");
   }
 
+  /** Runs between a commit's last look at the table and its snapshot (tests: a frozen thread). */
+  private volatile Runnable beforeCommit = () -> {};
+
+  /** Tests: {@code hook} runs between each commit's last look at the table and its snapshot. */
+  void beforeCommit(Runnable hook) {
+    this.beforeCommit = hook;
+  }
+
+  /**
+   * Runs {@code commit}, a commit through a table's {@link Loaded#retryOff} copy planned on
+   * snapshot {@code base} (null: none), so that it lands only as the snapshot right after it
+   * ({@link ExpectedSnapshotEnvironment}); it fails otherwise.
+   */
+  void commitAfter(Long base, Runnable commit) {
+    beforeCommit.run();
+    ExpectedSnapshotEnvironment.expecting(
+        base == null ? Snapshot.FIRST_SNAPSHOT_ID : base + 1, commit);
+  }
+
   /** The table as it is now. */
   Loaded get(TableId id) {
     if (!keep) {

@@ -1,7 +1,6 @@
 package io.streamhouse.connect.table.paimon;
 
 import java.util.List;
-import java.util.function.Supplier;
 import org.apache.paimon.Snapshot;
 import org.apache.paimon.catalog.Identifier;
 import org.apache.paimon.catalog.RenamingSnapshotCommit;
@@ -60,11 +59,11 @@ final class ExpectedSnapshotEnvironment extends CatalogEnvironment {
    * snapshot must be {@code snapshotId}; else Paimon's snapshot commit reports a conflict (again at
    * each retry), the commit fails and this throws {@link RefusedSnapshotException}.
    */
-  static <T> T expecting(long snapshotId, Supplier<T> commit) {
+  static void expecting(long snapshotId, Runnable commit) {
     Expectation expectation = new Expectation(snapshotId);
     EXPECTED.set(expectation);
     try {
-      return commit.get();
+      commit.run();
     } catch (RuntimeException e) {
       if (expectation.refused >= 0) {
         throw new RefusedSnapshotException(snapshotId, expectation.refused, e);

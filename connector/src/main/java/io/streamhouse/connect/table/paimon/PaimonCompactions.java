@@ -204,14 +204,6 @@ final class PaimonCompactions {
   /** How one attempt ended; {@code baseMoved} when a snapshot appeared after the plan. */
   record Attempt(boolean committed, boolean baseMoved, String reason) {}
 
-  /** Runs between the last look at the latest snapshot and the commit (tests: a frozen thread). */
-  private volatile Runnable beforeSnapshot = () -> {};
-
-  /** Tests: {@code hook} runs between the last look at the latest snapshot and each commit. */
-  void beforeSnapshot(Runnable hook) {
-    this.beforeSnapshot = hook;
-  }
-
   Plan plan(TableId id, long commitId) {
     FileStoreTable table = tables.get(id).table();
     Long base = table.snapshotManager().latestSnapshotId();
@@ -231,17 +223,10 @@ final class PaimonCompactions {
     ManifestCommittable committable = new ManifestCommittable(plan.identifier());
     messages.forEach(committable::addFileCommittable);
     plan.watermarks().forEach(committable::addProperty);
-    // As for written records (PaimonDataCommitter): the snapshot must follow the plan's.
-    long next = plan.base() == null ? Snapshot.FIRST_SNAPSHOT_ID : plan.base() + 1;
-    beforeSnapshot.run();
     TableCommitImpl commit = table.newCommit(commitUser);
     try {
-      ExpectedSnapshotEnvironment.expecting(
-          next,
-          () -> {
-            commit.commit(committable);
-            return null;
-          });
+      // As for written records (PaimonDataCommitter): the snapshot must follow the plan's.
+      tables.commitAfter(plan.base(), () -> commit.commit(committable));
       return new Attempt(true, false, "");
     } catch (RuntimeException conflict) {
       boolean moved = !Objects.equals(table.snapshotManager().latestSnapshotId(), plan.base());

@@ -42,9 +42,6 @@ final class PaimonDataCommitter {
   private final PaimonWatermarks watermarks;
   private final PaimonCompactor compactor;
 
-  /** Runs between the last look at the latest snapshot and the commit (tests: a frozen thread). */
-  private volatile Runnable beforeSnapshot = () -> {};
-
   PaimonDataCommitter(
       String connector,
       String commitUser,
@@ -135,15 +132,8 @@ final class PaimonDataCommitter {
               throw new CommitLoop.ConcurrentCommitException(
                   "snapshot " + snapshots.latestSnapshotId() + " appeared while planning", null);
             }
-            long next = base == null ? Snapshot.FIRST_SNAPSHOT_ID : base + 1;
-            beforeSnapshot.run();
             try {
-              ExpectedSnapshotEnvironment.expecting(
-                  next,
-                  () -> {
-                    commitOnce(loaded.retryOff(), committable);
-                    return null;
-                  });
+              tables.commitAfter(base, () -> commitOnce(loaded.retryOff(), committable));
             } catch (RuntimeException conflict) {
               throw new CommitLoop.ConcurrentCommitException(conflict.toString(), conflict);
             }
@@ -160,11 +150,6 @@ final class PaimonDataCommitter {
                 compactor.jobsAfterCommit(id, table, applied));
           }
         });
-  }
-
-  /** Tests: {@code hook} runs between the last look at the latest snapshot and each commit. */
-  void beforeSnapshot(Runnable hook) {
-    this.beforeSnapshot = hook;
   }
 
   /** {@code table}: a copy with Paimon's retry off ({@link CoordinatorTables.Loaded#retryOff}). */

@@ -54,6 +54,7 @@ public final class PaimonFormat implements TableFormat {
   private final PaimonDataCommitter committer;
   private final PaimonCompactions compactions;
   private final PaimonOrphanCleanup orphans;
+  private final CoordinatorTables coordinatorTables;
 
   public PaimonFormat(
       CatalogSettings settings, String connector, long writeBufferBytes, Path spillDir) {
@@ -67,6 +68,7 @@ public final class PaimonFormat implements TableFormat {
     PaimonCompactor compactor = new PaimonCompactor(commitUser, writers::ioManager);
     CoordinatorTables kept =
         new CoordinatorTables(tables::table, CoordinatorTables.keepsTablesOf(settings.type()));
+    this.coordinatorTables = kept;
     this.committer =
         new PaimonDataCommitter(connector, commitUser, keys, kept, watermarks, compactor);
     this.compactions =
@@ -106,8 +108,7 @@ public final class PaimonFormat implements TableFormat {
    * records and compactions).
    */
   void beforeCommit(Runnable hook) {
-    committer.beforeSnapshot(hook);
-    compactions.beforeSnapshot(hook);
+    coordinatorTables.beforeCommit(hook);
   }
 
   @Override
