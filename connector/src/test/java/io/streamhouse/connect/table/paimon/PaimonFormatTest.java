@@ -165,6 +165,16 @@ class PaimonFormatTest {
     return new OfferedBatch("b-" + System.nanoTime(), 0, ranges, files, -1);
   }
 
+  /** The commit identifiers of the table's snapshots, oldest first. */
+  static List<Long> identifiers(FileStoreTable table) throws Exception {
+    List<Long> identifiers = new ArrayList<>();
+    table
+        .snapshotManager()
+        .snapshots()
+        .forEachRemaining(s -> identifiers.add(s.commitIdentifier()));
+    return identifiers;
+  }
+
   static Map<Long, String> rows(FileStoreTable table) throws Exception {
     ReadBuilder read = table.newReadBuilder();
     Map<Long, String> rows = new TreeMap<>();
@@ -731,9 +741,7 @@ class PaimonFormatTest {
       assertThat(outcome.decisions())
           .containsEntry(staleBatch.batchId(), BatchPlan.Decision.REJECT);
       FileStoreTable t = zombie.table(table);
-      List<Long> identifiers = new ArrayList<>();
-      t.snapshotManager().snapshots().forEachRemaining(s -> identifiers.add(s.commitIdentifier()));
-      assertThat(identifiers).containsExactly(1000L, 1005L);
+      assertThat(identifiers(t)).containsExactly(1000L, 1005L);
       assertThat(t.snapshotManager().latestSnapshot().properties())
           .containsEntry("streamhouse.test-sink.watermarks", "items:0=53");
       assertThat(rows(t)).isEqualTo(model);
@@ -782,9 +790,7 @@ class PaimonFormatTest {
       assertThat(attempt.committed()).as(attempt.reason()).isFalse();
       assertThat(attempt.baseMoved()).isTrue();
       FileStoreTable t = zombie.table(table);
-      List<Long> identifiers = new ArrayList<>();
-      t.snapshotManager().snapshots().forEachRemaining(s -> identifiers.add(s.commitIdentifier()));
-      assertThat(identifiers).containsExactly(1000L, 1005L);
+      assertThat(identifiers(t)).containsExactly(1000L, 1005L);
       assertThat(t.snapshotManager().latestSnapshot().properties())
           .containsEntry("streamhouse.test-sink.watermarks", "items:0=51");
       assertThat(rows(t)).isEqualTo(model);
@@ -836,9 +842,7 @@ class PaimonFormatTest {
           .containsEntry("compact-1001", BatchPlan.Decision.APPLY);
 
       FileStoreTable t = zombie.table(table);
-      List<Long> identifiers = new ArrayList<>();
-      t.snapshotManager().snapshots().forEachRemaining(s -> identifiers.add(s.commitIdentifier()));
-      assertThat(identifiers).containsExactly(1000L, 1005L, 1006L);
+      assertThat(identifiers(t)).containsExactly(1000L, 1005L, 1006L);
       assertThat(t.snapshotManager().latestSnapshot().commitKind())
           .isEqualTo(Snapshot.CommitKind.COMPACT);
       assertThat(t.snapshotManager().latestSnapshot().properties())
