@@ -91,6 +91,16 @@ class PaimonFormatTest {
     return new StreamhouseSinkConfig(props);
   }
 
+  /** One bucket, a full compaction every {@code commits} commits. */
+  private StreamhouseSinkConfig oneBucketFullCompactionEvery(int commits) {
+    return config(
+        Map.of(
+            "route.items.buckets",
+            "1",
+            "route.items.table-property.full-compaction.delta-commits",
+            Integer.toString(commits)));
+  }
+
   private PaimonFormat format(StreamhouseSinkConfig config) {
     return new PaimonFormat(
         config.catalog("lake"), config.connectorName(), 32L << 20, dir.resolve("spill"));
@@ -163,6 +173,15 @@ class PaimonFormatTest {
     PreparedFiles files = writer.prepare();
     writer.close();
     return new OfferedBatch("b-" + System.nanoTime(), 0, ranges, files, -1);
+  }
+
+  /** {@code format}'s coordinator commits compaction {@code result} as planned in {@code plan}. */
+  private PaimonCompactions.Attempt tryCommit(
+      PaimonFormat format, PaimonCompactions.Plan plan, PreparedFiles result) throws Exception {
+    return format
+        .compactions()
+        .tryCommit(
+            table, plan, CommitMessagesCodec.decode(result.payloadVersion(), result.payload()));
   }
 
   /** The commit identifiers of the table's snapshots, oldest first. */
@@ -594,13 +613,7 @@ class PaimonFormatTest {
   @Test
   void differentKeysFromTwoTasksInOneBucketAndTheSameKeyFromOnePartitionFollowKafkaOrder()
       throws Exception {
-    StreamhouseSinkConfig config =
-        config(
-            Map.of(
-                "route.items.buckets",
-                "1",
-                "route.items.table-property.full-compaction.delta-commits",
-                "2"));
+    StreamhouseSinkConfig config = oneBucketFullCompactionEvery(2);
     try (PaimonFormat format = format(config)) {
       RouteSettings route = config.routes().get(0);
       // Keys determine partitions (0: even keys, 1: odd keys): each key has one writer per commit.
@@ -644,13 +657,7 @@ class PaimonFormatTest {
 
   @Test
   void aSecondCompactionOfABucketIsRejectedAndLeavesTheTableAndItsFilesAlone() throws Exception {
-    StreamhouseSinkConfig config =
-        config(
-            Map.of(
-                "route.items.buckets",
-                "1",
-                "route.items.table-property.full-compaction.delta-commits",
-                "1"));
+    StreamhouseSinkConfig config = oneBucketFullCompactionEvery(1);
     try (PaimonFormat coordinator = format(config);
         PaimonFormat task1 = format(config);
         PaimonFormat task2 = format(config)) {
@@ -755,13 +762,7 @@ class PaimonFormatTest {
    */
   @Test
   void aCompactionOvertakenBetweenItsLastLookAndItsSnapshotIsNotCommitted() throws Exception {
-    StreamhouseSinkConfig config =
-        config(
-            Map.of(
-                "route.items.buckets",
-                "1",
-                "route.items.table-property.full-compaction.delta-commits",
-                "1"));
+    StreamhouseSinkConfig config = oneBucketFullCompactionEvery(1);
     try (PaimonFormat zombie = format(config);
         PaimonFormat successor = format(config);
         PaimonFormat task = format(config)) {
@@ -779,13 +780,7 @@ class PaimonFormatTest {
               assertThat(successor.commit(table, 1005, List.of(later), true).decisions())
                   .containsEntry(later.batchId(), BatchPlan.Decision.APPLY));
 
-      PaimonCompactions.Attempt attempt =
-          zombie
-              .compactions()
-              .tryCommit(
-                  table,
-                  stale,
-                  CommitMessagesCodec.decode(result.payloadVersion(), result.payload()));
+      PaimonCompactions.Attempt attempt = tryCommit(zombie, stale, result);
 
       assertThat(attempt.committed()).as(attempt.reason()).isFalse();
       assertThat(attempt.baseMoved()).isTrue();
@@ -800,13 +795,7 @@ class PaimonFormatTest {
   @Test
   void aCompactionPlannedBeforeAnotherCommitIsPlannedAgainSoIdentifiersNeverGoBackwards()
       throws Exception {
-    StreamhouseSinkConfig config =
-        config(
-            Map.of(
-                "route.items.buckets",
-                "1",
-                "route.items.table-property.full-compaction.delta-commits",
-                "1"));
+    StreamhouseSinkConfig config = oneBucketFullCompactionEvery(1);
     try (PaimonFormat zombie = format(config);
         PaimonFormat successor = format(config);
         PaimonFormat task = format(config)) {
@@ -827,13 +816,7 @@ class PaimonFormatTest {
                   .decisions())
           .containsValue(BatchPlan.Decision.APPLY);
 
-      PaimonCompactions.Attempt attempt =
-          zombie
-              .compactions()
-              .tryCommit(
-                  table,
-                  stale,
-                  CommitMessagesCodec.decode(result.payloadVersion(), result.payload()));
+      PaimonCompactions.Attempt attempt = tryCommit(zombie, stale, result);
       assertThat(attempt.committed()).as("the stale plan is not committed").isFalse();
       assertThat(attempt.baseMoved()).isTrue();
       assertThat(
@@ -940,13 +923,7 @@ class PaimonFormatTest {
    */
   @Test
   void createdPrimaryKeyTablesWriteLevelZeroInAvroAndCompactIntoTheRouteFormat() throws Exception {
-    StreamhouseSinkConfig config =
-        config(
-            Map.of(
-                "route.items.buckets",
-                "1",
-                "route.items.table-property.full-compaction.delta-commits",
-                "2"));
+    StreamhouseSinkConfig config = oneBucketFullCompactionEvery(2);
     try (PaimonFormat format = format(config)) {
       RouteSettings route = config.routes().get(0);
       OfferedBatch first = batch(format, route, List.of(upsert(0, 0, 1, "a", null)));
