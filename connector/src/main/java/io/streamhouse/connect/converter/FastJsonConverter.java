@@ -150,16 +150,18 @@ public final class FastJsonConverter implements Converter {
     return parsedEnvelope(topic, value);
   }
 
-  /** The payload in {@code value[from, to)}: one JSON value and nothing else. */
+  /**
+   * The payload in {@code value[from, to)}: one JSON value and nothing else, read from its bytes
+   * ({@link ByteJsonTokens}) without a parser.
+   */
   private SchemaAndValue payloadOnly(byte[] value, int from, int to, Schema schema)
       throws IOException {
-    try (JsonParser p = json.createParser(value, from, to - from)) {
-      if (p.nextToken() == null) {
-        return null;
-      }
-      Object decoded = decoder.read(p, schema, value, from);
-      return p.nextToken() == null ? new SchemaAndValue(schema, connectValue(decoded)) : null;
+    ByteJsonTokens p = new ByteJsonTokens(value, from, to);
+    if (p.next() == null) {
+      return null;
     }
+    Object decoded = decoder.read(p, schema);
+    return p.next() == null ? new SchemaAndValue(schema, connectValue(decoded)) : null;
   }
 
   private SchemaAndValue parsedEnvelope(String topic, byte[] value) throws IOException {

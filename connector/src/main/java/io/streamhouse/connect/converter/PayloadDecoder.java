@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,14 +58,17 @@ final class PayloadDecoder {
    * to be well-formed UTF-8, instead of being decoded.
    */
   Object read(JsonParser p, Schema schema, byte[] input, int base) throws IOException {
-    return schema == null ? readSchemaless(p, 0) : read(p, new Input(input, base), schema, 0);
+    JacksonTokens tokens = new JacksonTokens(p, input, base);
+    return schema == null ? readSchemaless(tokens, 0) : read(tokens, schema, 0);
   }
 
-  /** The bytes a parser reads, from {@code base}; {@code bytes} null when unknown. */
-  private record Input(byte[] bytes, int base) {}
+  /** The value against {@code schema} whose first token is the current one; ends on its last. */
+  Object read(JsonTokens p, Schema schema) throws IOException {
+    return read(p, schema, 0);
+  }
 
-  private Object read(JsonParser p, Input in, Schema schema, int depth) throws IOException {
-    JsonToken token = p.currentToken();
+  private Object read(JsonTokens p, Schema schema, int depth) throws IOException {
+    JsonToken token = p.current();
     if (token == JsonToken.VALUE_NULL) {
       return nullFor(schema);
     }
@@ -104,47 +106,28 @@ final class PayloadDecoder {
         return integral(p, token);
       case FLOAT32:
         return token == JsonToken.VALUE_NUMBER_FLOAT
-            ? p.getDecimalValue().floatValue()
+            ? p.decimalValue().floatValue()
             : (float) integral(p, token);
       case FLOAT64:
         return token == JsonToken.VALUE_NUMBER_FLOAT
-            ? p.getDecimalValue().doubleValue()
+            ? p.decimalValue().doubleValue()
             : (double) integral(p, token);
       case STRING:
         if (token != JsonToken.VALUE_STRING) {
           throw NotHandled.INSTANCE;
         }
-        return rows ? text(p, in) : p.getText();
+        return rows ? p.utf8Text() : p.text();
       case BYTES:
         return base64(p, token);
       case ARRAY:
-        return array(p, in, token, schema.valueSchema(), depth + 1);
+        return array(p, token, schema.valueSchema(), depth + 1);
       case MAP:
-        return map(p, in, token, schema, depth + 1);
+        return map(p, token, schema, depth + 1);
       case STRUCT:
-        return struct(p, in, token, schema, depth + 1);
+        return struct(p, token, schema, depth + 1);
       default:
         throw NotHandled.INSTANCE;
     }
-  }
-
-  /**
-   * The current string token as {@link JsonText}: its bytes of the input when it has no escape and
-   * is well-formed UTF-8 (then they are the UTF-8 of the text {@code JsonConverter} reads), else
-   * the characters the parser decodes.
-   */
-  private static JsonText text(JsonParser p, Input in) throws IOException {
-    if (in.bytes() != null) {
-      long at = p.currentTokenLocation().getByteOffset();
-      int open = in.base() + (int) at;
-      if (at >= 0 && open < in.bytes().length && in.bytes()[open] == '"') {
-        int close = Utf8Strings.plainEnd(in.bytes(), open + 1);
-        if (close >= 0) {
-          return JsonText.ofUtf8(Arrays.copyOfRange(in.bytes(), open + 1, close));
-        }
-      }
-    }
-    return JsonText.of(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
   }
 
   /** What {@code JsonConverter} makes of a JSON null or a missing field. */
@@ -166,30 +149,30 @@ final class PayloadDecoder {
   }
 
   /** An integer that fits in a long, as Jackson's tree holds it (IntNode or LongNode). */
-  private static long integral(JsonParser p, JsonToken token) throws IOException {
+  private static long integral(JsonTokens p, JsonToken token) throws IOException {
     if (token != JsonToken.VALUE_NUMBER_INT) {
       throw NotHandled.INSTANCE;
     }
-    JsonParser.NumberType type = p.getNumberType();
+    JsonParser.NumberType type = p.numberType();
     if (type != JsonParser.NumberType.INT && type != JsonParser.NumberType.LONG) {
       throw NotHandled.INSTANCE;
     }
-    return p.getLongValue();
+    return p.longValue();
   }
 
   /** An integer that fits in an int: what {@code JsonNode.isInt()} accepts. */
-  private static int intOnly(JsonParser p, JsonToken token) throws IOException {
-    if (token != JsonToken.VALUE_NUMBER_INT || p.getNumberType() != JsonParser.NumberType.INT) {
+  private static int intOnly(JsonTokens p, JsonToken token) throws IOException {
+    if (token != JsonToken.VALUE_NUMBER_INT || p.numberType() != JsonParser.NumberType.INT) {
       throw NotHandled.INSTANCE;
     }
-    return p.getIntValue();
+    return p.intValue();
   }
 
-  private static BigDecimal decimal(JsonParser p, JsonToken token, Schema schema)
+  private static BigDecimal decimal(JsonTokens p, JsonToken token, Schema schema)
       throws IOException {
     expect(schema, Schema.Type.BYTES);
     if (token == JsonToken.VALUE_NUMBER_FLOAT) {
-      return p.getDecimalValue();
+      return p.decimalValue();
     }
     if (token == JsonToken.VALUE_NUMBER_INT) {
       return BigDecimal.valueOf(integral(p, token));
@@ -198,30 +181,30 @@ final class PayloadDecoder {
   }
 
   /** A JSON string as base64, decoded as Jackson's {@code TextNode.binaryValue()} does. */
-  private static byte[] base64(JsonParser p, JsonToken token) throws IOException {
+  private static byte[] base64(JsonTokens p, JsonToken token) throws IOException {
     if (token != JsonToken.VALUE_STRING) {
       throw NotHandled.INSTANCE;
     }
     try {
-      return Base64Variants.getDefaultVariant().decode(p.getText().trim());
+      return Base64Variants.getDefaultVariant().decode(p.text().trim());
     } catch (IllegalArgumentException e) {
       throw NotHandled.INSTANCE;
     }
   }
 
-  private List<Object> array(JsonParser p, Input in, JsonToken token, Schema elements, int depth)
+  private List<Object> array(JsonTokens p, JsonToken token, Schema elements, int depth)
       throws IOException {
     if (token != JsonToken.START_ARRAY || depth > MAX_DEPTH) {
       throw NotHandled.INSTANCE;
     }
     List<Object> list = new ArrayList<>();
-    while (p.nextToken() != JsonToken.END_ARRAY) {
-      list.add(read(p, in, elements, depth));
+    while (p.next() != JsonToken.END_ARRAY) {
+      list.add(read(p, elements, depth));
     }
     return list;
   }
 
-  private Map<Object, Object> map(JsonParser p, Input in, JsonToken token, Schema schema, int depth)
+  private Map<Object, Object> map(JsonTokens p, JsonToken token, Schema schema, int depth)
       throws IOException {
     if (depth > MAX_DEPTH) {
       throw NotHandled.INSTANCE;
@@ -232,25 +215,25 @@ final class PayloadDecoder {
       if (token != JsonToken.START_OBJECT) {
         throw NotHandled.INSTANCE;
       }
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        String key = p.currentName();
-        p.nextToken();
-        map.put(key, read(p, in, values, depth));
+      while (p.next() == JsonToken.FIELD_NAME) {
+        String key = p.name();
+        p.next();
+        map.put(key, read(p, values, depth));
       }
       return map;
     }
     if (token != JsonToken.START_ARRAY) {
       throw NotHandled.INSTANCE;
     }
-    while (p.nextToken() != JsonToken.END_ARRAY) {
-      if (p.currentToken() != JsonToken.START_ARRAY) {
+    while (p.next() != JsonToken.END_ARRAY) {
+      if (p.current() != JsonToken.START_ARRAY) {
         throw NotHandled.INSTANCE;
       }
       // A key as Connect data even in rows form: equal keys must meet in the map as they do in
       // JsonConverter's (a row is equal only to itself).
-      Object key = JsonRow.toConnect(read(next(p), in, schema.keySchema(), depth));
-      Object value = read(next(p), in, values, depth);
-      if (p.nextToken() != JsonToken.END_ARRAY) {
+      Object key = JsonRow.toConnect(read(next(p), schema.keySchema(), depth));
+      Object value = read(next(p), values, depth);
+      if (p.next() != JsonToken.END_ARRAY) {
         throw NotHandled.INSTANCE;
       }
       map.put(key, value);
@@ -258,8 +241,8 @@ final class PayloadDecoder {
     return map;
   }
 
-  private static JsonParser next(JsonParser p) throws IOException {
-    JsonToken token = p.nextToken();
+  private static JsonTokens next(JsonTokens p) throws IOException {
+    JsonToken token = p.next();
     if (token == JsonToken.END_ARRAY || token == null) {
       throw NotHandled.INSTANCE;
     }
@@ -271,7 +254,7 @@ final class PayloadDecoder {
    * (as in Jackson's tree), a missing field is a null. In {@link #rows} form a {@link JsonRow}
    * whose values need none of {@link Struct#put}'s checks: each was read for its field's schema.
    */
-  private Object struct(JsonParser p, Input in, JsonToken token, Schema schema, int depth)
+  private Object struct(JsonTokens p, JsonToken token, Schema schema, int depth)
       throws IOException {
     if (token != JsonToken.START_OBJECT || depth > MAX_DEPTH) {
       throw NotHandled.INSTANCE;
@@ -280,21 +263,20 @@ final class PayloadDecoder {
     Object[] values = new Object[fields.size()];
     boolean[] seen = new boolean[values.length];
     int next = 0; // JsonConverter writes the fields in schema order: try the next one first
-    while (p.nextToken() == JsonToken.FIELD_NAME) {
-      String name = p.currentName();
+    while (p.next() == JsonToken.FIELD_NAME) {
       Field field =
-          next < fields.size() && fields.get(next).name().equals(name)
+          next < fields.size() && p.nameIs(fields.get(next).name())
               ? fields.get(next)
-              : schema.field(name);
+              : schema.field(p.name());
       next = field == null ? next : field.index() + 1;
-      JsonToken valueToken = p.nextToken();
+      JsonToken valueToken = p.next();
       if (field == null) {
         if (valueToken.isStructStart()) {
           p.skipChildren();
         }
         continue;
       }
-      values[field.index()] = read(p, in, field.schema(), depth);
+      values[field.index()] = read(p, field.schema(), depth);
       seen[field.index()] = true;
     }
     if (rows) {
@@ -314,8 +296,8 @@ final class PayloadDecoder {
   }
 
   /** A value without a schema, as {@code JsonConverter} infers it. */
-  private Object readSchemaless(JsonParser p, int depth) throws IOException {
-    JsonToken token = p.currentToken();
+  private Object readSchemaless(JsonTokens p, int depth) throws IOException {
+    JsonToken token = p.current();
     switch (token) {
       case VALUE_NULL:
         return null;
@@ -326,16 +308,16 @@ final class PayloadDecoder {
       case VALUE_NUMBER_INT:
         return integral(p, token);
       case VALUE_NUMBER_FLOAT:
-        return p.getDecimalValue().doubleValue();
+        return p.decimalValue().doubleValue();
       case VALUE_STRING:
-        return p.getText();
+        return p.text();
       case START_ARRAY:
         {
           if (depth + 1 > MAX_DEPTH) {
             throw NotHandled.INSTANCE;
           }
           List<Object> list = new ArrayList<>();
-          while (p.nextToken() != JsonToken.END_ARRAY) {
+          while (p.next() != JsonToken.END_ARRAY) {
             list.add(readSchemaless(p, depth + 1));
           }
           return list;
@@ -346,9 +328,9 @@ final class PayloadDecoder {
             throw NotHandled.INSTANCE;
           }
           Map<Object, Object> map = new HashMap<>();
-          while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String key = p.currentName();
-            p.nextToken();
+          while (p.next() == JsonToken.FIELD_NAME) {
+            String key = p.name();
+            p.next();
             map.put(key, readSchemaless(p, depth + 1));
           }
           return map;

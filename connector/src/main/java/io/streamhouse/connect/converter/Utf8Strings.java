@@ -1,7 +1,16 @@
 package io.streamhouse.connect.converter;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
 /** Finding a JSON string's end in its bytes, where its bytes are its text. */
 final class Utf8Strings {
+  private static final VarHandle LONGS =
+      MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGH_BITS = 0x8080808080808080L;
+
   private Utf8Strings() {}
 
   /**
@@ -11,24 +20,38 @@ final class Utf8Strings {
    * when the input ends first.
    */
   static int plainEnd(byte[] b, int from) {
+    int stop = plainRun(b, from, b.length);
+    return stop >= 0 && b[stop] == '"' ? stop : -1;
+  }
+
+  /**
+   * The index of the first quote or backslash at or after {@code from} and before {@code end}, if
+   * the bytes before it are well-formed UTF-8 without control characters (as {@link #plainEnd}
+   * takes them); -1 otherwise, and when {@code end} comes first.
+   */
+  static int plainRun(byte[] b, int from, int end) {
     int i = from;
-    while (i < b.length) {
+    while (i < end) {
+      if (i + Long.BYTES <= end && plainAscii((long) LONGS.get(b, i))) {
+        i += Long.BYTES;
+        continue;
+      }
       int c = b[i] & 0xFF;
-      if (c == '"') {
+      if (c == '"' || c == '\\') {
         return i;
       }
-      if (c == '\\' || c < 0x20) {
+      if (c < 0x20) {
         return -1;
       }
       if (c < 0x80) {
         i++;
       } else if (c >= 0xC2 && c <= 0xDF) {
-        if (!continuation(b, i + 1)) {
+        if (!continuation(b, i + 1, end)) {
           return -1;
         }
         i += 2;
       } else if (c >= 0xE0 && c <= 0xEF) {
-        if (!continuation(b, i + 1) || !continuation(b, i + 2)) {
+        if (!continuation(b, i + 1, end) || !continuation(b, i + 2, end)) {
           return -1;
         }
         int c1 = b[i + 1] & 0xFF;
@@ -37,7 +60,9 @@ final class Utf8Strings {
         }
         i += 3;
       } else if (c >= 0xF0 && c <= 0xF4) {
-        if (!continuation(b, i + 1) || !continuation(b, i + 2) || !continuation(b, i + 3)) {
+        if (!continuation(b, i + 1, end)
+            || !continuation(b, i + 2, end)
+            || !continuation(b, i + 3, end)) {
           return -1;
         }
         int c1 = b[i + 1] & 0xFF;
@@ -52,7 +77,23 @@ final class Utf8Strings {
     return -1;
   }
 
-  private static boolean continuation(byte[] b, int i) {
-    return i < b.length && (b[i] & 0xC0) == 0x80;
+  /**
+   * Whether the eight bytes of {@code w} are all printable ASCII text of a JSON string: none at or
+   * above 0x80, below 0x20, a quote or a backslash (each test is exact about whether any byte
+   * matches).
+   */
+  private static boolean plainAscii(long w) {
+    long below = (w - 0x20 * ONES) & ~w;
+    return ((w | below | zeroByte(w ^ ('"' * ONES)) | zeroByte(w ^ ('\\' * ONES))) & HIGH_BITS)
+        == 0;
+  }
+
+  /** Has the high bit set in some byte if and only if some byte of {@code v} is zero. */
+  private static long zeroByte(long v) {
+    return (v - ONES) & ~v & HIGH_BITS;
+  }
+
+  private static boolean continuation(byte[] b, int i, int end) {
+    return i < end && (b[i] & 0xC0) == 0x80;
   }
 }

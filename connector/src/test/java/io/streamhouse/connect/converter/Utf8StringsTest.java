@@ -60,6 +60,42 @@ class Utf8StringsTest {
     }
   }
 
+  /**
+   * Longer runs, read eight bytes at a time where they are plain ASCII: the first quote or
+   * backslash is found exactly when the text before it is well-formed, a control character or a
+   * malformed byte anywhere before it refuses the run, and the run ends at its bound.
+   */
+  @Test
+  void findsTheFirstQuoteOrBackslashOfLongRunsAsTheJdksStrictDecoderReadsThem() {
+    Random random = new Random(7);
+    byte[] specials = {
+      '"', '\\', 0x00, 0x1f, 0x7f, (byte) 0x80, (byte) 0xC3, (byte) 0xA9, (byte) 0xFF
+    };
+    for (int n = 0; n < 100_000; n++) {
+      byte[] b = new byte[random.nextInt(40)];
+      for (int i = 0; i < b.length; i++) {
+        b[i] =
+            random.nextInt(12) == 0
+                ? specials[random.nextInt(specials.length)]
+                : (byte) (0x20 + random.nextInt(0x5f));
+      }
+      int from = b.length == 0 ? 0 : random.nextInt(b.length);
+      int end = from + random.nextInt(b.length - from + 1);
+      int stop = from;
+      while (stop < end && b[stop] != '"' && b[stop] != '\\') {
+        stop++;
+      }
+      byte[] before = java.util.Arrays.copyOfRange(b, from, stop);
+      boolean plain = stop < end && strictlyDecodes(before);
+      for (byte c : before) {
+        plain &= (c & 0xFF) >= 0x20;
+      }
+      assertThat(Utf8Strings.plainRun(b, from, end))
+          .as("%s from %d to %d", java.util.HexFormat.of().formatHex(b), from, end)
+          .isEqualTo(plain ? stop : -1);
+    }
+  }
+
   private static boolean strictlyDecodes(byte[] b) {
     try {
       StandardCharsets.UTF_8
