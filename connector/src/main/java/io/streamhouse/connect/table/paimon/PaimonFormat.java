@@ -103,6 +103,11 @@ public final class PaimonFormat implements TableFormat {
     return compactions;
   }
 
+  /** Tests: the table as the coordinator keeps it, with its commit copy. */
+  CoordinatorTables.Loaded coordinatorTable(TableId id) {
+    return coordinatorTables.get(id);
+  }
+
   /**
    * Tests: {@code hook} runs between a commit's last look at the table and its snapshot (written
    * records and compactions).

@@ -29,13 +29,18 @@ final class PaimonTableCreator {
   static final Map<String, String> SAFE_DEFAULTS =
       Map.of(
           // An ALTER that casts STRING->INT (accepted by default) makes the table unreadable.
-          "disable-explicit-type-casting", "true",
-          // A commit message applied twice would corrupt a bucket's level structure.
-          "commit.discard-duplicate-files", "true",
+          "disable-explicit-type-casting",
+          "true",
+          // For other writers of the table: a commit message applied twice would corrupt a
+          // bucket's level structure. The connector's own commits need no such read of the table
+          // (CoordinatorTables: invariant contiguity never applies a batch twice).
+          CoordinatorTables.DISCARD_DUPLICATE_FILES,
+          "true",
           // The latest snapshot of the connector's commit user holds its watermarks: keep a day of
           // snapshots so that other committers (a compaction job) cannot expire it during an
           // outage.
-          "snapshot.time-retained", "24 h");
+          "snapshot.time-retained",
+          "24 h");
 
   /**
    * Level-0 files of primary-key tables in Avro: each commit writes one per touched bucket and

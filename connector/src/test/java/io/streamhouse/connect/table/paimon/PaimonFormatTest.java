@@ -529,6 +529,27 @@ class PaimonFormatTest {
     }
   }
 
+  /**
+   * The coordinator's commits skip Paimon's read of the table for duplicate files (contiguity never
+   * applies a batch twice: the test above), while the table keeps the option for other writers.
+   */
+  @Test
+  void theCoordinatorsCommitCopyDoesNotReadTheTableForDuplicatesThatTheTableKeepsForOthers()
+      throws Exception {
+    StreamhouseSinkConfig config = config(Map.of());
+    try (PaimonFormat format = format(config)) {
+      OfferedBatch first =
+          batch(format, config.routes().get(0), List.of(upsert(0, 0, 1, "a", null)));
+      format.commit(table, 1000, List.of(first), true);
+      CoordinatorTables.Loaded kept = format.coordinatorTable(table);
+      assertThat(kept.table().coreOptions().commitDiscardDuplicateFiles()).isTrue();
+      assertThat(kept.retryOff().coreOptions().commitDiscardDuplicateFiles()).isFalse();
+      assertThat(format.commit(table, 2000, List.of(first), true).decisions())
+          .containsExactlyEntriesOf(Map.of(first.batchId(), BatchPlan.Decision.ALREADY_PRESENT));
+      assertThat(rows(format.table(table))).containsExactlyEntriesOf(Map.of(1L, "a"));
+    }
+  }
+
   /** The most common key format: {@code StringConverter}, key "28638", for a BIGINT primary key. */
   @Test
   void aTombstoneWithAStringKeyDeletesTheRowOfTheBigintKeyItSpells() throws Exception {
