@@ -19,6 +19,16 @@ final class ByteJsonTokens implements JsonTokens {
   /** The deepest nesting of objects and arrays read (one bit each of {@link #objects}). */
   static final int MAX_NESTING = 64;
 
+  /**
+   * Below the limits Jackson's default read constraints put on what {@code JsonConverter} reads
+   * (numbers of 1,000 characters, names of 50,000, strings of 5,000,000 in 2.15.0 and 20,000,000
+   * since): a longer one is left to {@code JsonConverter}, which refuses it.
+   */
+  static final int MAX_NUMBER_CHARS = 900;
+
+  static final int MAX_NAME_BYTES = 40_000;
+  static final int MAX_STRING_BYTES = 4_000_000;
+
   private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] FALSE = "false".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] NULL = "null".getBytes(StandardCharsets.US_ASCII);
@@ -103,8 +113,8 @@ final class ByteJsonTokens implements JsonTokens {
       throw NotHandled.INSTANCE;
     }
     string();
-    if (escaped != null && hasSurrogate(escaped)) {
-      throw NotHandled.INSTANCE; // Jackson refuses a name with a lone surrogate
+    if (textTo - textFrom > MAX_NAME_BYTES || (escaped != null && hasSurrogate(escaped))) {
+      throw NotHandled.INSTANCE; // too long for Jackson, or a lone surrogate it refuses in a name
     }
     skipWhitespace();
     if (pos >= end || b[pos] != ':') {
@@ -234,6 +244,9 @@ final class ByteJsonTokens implements JsonTokens {
       integer = false;
     }
     delimited();
+    if (pos - from > MAX_NUMBER_CHARS) {
+      throw NotHandled.INSTANCE;
+    }
     numberFrom = from;
     numberTo = pos;
     if (!integer) {
@@ -287,6 +300,9 @@ final class ByteJsonTokens implements JsonTokens {
       throw NotHandled.INSTANCE;
     }
     textFrom = from;
+    if (stop - from > MAX_STRING_BYTES) {
+      throw NotHandled.INSTANCE;
+    }
     if (b[stop] == '"') {
       textTo = stop;
       escaped = null;
@@ -302,7 +318,7 @@ final class ByteJsonTokens implements JsonTokens {
       }
       at = unescape(stop + 1, text);
       stop = Utf8Strings.plainRun(b, at, end);
-      if (stop < 0) {
+      if (stop < 0 || stop - from > MAX_STRING_BYTES) {
         throw NotHandled.INSTANCE;
       }
     }

@@ -244,6 +244,35 @@ class FastJsonConverterTest {
     assertThat(pair.fast.toConnectData("t", null)).isEqualTo(SchemaAndValue.NULL);
   }
 
+  /**
+   * Past the lengths Jackson's read constraints allow, a record of a known schema is refused as
+   * JsonConverter refuses it, though the fast path reads its payload without Jackson.
+   */
+  @Test
+  void refusesNumbersNamesAndStringsTooLongForJacksonInARecordOfAKnownSchema() {
+    ConverterPair pair = new ConverterPair(Map.of());
+    String number = "{\"schema\":{\"type\":\"double\"},\"payload\":";
+    pair.assertSameReading((number + "1.5}").getBytes(UTF_8));
+    assertThat(pair.fast.cachedSchemas()).isEqualTo(1);
+    for (int digits : List.of(899, 999, 1000, 1001, 5000)) {
+      pair.assertSameReading((number + "1" + "0".repeat(digits) + ".5}").getBytes(UTF_8));
+      pair.assertSameReading((number + "-1" + "0".repeat(digits) + "}").getBytes(UTF_8));
+    }
+    String struct =
+        "{\"schema\":{\"type\":\"struct\",\"fields\":[{\"field\":\"s\",\"type\":\"string\","
+            + "\"optional\":true}],\"optional\":false},\"payload\":";
+    pair.assertSameReading((struct + "{\"s\":\"x\"}}").getBytes(UTF_8));
+    assertThat(pair.fast.cachedSchemas()).isEqualTo(2);
+    for (int length : List.of(49_999, 50_001, 100_000)) {
+      pair.assertSameReading(
+          (struct + "{\"" + "n".repeat(length) + "\":1,\"s\":\"x\"}}").getBytes(UTF_8));
+    }
+    for (int length : List.of(4_000_001, 20_000_001)) {
+      pair.assertSameReading((struct + "{\"s\":\"" + "t".repeat(length) + "\"}}").getBytes(UTF_8));
+    }
+    assertThat(pair.fast.cachedSchemas()).isEqualTo(2);
+  }
+
   @Test
   void refusesARecordThatDoesNotFitItsSchemaAsJsonConverterDoes() {
     FastJsonConverter fast = new FastJsonConverter();
