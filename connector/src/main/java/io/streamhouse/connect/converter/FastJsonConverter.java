@@ -21,11 +21,12 @@ import org.apache.kafka.connect.storage.ConverterType;
 
 /**
  * A drop-in for Kafka's {@code org.apache.kafka.connect.json.JsonConverter} that reads the same
- * bytes into the same Connect data, faster: a streaming parser instead of a tree, and the schema of
- * a schema-enabled envelope recognised by its bytes (the Connect schema is cached by them, as many
- * as {@code schemas.cache.size}), so a repeated schema is never parsed again; the payload is
- * decoded straight into Connect values against the cached schema; a struct payload becomes a {@link
- * JsonStruct}, which holds its decoded {@link JsonRow} until something reads it as a {@code
+ * bytes into the same Connect data, faster: no tree, and the schema of a schema-enabled envelope
+ * recognised by its bytes (the Connect schema is cached by them, as many as {@code
+ * schemas.cache.size}), so a repeated schema is never parsed again; the payload is decoded straight
+ * into Connect values against the cached schema, from its bytes ({@link ByteJsonTokens}) when the
+ * schema was found in place, else from Jackson's streaming parser; a struct payload becomes a
+ * {@link JsonStruct}, which holds its decoded {@link JsonRow} until something reads it as a {@code
  * Struct}.
  *
  * <p>Every record it does not decode with certainty goes to a {@code JsonConverter} configured the
