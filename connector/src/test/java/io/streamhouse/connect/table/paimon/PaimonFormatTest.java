@@ -768,12 +768,21 @@ class PaimonFormatTest {
 
       assertThat(outcome.decisions())
           .containsEntry(staleBatch.batchId(), BatchPlan.Decision.REJECT);
-      FileStoreTable t = zombie.table(table);
-      assertThat(identifiers(t)).containsExactly(1000L, 1005L);
-      assertThat(t.snapshotManager().latestSnapshot().properties())
-          .containsEntry("streamhouse.test-sink.watermarks", "items:0=53");
-      assertThat(rows(t)).isEqualTo(model);
+      assertOnlyTheFirstAndTheSuccessorsSnapshots(zombie.table(table), "items:0=53", model);
     }
+  }
+
+  /**
+   * {@code t} holds the first commit's snapshot (1000) and the successor's (1005) only, the latest
+   * with {@code watermarks}, and the rows of {@code model}: the frozen coordinator committed
+   * nothing.
+   */
+  private static void assertOnlyTheFirstAndTheSuccessorsSnapshots(
+      FileStoreTable t, String watermarks, Map<Long, String> model) throws Exception {
+    assertThat(identifiers(t)).containsExactly(1000L, 1005L);
+    assertThat(t.snapshotManager().latestSnapshot().properties())
+        .containsEntry("streamhouse.test-sink.watermarks", watermarks);
+    assertThat(rows(t)).isEqualTo(model);
   }
 
   /**
@@ -805,11 +814,7 @@ class PaimonFormatTest {
 
       assertThat(attempt.committed()).as(attempt.reason()).isFalse();
       assertThat(attempt.baseMoved()).isTrue();
-      FileStoreTable t = zombie.table(table);
-      assertThat(identifiers(t)).containsExactly(1000L, 1005L);
-      assertThat(t.snapshotManager().latestSnapshot().properties())
-          .containsEntry("streamhouse.test-sink.watermarks", "items:0=51");
-      assertThat(rows(t)).isEqualTo(model);
+      assertOnlyTheFirstAndTheSuccessorsSnapshots(zombie.table(table), "items:0=51", model);
     }
   }
 
