@@ -101,9 +101,8 @@ final class CoordinatorTables {
 
   private Loaded load(TableId id) {
     FileStoreTable table = catalog.apply(id);
-    // The commit copy checks, as Paimon writes the snapshot, that it follows the plan's. It does
-    // not
-    // read the table's manifests for duplicate files before each data commit
+    // The commit copy checks, as Paimon writes the snapshot, that it follows the plan's.
+    // It does not read the table's manifests for duplicate files before each data commit
     // (commit.discard-duplicate-files, which the tables the connector creates set for other
     // writers): a batch applies only where it continues the watermarks, in the snapshot right after
     // the plan's (invariant contiguity), so a batch already in the table is acknowledged, never

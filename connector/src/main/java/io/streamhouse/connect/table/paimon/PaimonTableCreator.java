@@ -27,20 +27,17 @@ import org.apache.paimon.types.RowType;
 final class PaimonTableCreator {
   /** Defaults that keep a table healthy under this connector; see docs/paimon.md. */
   static final Map<String, String> SAFE_DEFAULTS =
-      Map.of(
+      Map.ofEntries(
           // An ALTER that casts STRING->INT (accepted by default) makes the table unreadable.
-          "disable-explicit-type-casting",
-          "true",
+          Map.entry("disable-explicit-type-casting", "true"),
           // For other writers of the table: a commit message applied twice would corrupt a
           // bucket's level structure. The connector's own commits need no such read of the table
           // (CoordinatorTables: invariant contiguity never applies a batch twice).
-          CoordinatorTables.DISCARD_DUPLICATE_FILES,
-          "true",
+          Map.entry(CoordinatorTables.DISCARD_DUPLICATE_FILES, "true"),
           // The latest snapshot of the connector's commit user holds its watermarks: keep a day of
           // snapshots so that other committers (a compaction job) cannot expire it during an
           // outage.
-          "snapshot.time-retained",
-          "24 h");
+          Map.entry("snapshot.time-retained", "24 h"));
 
   /**
    * Level-0 files of primary-key tables in Avro: each commit writes one per touched bucket and
