@@ -96,12 +96,13 @@ final class RecordIntake {
    * {@code SinkTask.open}: partitions assigned to the task. Returns once the batches their last
    * owner handed in are decided ({@link Participant#hold}; at most the longer of {@code
    * commit.timeout.ms} and {@code commit.handover-timeout.ms}), so that they are read from the
-   * tables' watermarks on. Partitions that return to the task after an eager rebalance took them
-   * (all of the assignment among those it just had) wait for other tasks' batches only: the task
-   * goes on after its own with the writers it kept. It waits here, not by pausing them: with every
-   * partition of a task paused, Connect's poll blocks until its next offset commit, and records
-   * delivered meanwhile would have to be sought back and converted again (a record that fails
-   * conversion would reach the dead-letter queue twice).
+   * tables' watermarks on; or at once, when the task has no writers and may read on after those
+   * batches ({@link Participant#adopt}). Partitions that return to the task after an eager
+   * rebalance took them (all of the assignment among those it just had) wait for other tasks'
+   * batches only: the task goes on after its own with the writers it kept. It waits here, not by
+   * pausing them: with every partition of a task paused, Connect's poll blocks until its next
+   * offset commit, and records delivered meanwhile would have to be sought back and converted again
+   * (a record that fails conversion would reach the dead-letter queue twice).
    */
   void assigned(Collection<TopicPartition> partitions) {
     participant.assigned(partitions);
@@ -122,7 +123,10 @@ final class RecordIntake {
 
   /** Opens the held partitions whose hand-over is decided (or waited for long enough). */
   private void openHeld() {
-    List<TakeOverGate.Opened> opened = participant.openable(nowMs());
+    // Partitions new to a task without writers may be read on after the batches handed in for
+    // them, before their decision (a task with writers hands in and starts them over instead).
+    boolean mayAdopt = !returning && !participant.hasWriters();
+    List<TakeOverGate.Opened> opened = participant.openable(nowMs(), mayAdopt);
     if (opened.isEmpty()) {
       return;
     }
@@ -130,7 +134,16 @@ final class RecordIntake {
     long waitedMs = opened.stream().mapToLong(TakeOverGate.Opened::waitedMs).max().orElse(0);
     List<TopicPartition> expired =
         opened.stream().filter(TakeOverGate.Opened::expired).map(o -> o.partition()).toList();
-    if (expired.isEmpty()) {
+    List<TakeOverGate.Adoption> adoptions =
+        opened.stream().flatMap(o -> o.adopted().stream()).toList();
+    if (!adoptions.isEmpty()) {
+      LOG.info(
+          "Reads {} from now on, {} ms after their assignment, after {} batches handed in for"
+              + " them and not decided yet (it offers them in its rounds until they are)",
+          partitions,
+          waitedMs,
+          adoptions.stream().map(a -> a.batch().batchId()).distinct().count());
+    } else if (expired.isEmpty()) {
       LOG.info("Reads {} from now on, {} ms after their assignment", partitions, waitedMs);
     } else {
       LOG.warn(
@@ -155,6 +168,7 @@ final class RecordIntake {
       rewind();
     } else {
       participant.forget(partitions); // another task may have committed them since
+      participant.adopt(adoptions);
       watchFirstRecords(partitions);
     }
   }
@@ -286,11 +300,13 @@ final class RecordIntake {
 
   /**
    * {@code SinkTask.stop}: waits, up to the hand-over timeout, until what the task handed in is
-   * decided, and commits it itself where the format allows when no coordinator answers.
+   * decided, and commits it itself where the format allows when no coordinator answers; or, where
+   * the next owners may read on after its batches, until it offered them in a round ({@link
+   * Participant#leave}).
    */
   void stopping() {
     if (handOverTimeoutMs > 0) {
-      participant.settle(handOverTimeoutMs);
+      participant.leave(handOverTimeoutMs);
     }
   }
 

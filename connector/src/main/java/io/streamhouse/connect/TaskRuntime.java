@@ -106,7 +106,8 @@ final class TaskRuntime implements AutoCloseable {
             codec,
             rejections,
             taskName,
-            config.kafkaClientProps());
+            config.kafkaClientProps(),
+            KafkaControlChannel.HAND_IN_LOOKBACK);
     participant =
         new Participant(
             config.connectorName(),

@@ -113,6 +113,85 @@ class PaimonFaultsE2E {
         .contains("partition.assignment.strategy = [" + COOPERATIVE + "]");
   }
 
+  /**
+   * Reading on after a hand-in (docs/architecture.md): task 1 is restarted through Connect's REST
+   * API three times while records flow and every round's commit takes 5 s (the coordinator, busy
+   * committing, asks the stopping task for its batches late or not at all). Each time the stopping
+   * task leaves without waiting for the decision on its handed-in batches, once a round took them
+   * or after a second; its next instance reads on after them before the decision, offers them in
+   * its own rounds, and numbers each key above their rows. The table still equals the model (every
+   * key's last change wins) and no commit identifier was reused.
+   */
+  @Test
+  void aRestartedTaskLeavesItsBatchesToTheirRoundAndTheNextOwnerReadsOnAfterThem(LocalStack stack) {
+    String topic = "prestart";
+    stack.createTopic(topic, 4, Map.of());
+    ConnectorExample sink =
+        PaimonSink.config(
+            stack,
+            "prestart",
+            topic,
+            Map.of(
+                "tasks.max",
+                "2",
+                "route.customers.input",
+                "upsert",
+                "commit.interval.ms",
+                "6000",
+                // Eager: each instance of task 1 is given the partitions of the one before.
+                "consumer.override.partition.assignment.strategy",
+                "org.apache.kafka.clients.consumer.RangeAssignor",
+                "streamhouse.test.halt-at",
+                "delay-before-table-commit@0:5000"));
+    stack.connect().putConfig(sink.name(), sink.config());
+    SampleCustomers source = new SampleCustomers(7, KEYS, 0.2);
+    CompletableFuture<Void> producing =
+        CompletableFuture.runAsync(
+            () -> {
+              for (int slice = 0; slice < 40; slice++) {
+                PaimonSink.produce(
+                    stack, topic, source, CHANGES / 40, SampleCustomers::upsertValue);
+                await().pollDelay(Duration.ofMillis(500)).until(() -> true);
+              }
+            });
+
+    for (int restart = 1; restart <= 3; restart++) {
+      // Restarted once its instance answered a round: it runs and writes what keeps arriving.
+      int answered = count(IcebergRebalanceE2E.workerLogs(stack), "|task-1] Answered commit");
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .until(
+              () ->
+                  count(IcebergRebalanceE2E.workerLogs(stack), "|task-1] Answered commit")
+                      > answered);
+      int reads = count(IcebergRebalanceE2E.workerLogs(stack), "|task-1] Reads ");
+      stack.connect().restartTask(sink.name(), 1);
+      await()
+          .atMost(Duration.ofMinutes(1))
+          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
+          .until(() -> count(IcebergRebalanceE2E.workerLogs(stack), "|task-1] Reads ") > reads);
+    }
+    producing.join();
+
+    awaitAllAndCheck(stack, sink.name(), topic, source);
+    stack.connect().delete(sink.name());
+    String logs = IcebergRebalanceE2E.workerLogs(stack);
+    assertThat(logs)
+        .as("a stopping task left before its batches were decided")
+        .containsPattern("Offered its \\d+ handed-in batches in a round|No round took its");
+    assertThat(logs)
+        .as("a restarted task read on after the batches its last instance handed in")
+        .containsPattern("\\|task-1\\] Reads [^\\n]*handed in for them and not decided yet");
+  }
+
+  private static int count(String text, String part) {
+    int n = 0;
+    for (int at = text.indexOf(part); at >= 0; at = text.indexOf(part, at + 1)) {
+      n++;
+    }
+    return n;
+  }
+
   static void awaitAllAndCheck(
       LocalStack stack, String connector, String topic, SampleCustomers source) {
     long end =

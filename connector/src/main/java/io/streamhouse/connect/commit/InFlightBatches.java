@@ -145,6 +145,20 @@ final class InFlightBatches {
     return false;
   }
 
+  /**
+   * Another task's batch, handed in and undecided, that this task reads on after: pending here like
+   * one of its own, offered in every round until decided and ahead of every batch cut later (the
+   * tables it adds to may never have seen its partitions). False if it is here already.
+   */
+  boolean adopt(TableId table, OfferedBatch batch) {
+    if (holds(batch.batchId())) {
+      return false;
+    }
+    pending.put(batch.batchId(), new Pending(table, batch));
+    cutOrder.put(batch.batchId(), cuts++);
+    return true;
+  }
+
   /** Whether {@code batchId} names a batch of this task preparing or pending. */
   boolean holds(String batchId) {
     return pending.containsKey(batchId) || preparing.containsKey(batchId);

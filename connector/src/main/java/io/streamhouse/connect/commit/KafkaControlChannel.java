@@ -26,7 +26,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The control topic as one participant sees it: it sends events and reads every event sent after it
- * joined (no consumer group, nothing durable: a new reader starts at the end).
+ * joined (no consumer group, nothing durable: a new reader starts at the end). A task's channel
+ * also reads back a short while before it joined, for the batches handed in and decided then only
+ * ({@link #HAND_IN_LOOKBACK}): a task started again takes over the partitions its last instance
+ * handed in a moment before, and reads on after those batches (docs/architecture.md, "Reading on
+ * after a hand-in").
  */
 public final class KafkaControlChannel implements ControlChannel {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaControlChannel.class);
@@ -40,6 +44,15 @@ public final class KafkaControlChannel implements ControlChannel {
   private final KafkaProducer<byte[], byte[]> producer;
   private final KafkaConsumer<byte[], byte[]> consumer;
 
+  /**
+   * How far back a task's channel reads hand-ins and decisions when it joins: longer than a task's
+   * stop and Connect's start of its next instance, seconds.
+   */
+  public static final Duration HAND_IN_LOOKBACK = Duration.ofSeconds(30);
+
+  /** Per partition, where the channel joined: what comes before is read back for hand-ins only. */
+  private final Map<Integer, Long> joinedAt = new HashMap<>();
+
   public KafkaControlChannel(
       String topic,
       String connector,
@@ -47,6 +60,21 @@ public final class KafkaControlChannel implements ControlChannel {
       ControlEventRejections rejections,
       String clientId,
       Map<String, Object> kafkaProps) {
+    this(topic, connector, codec, rejections, clientId, kafkaProps, Duration.ZERO);
+  }
+
+  /**
+   * {@code lookback}: how far back before joining it reads the hand-ins ({@link
+   * ControlEvent#NO_ROUND} batches) and decisions, and nothing else; zero for none.
+   */
+  public KafkaControlChannel(
+      String topic,
+      String connector,
+      ControlEventCodec codec,
+      ControlEventRejections rejections,
+      String clientId,
+      Map<String, Object> kafkaProps,
+      Duration lookback) {
     this.topic = topic;
     this.codec = codec;
     this.rejections = rejections;
@@ -69,7 +97,32 @@ public final class KafkaControlChannel implements ControlChannel {
     }
     consumer.assign(partitions);
     consumer.seekToEnd(partitions);
-    partitions.forEach(consumer::position); // pin the start now: events sent later are seen
+    // Pin the start now: events sent later are seen.
+    partitions.forEach(tp -> joinedAt.put(tp.partition(), consumer.position(tp)));
+    if (!lookback.isZero()) {
+      readBack(partitions, lookback);
+    }
+  }
+
+  /** Starts {@code lookback} before the end, where the topic still holds that much. */
+  private void readBack(List<TopicPartition> partitions, Duration lookback) {
+    Map<TopicPartition, Long> since = new HashMap<>();
+    long from = System.currentTimeMillis() - lookback.toMillis();
+    partitions.forEach(tp -> since.put(tp, from));
+    try {
+      consumer
+          .offsetsForTimes(since, Duration.ofSeconds(10))
+          .forEach(
+              (tp, found) -> {
+                if (found != null) {
+                  consumer.seek(tp, found.offset());
+                }
+              });
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Cannot read back the control topic {} (starts at its end): {}", topic, e.toString());
+      partitions.forEach(tp -> consumer.seek(tp, joinedAt.get(tp.partition())));
+    }
   }
 
   @Override
@@ -174,8 +227,12 @@ public final class KafkaControlChannel implements ControlChannel {
   public List<ControlEvent> poll(Duration timeout) {
     List<ControlEvent> events = new ArrayList<>();
     for (ConsumerRecord<byte[], byte[]> record : consumer.poll(timeout)) {
+      boolean before = record.offset() < joinedAt.getOrDefault(record.partition(), 0L);
       try {
-        codec.decode(record.value()).ifPresent(events::add);
+        codec
+            .decode(record.value())
+            .filter(e -> !before || handInOrDecision(e))
+            .ifPresent(events::add);
       } catch (InvalidControlEventException e) {
         rejections.rejected(record.topic(), record.partition(), record.offset(), e);
       } catch (RuntimeException bug) {
@@ -191,6 +248,13 @@ public final class KafkaControlChannel implements ControlChannel {
       }
     }
     return events;
+  }
+
+  /** What a channel reads from before it joined: hand-ins and decisions. */
+  private static boolean handInOrDecision(ControlEvent event) {
+    return event instanceof ControlEvent.TableCommitted
+        || event instanceof ControlEvent.BatchChunk chunk
+            && chunk.commitId() == ControlEvent.NO_ROUND;
   }
 
   @Override

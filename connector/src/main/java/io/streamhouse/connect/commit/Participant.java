@@ -7,6 +7,7 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.WriteAfter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -65,6 +66,11 @@ public final class Participant {
   /** Whether a commit request (of the latest coordinator) arrived since the last hand-in. */
   private volatile boolean requestedSinceHandIn;
 
+  /** Whether the task answered a commit request, offering every pending batch, since then. */
+  private volatile boolean answeredSinceHandIn;
+
+  private final Map<String, TableFormat> formats;
+
   /** Records written since the last cut (ahead or at a request): what the next flush holds. */
   private final AtomicLong writtenSinceCut = new AtomicLong();
 
@@ -88,6 +94,7 @@ public final class Participant {
       int closeParallelism) {
     this.connector = connector;
     this.taskId = taskId;
+    this.formats = formats;
     this.channel = channel;
     this.faults = faults;
     this.state = new TaskState(connector, taskId, formats, budget);
@@ -103,7 +110,20 @@ public final class Participant {
             connector + "-" + taskId,
             channel.keepsOrder(),
             commitTimeoutMs,
-            Math.max(commitIntervalMs, 0) + commitTimeoutMs);
+            Math.max(commitIntervalMs, 0) + commitTimeoutMs,
+            this::writeAfter);
+  }
+
+  /** Whether a next owner may read on after the handed-in batch {@code chunk} (all of it). */
+  private Optional<WriteAfter> writeAfter(ControlEvent.BatchChunk chunk) {
+    TableFormat format = formats.get(chunk.table().catalog());
+    if (format == null) {
+      return Optional.empty();
+    }
+    return format.writeAfter(
+        chunk.table(),
+        new PreparedFiles(
+            chunk.payloadVersion(), chunk.data(), chunk.files(), chunk.records(), chunk.bytes()));
   }
 
   /**
@@ -173,6 +193,7 @@ public final class Participant {
     if (round.repeated()) {
       ready.add(taskDone(commitId));
       channel.send(ready);
+      answered();
       return;
     }
     schedule.requested(TimeUnit.NANOSECONDS.toMillis(requestedAt));
@@ -225,6 +246,7 @@ public final class Participant {
     List<ControlEvent> events = answerEvents.of(commitId, state.pendingBesides(offeredFirst));
     events.add(taskDone(commitId));
     channel.send(events);
+    answered();
     answers.answered(
         commitId,
         requestedAt,
@@ -237,6 +259,14 @@ public final class Participant {
         cutAgeMs,
         aheadFlushMs,
         unscheduled && !round.cutAhead());
+  }
+
+  /** Every pending batch was offered in an answer: a task that stops may leave ({@link #leave}). */
+  private void answered() {
+    if (!answeredSinceHandIn) {
+      answeredSinceHandIn = true;
+      state.wake();
+    }
   }
 
   /**
@@ -361,6 +391,7 @@ public final class Participant {
     int inFlight = state.inFlight();
     if (announce && inFlight > 0) {
       requestedSinceHandIn = false; // before the request: its answer may come at once
+      answeredSinceHandIn = false;
       announce(started + TimeUnit.MILLISECONDS.toNanos(configuredMs));
       handedIn =
           state.pending().stream()
@@ -416,6 +447,70 @@ public final class Participant {
           state.resetRequested() ? " (a batch was rejected)" : "");
     }
     return done;
+  }
+
+  /**
+   * How long a stopping task whose batches a next owner may read on after waits for a round to take
+   * them: the coordinator, when idle, asks at once; when it is committing a round it asks after it,
+   * and a 200-table round can take seconds.
+   */
+  static final long LEAVE_AFTER_MS = 1_000;
+
+  /**
+   * {@code SinkTask.stop}: waits until every batch in flight is decided, as {@link #settle} does;
+   * but a task that does not run the coordinator, whose batches a next owner may all read on after
+   * ({@link TableFormat#writeAfter}, each in one chunk), waits at most {@link #LEAVE_AFTER_MS} for
+   * a round to take them, and no decision (docs/architecture.md, "Reading on after a hand-in"). The
+   * next owners, its next instance included (the control topic is read back a while for hand-ins),
+   * read on after them at once and offer them in their own rounds until decided.
+   */
+  public void leave(long configuredMs) {
+    List<InFlightBatches.Pending> pending = state.pending();
+    if (taskId == 0
+        || pending.isEmpty()
+        || state.inFlight() != pending.size()
+        || !pending.stream().allMatch(this::readOnAfterPossible)) {
+      settle(configuredMs);
+      return;
+    }
+    long started = System.nanoTime();
+    long waitMs = Math.min(LEAVE_AFTER_MS, handOverWait.timeoutMs(configuredMs));
+    try {
+      // No new round request: the hand-in asked for one, and a second would make the coordinator
+      // wait for an answer after it, which this task, gone, would not give.
+      state.awaitSettledOr(
+          () -> answeredSinceHandIn, started + TimeUnit.MILLISECONDS.toNanos(waitMs));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+    if (state.settled()) {
+      LOG.info(
+          "Handed over {} batches in {} ms; the next owners skip what they hold",
+          pending.size(),
+          tookMs);
+    } else if (answeredSinceHandIn) {
+      LOG.info(
+          "Offered its {} handed-in batches in a round {} ms after the stop; the coordinator"
+              + " commits them, the next owners read on after them",
+          pending.size(),
+          tookMs);
+    } else {
+      LOG.info(
+          "No round took its {} handed-in batches within {} ms of the stop; it leaves them to the"
+              + " next owners, which read on after them and offer them in their rounds",
+          pending.size(),
+          tookMs);
+    }
+  }
+
+  /** Whether a next owner may read on after {@code p} before its decision. */
+  private boolean readOnAfterPossible(InFlightBatches.Pending p) {
+    TableFormat format = formats.get(p.table().catalog());
+    PreparedFiles files = p.batch().files();
+    return format != null
+        && files.payload().length <= ControlChannel.CHUNK_BYTES
+        && format.writeAfter(p.table(), files).isPresent();
   }
 
   /** Asks the coordinator for a round and waits, until {@code deadline}, for its decisions. */
@@ -569,9 +664,25 @@ public final class Participant {
     return gate.anyHeld();
   }
 
-  /** The held partitions that may be read from now on. */
-  public List<TakeOverGate.Opened> openable(long nowMs) {
-    return gate.anyHeld() ? gate.open(nowMs, state::inFlightCovers, state::inFlight) : List.of();
+  /**
+   * The held partitions that may be read from now on; with {@code mayAdopt} (the task has no
+   * writers and the partitions are new to it) also those whose undecided batches it may read on
+   * after ({@link TakeOverGate.Opened#adopted}: the caller passes them to {@link #adopt}).
+   */
+  public List<TakeOverGate.Opened> openable(long nowMs, boolean mayAdopt) {
+    return gate.anyHeld()
+        ? gate.open(nowMs, state::inFlightCovers, state::inFlight, mayAdopt)
+        : List.of();
+  }
+
+  /**
+   * Reads on after {@code adoptions}, other tasks' undecided batches: they are pending here,
+   * offered in every round until decided (a rejected one makes the task start over, like one of its
+   * own), and the tables continue after them. Call after {@link #forget}. Returns how many were
+   * new.
+   */
+  public int adopt(List<TakeOverGate.Adoption> adoptions) {
+    return state.adopt(adoptions);
   }
 
   /** Control thread: a chunk of some task's batch passed on the control topic. */

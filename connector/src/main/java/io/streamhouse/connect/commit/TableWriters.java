@@ -70,6 +70,12 @@ final class TableWriters {
   /** Per table, partitions whose position is read from its watermarks again when next needed. */
   private final Map<TableId, Set<TopicPartition>> forgotten = new HashMap<>();
 
+  /**
+   * Per table, where another task's undecided batches that this task reads on after end, per
+   * partition: a position read from the watermarks is raised to them ({@link #adopt}).
+   */
+  private final Map<TableId, Map<TopicPartition, Long>> adoptedEnds = new HashMap<>();
+
   private final MissingTables missing = new MissingTables();
 
   /** Files of writers rolled over by a schema change, for the caller to close and offer. */
@@ -317,21 +323,51 @@ final class TableWriters {
     Map<TopicPartition, Long> known = positions.get(id);
     if (known == null) {
       known = new HashMap<>(formats.get(id.catalog()).watermarks(id).asMap());
+      raiseToAdopted(id, known);
       positions.put(id, known);
       forgotten.remove(id);
     } else if (!forgotten.isEmpty() && forgotten.containsKey(id)) {
       Map<TopicPartition, Long> watermarks = formats.get(id.catalog()).watermarks(id).asMap();
+      Map<TopicPartition, Long> ends = adoptedEnds.getOrDefault(id, Map.of());
       for (TopicPartition again : forgotten.remove(id)) {
         Long watermark = watermarks.get(again);
-        if (watermark == null) {
+        Long end = ends.get(again);
+        if (watermark == null && end == null) {
           known.remove(again);
         } else {
-          known.put(again, watermark);
+          known.put(again, Math.max(watermark == null ? 0 : watermark, end == null ? 0 : end));
         }
       }
     }
     Long p = known.get(tp);
     return p == null ? NO_POSITION : p;
+  }
+
+  /** Raises the positions {@code known} of table {@code id} to the batches read on after. */
+  private void raiseToAdopted(TableId id, Map<TopicPartition, Long> known) {
+    Map<TopicPartition, Long> ends = adoptedEnds.get(id);
+    if (ends != null) {
+      ends.forEach((tp, end) -> known.merge(tp, end, Math::max));
+    }
+  }
+
+  /**
+   * Table {@code id} continues for {@code tp} at {@code end} at the least: another task's batch,
+   * undecided, ends there, and this task reads on after it (docs/architecture.md, "Reading on after
+   * a hand-in"). Its own batches then start there; should that batch not commit, they are rejected
+   * and the task starts over ({@link #abortAll}).
+   */
+  void adopt(TableId id, TopicPartition tp, long end) {
+    adoptedEnds.computeIfAbsent(id, t -> new HashMap<>()).merge(tp, end, Math::max);
+    if (positions.containsKey(id)) {
+      forgotten.computeIfAbsent(id, t -> new HashSet<>()).add(tp);
+    }
+  }
+
+  /** {@code partitions} left the task: the batches read on after no longer concern them. */
+  void dropAdopted(Collection<TopicPartition> partitions) {
+    adoptedEnds.values().forEach(ends -> ends.keySet().removeAll(partitions));
+    adoptedEnds.values().removeIf(Map::isEmpty);
   }
 
   /**
@@ -402,6 +438,7 @@ final class TableWriters {
     open.clear();
     positions.clear();
     forgotten.clear();
+    adoptedEnds.clear();
   }
 
   /** True when some table took records (or skipped some) since it was last detached. */

@@ -1,5 +1,9 @@
 package io.streamhouse.connect.commit;
 
+import io.streamhouse.connect.protocol.OfferedBatch;
+import io.streamhouse.connect.protocol.PreparedFiles;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.table.WriteAfter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -7,7 +11,9 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -27,7 +33,11 @@ import org.slf4j.LoggerFactory;
  * task's own (unless the partition returns to the task that had it, which keeps its writers and
  * goes on after its own batches): or at the deadline, when a batch's task died before its round and
  * nobody will decide it (then a batch committed late is rejected against the new owner's, which
- * rewinds: still exactly once).
+ * rewinds: still exactly once). A task without writers need not wait for batches announced at a
+ * hand-in whose files a next owner may write after ({@link
+ * io.streamhouse.connect.table.TableFormat#writeAfter}): it opens the partition at once and reads
+ * on after them, offering them in its own rounds until decided (docs/architecture.md, "Reading on
+ * after a hand-in").
  *
  * <p>The batches are read from the control topic, which is untrusted: at most {@link #MAX_TRACKED}
  * are kept, and one not offered again for {@code forgetAfterMs} (tasks offer undecided batches
@@ -46,11 +56,40 @@ public final class TakeOverGate {
    */
   private record Held(long since, long deadline, long syncRequest, boolean returning) {}
 
-  /** An undecided batch as seen on the control topic: its partitions, and when last seen. */
-  private record Seen(Set<TopicPartition> partitions, long seenAt) {}
+  /**
+   * The files of batches announced at hand-ins kept for next owners to read on after, at most this
+   * many bytes in all (they come from an untrusted topic); a batch beyond is waited for instead.
+   */
+  static final long MAX_ADOPTABLE_BYTES = 64L * 1024 * 1024;
 
-  /** A partition opened, after {@code waitedMs}; {@code expired}: at the deadline. */
-  public record Opened(TopicPartition partition, long waitedMs, boolean expired) {}
+  /**
+   * An undecided batch as seen on the control topic: its partitions, when last seen, and, for one
+   * announced at a hand-in that a next owner may read on after, the batch and what to do first
+   * (null otherwise).
+   */
+  private record Seen(Set<TopicPartition> partitions, long seenAt, Adoption adoptable) {
+    long bytes() {
+      return adoptable == null ? 0 : adoptable.batch().files().payload().length;
+    }
+  }
+
+  /**
+   * A batch of another task, handed in and undecided, that a next owner reads on after: it applies
+   * {@code writeAfter} before writing to {@code table}, and offers the batch in its own rounds
+   * until it is decided (invariant <em>contiguity</em> then keeps its own batches after it).
+   */
+  public record Adoption(TableId table, OfferedBatch batch, WriteAfter writeAfter) {}
+
+  /**
+   * A partition opened, after {@code waitedMs}; {@code expired}: at the deadline; {@code adopted}:
+   * the undecided batches it is read on after.
+   */
+  public record Opened(
+      TopicPartition partition, long waitedMs, boolean expired, List<Adoption> adopted) {
+    public Opened(TopicPartition partition, long waitedMs, boolean expired) {
+      this(partition, waitedMs, expired, List.of());
+    }
+  }
 
   private final String task;
   private final boolean ordered;
@@ -58,6 +97,10 @@ public final class TakeOverGate {
   private final long forgetAfterMs;
   private final Map<TopicPartition, Held> held = new HashMap<>();
   private final LinkedHashMap<String, Seen> undecided = new LinkedHashMap<>();
+  private final Function<ControlEvent.BatchChunk, Optional<WriteAfter>> writeAfter;
+
+  /** Payload bytes of the adoptable batches among {@link #undecided}. */
+  private long adoptableBytes;
 
   /**
    * Batches decided lately, and when: a task that hands in a batch its coordinator decided a moment
@@ -79,6 +122,21 @@ public final class TakeOverGate {
    * else nothing handed in is waited for. {@code waitMs}: the longest a partition is held.
    */
   TakeOverGate(String task, boolean ordered, long waitMs, long forgetAfterMs) {
+    this(task, ordered, waitMs, forgetAfterMs, chunk -> Optional.empty());
+  }
+
+  /**
+   * {@code writeAfter}: for a batch announced at a hand-in, whether a next owner may read on after
+   * it before its decision, and what it does first ({@link
+   * io.streamhouse.connect.table.TableFormat#writeAfter}).
+   */
+  TakeOverGate(
+      String task,
+      boolean ordered,
+      long waitMs,
+      long forgetAfterMs,
+      Function<ControlEvent.BatchChunk, Optional<WriteAfter>> writeAfter) {
+    this.writeAfter = writeAfter;
     this.task = task;
     this.ordered = ordered;
     this.waitMs = waitMs;
@@ -122,6 +180,20 @@ public final class TakeOverGate {
    */
   synchronized List<Opened> open(
       long nowMs, Predicate<TopicPartition> ownInFlight, Predicate<String> ownBatch) {
+    return open(nowMs, ownInFlight, ownBatch, false);
+  }
+
+  /**
+   * {@link #open(long, Predicate, Predicate)}; with {@code mayAdopt} (the task has no writers) a
+   * partition new to the task whose undecided batches were all announced at hand-ins as batches a
+   * next owner may read on after opens at once: {@link Opened#adopted} names them
+   * (docs/architecture.md, "Reading on after a hand-in").
+   */
+  synchronized List<Opened> open(
+      long nowMs,
+      Predicate<TopicPartition> ownInFlight,
+      Predicate<String> ownBatch,
+      boolean mayAdopt) {
     if (held.isEmpty()) {
       return List.of();
     }
@@ -137,12 +209,40 @@ public final class TakeOverGate {
               && (h.returning()
                   ? !undecidedCovers(tp, ownBatch)
                   : !ownInFlight.test(tp) && !undecidedCovers(tp, id -> false));
-      if (decided || nowMs >= h.deadline()) {
+      List<Adoption> adoptions =
+          !decided
+                  && mayAdopt
+                  && synced >= h.syncRequest()
+                  && !h.returning()
+                  && !ownInFlight.test(tp)
+              ? adoptable(tp)
+              : null;
+      if (adoptions != null) {
+        opened.add(new Opened(tp, nowMs - h.since(), false, adoptions));
+        it.remove();
+      } else if (decided || nowMs >= h.deadline()) {
         opened.add(new Opened(tp, nowMs - h.since(), !decided));
         it.remove();
       }
     }
     return opened;
+  }
+
+  /**
+   * The undecided batches covering {@code tp} if a next owner may read on after every one of them;
+   * else null.
+   */
+  private List<Adoption> adoptable(TopicPartition tp) {
+    List<Adoption> adoptions = new ArrayList<>();
+    for (Seen seen : undecided.values()) {
+      if (seen.partitions().contains(tp)) {
+        if (seen.adoptable() == null) {
+          return null;
+        }
+        adoptions.add(seen.adoptable());
+      }
+    }
+    return adoptions;
   }
 
   /** Whether an undecided batch covers {@code tp}, other than those {@code ignored} names. */
@@ -161,6 +261,7 @@ public final class TakeOverGate {
       long unseenMs = nowMs - e.getValue().seenAt();
       if (unseenMs > forgetAfterMs) {
         it.remove();
+        adoptableBytes -= e.getValue().bytes();
         List<TopicPartition> holding =
             e.getValue().partitions().stream().filter(held::containsKey).toList();
         if (!holding.isEmpty()) {
@@ -176,18 +277,75 @@ public final class TakeOverGate {
     }
   }
 
-  /** Control thread: a batch was offered (a chunk of it); it is undecided until decided. */
-  synchronized void offered(ControlEvent.BatchChunk chunk, long nowMs) {
-    if (chunk.ranges().isEmpty() || decided.containsKey(chunk.batchId())) {
+  /**
+   * Control thread: a batch was offered (a chunk of it); it is undecided until decided. A batch
+   * announced at a hand-in in one chunk carries its files: whether a next owner may read on after
+   * it is worked out here, outside the lock.
+   */
+  void offered(ControlEvent.BatchChunk chunk, long nowMs) {
+    if (chunk.ranges().isEmpty()) {
       return;
     }
-    putLast(undecided, chunk.batchId(), new Seen(Set.copyOf(chunk.ranges().keySet()), nowMs));
+    Adoption adoptable = null;
+    if (chunk.commitId() == ControlEvent.NO_ROUND
+        && chunk.chunk() == 0
+        && chunk.chunks() == 1
+        && roomFor(chunk.data().length)) {
+      try {
+        adoptable =
+            writeAfter
+                .apply(chunk)
+                .map(after -> new Adoption(chunk.table(), batchOf(chunk), after))
+                .orElse(null);
+      } catch (RuntimeException e) {
+        LOG.debug("{}: batch {} cannot be read on after: {}", task, chunk.batchId(), e.toString());
+      }
+    }
+    track(chunk, adoptable, nowMs);
+  }
+
+  private static OfferedBatch batchOf(ControlEvent.BatchChunk chunk) {
+    return new OfferedBatch(
+        chunk.batchId(),
+        chunk.taskId(),
+        Map.copyOf(chunk.ranges()),
+        new PreparedFiles(
+            chunk.payloadVersion(), chunk.data(), chunk.files(), chunk.records(), chunk.bytes()),
+        chunk.maxRecordTimestamp());
+  }
+
+  private synchronized boolean roomFor(int bytes) {
+    return adoptableBytes + bytes <= MAX_ADOPTABLE_BYTES;
+  }
+
+  private synchronized void track(ControlEvent.BatchChunk chunk, Adoption adoptable, long nowMs) {
+    if (decided.containsKey(chunk.batchId())) {
+      return;
+    }
+    Seen before = undecided.remove(chunk.batchId());
+    if (before != null) {
+      adoptableBytes -= before.bytes();
+      if (adoptable == null) {
+        adoptable = before.adoptable(); // a later offer of a batch announced at a hand-in
+      }
+    }
+    Seen seen = new Seen(Set.copyOf(chunk.ranges().keySet()), nowMs, adoptable);
+    undecided.put(chunk.batchId(), seen);
+    adoptableBytes += seen.bytes();
+    while (undecided.size() > MAX_TRACKED) {
+      Iterator<Seen> oldest = undecided.values().iterator();
+      adoptableBytes -= oldest.next().bytes();
+      oldest.remove();
+    }
   }
 
   /** Control thread: the batches {@code committed} names are decided. */
   synchronized void decided(ControlEvent.TableCommitted committed, long nowMs) {
     for (String batchId : committed.decisions().keySet()) {
-      undecided.remove(batchId);
+      Seen seen = undecided.remove(batchId);
+      if (seen != null) {
+        adoptableBytes -= seen.bytes();
+      }
       putLast(decided, batchId, nowMs);
     }
     // Oldest first: those decided longer ago than a batch is remembered go.

@@ -16,6 +16,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 
@@ -349,6 +350,57 @@ final class TaskState {
     }
   }
 
+  /**
+   * Reads on after {@code adoptions} (docs/architecture.md, "Reading on after a hand-in"): each
+   * batch is pending here, and the tables continue after its ranges; returns how many were new.
+   */
+  int adopt(List<TakeOverGate.Adoption> adoptions) {
+    lock.lock();
+    try {
+      int adopted = 0;
+      for (TakeOverGate.Adoption a : adoptions) {
+        if (inFlight.adopt(a.table(), a.batch())) {
+          adopted++;
+          a.writeAfter().prepareWriters();
+          a.batch().ranges().forEach((tp, range) -> writers.adopt(a.table(), tp, range.to()));
+        }
+      }
+      settled.signalAll();
+      return adopted;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Wakes whoever waits for the batches to settle: something else they wait for happened. */
+  void wake() {
+    lock.lock();
+    try {
+      settled.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Waits until nothing is in flight, a reset is asked for, {@code done} holds (checked whenever
+   * the batches change or {@link #wake} is called), or {@code deadline} (nanoTime).
+   */
+  void awaitSettledOr(BooleanSupplier done, long deadline) throws InterruptedException {
+    lock.lock();
+    try {
+      while (!inFlight.isEmpty() && !resetRequested && !done.getAsBoolean()) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          return;
+        }
+        settled.awaitNanos(left);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The partitions are assigned; true when the task has writers. */
   boolean assigned(Collection<TopicPartition> partitions) {
     lock.lock();
@@ -364,6 +416,7 @@ final class TaskState {
     lock.lock();
     try {
       ledger.revoked(partitions);
+      writers.dropAdopted(partitions);
     } finally {
       lock.unlock();
     }

@@ -55,6 +55,16 @@ public interface TableFormat extends AutoCloseable {
   }
 
   /**
+   * Whether a task that takes over partitions may write to {@code table} right after {@code files}:
+   * another task's batch of the table, handed in and not decided yet; and what it must do first.
+   * Empty: the task waits for the batch's decision before it reads on. The files come from the
+   * control topic, untrusted: a payload that cannot be read gives empty. By default empty.
+   */
+  default Optional<WriteAfter> writeAfter(TableId table, PreparedFiles files) {
+    return Optional.empty();
+  }
+
+  /**
    * Changes {@code table} so that it takes rows of {@code row}: plans against the table's current
    * schema (another task may have changed it already; then nothing is left to do) and applies the
    * plan, retrying when a concurrent change wins. A rejected plan changes nothing.

@@ -291,6 +291,163 @@ class ParticipantTest {
   }
 
   @Test
+  void aStoppingTaskWhoseBatchesANextOwnerMayReadOnAfterLeavesOnceItOfferedThemInARound()
+      throws Exception {
+    format.closing.countDown();
+    format.readOnAfter = true;
+    Participant task1 = taskOne();
+    task1.assigned(List.of(P0));
+    writeTo(task1, 0, 10);
+    assertThat(task1.handIn(true, 60_000)).isTrue();
+    assertThat(channel.batches())
+        .as("announced at the hand-in, for no round")
+        .singleElement()
+        .satisfies(c -> assertThat(c.commitId()).isEqualTo(ControlEvent.NO_ROUND));
+    CompletableFuture<Void> coordinator =
+        CompletableFuture.runAsync(
+            () -> {
+              await()
+                  .atMost(Duration.ofSeconds(10))
+                  .until(
+                      () ->
+                          channel.sent.stream()
+                              .anyMatch(e -> e instanceof ControlEvent.RoundRequest));
+              task1.onStartCommit(7); // a round, and never a decision
+            });
+
+    task1.leave(60_000);
+
+    coordinator.get(10, TimeUnit.SECONDS);
+    assertThat(channel.batches())
+        .as("offered in the round before it left")
+        .anySatisfy(c -> assertThat(c.commitId()).isEqualTo(7));
+    assertThat(task1.inFlightBatches()).as("still undecided").isEqualTo(1);
+  }
+
+  @Test
+  void aStoppingTaskWaitsForTheDecisionWhereANextOwnerMayNotReadOnAfterItsBatches()
+      throws Exception {
+    format.closing.countDown();
+    Participant task1 = taskOne();
+    task1.assigned(List.of(P0));
+    writeTo(task1, 0, 10);
+    assertThat(task1.handIn(true, 60_000)).isTrue();
+    CompletableFuture<Void> coordinator =
+        CompletableFuture.runAsync(
+            () -> {
+              await()
+                  .atMost(Duration.ofSeconds(10))
+                  .until(
+                      () ->
+                          channel.sent.stream()
+                              .anyMatch(e -> e instanceof ControlEvent.RoundRequest));
+              task1.onStartCommit(7);
+              task1.onTableCommitted(
+                  new ControlEvent.TableCommitted(
+                      "conn",
+                      7,
+                      TABLE,
+                      Map.of(channel.batches().get(0).batchId(), BatchPlan.Decision.APPLY)));
+            });
+
+    task1.leave(60_000);
+
+    coordinator.get(10, TimeUnit.SECONDS);
+    assertThat(task1.inFlightBatches()).as("it left once its batch was decided").isZero();
+  }
+
+  @Test
+  void aNextOwnerReadsOnAfterAHandedInBatchOffersItAndItsOwnBatchFollowsIt() throws Exception {
+    Participant next = takeOverAfterAHandedInBatchOfOffsetsZeroToTen();
+
+    for (long offset = 0; offset < 15; offset++) {
+      assertThat(next.write(new SinkRecord("t", 0, null, null, null, "v", offset), P0, TO))
+          .as("offset %d", offset)
+          .isEqualTo(offset >= 10);
+    }
+    assertThat(next.safeOffsets(Map.of(P0, 15L)))
+        .as("held back to the handed-in batch until it is decided")
+        .containsEntry(P0, 0L);
+    next.onStartCommit(8);
+    List<ControlEvent.BatchChunk> offered =
+        channel.batches().stream().filter(c -> c.commitId() == 8).toList();
+    assertThat(offered)
+        .extracting(ControlEvent.BatchChunk::batchId, c -> c.ranges().get(P0))
+        .containsExactly(
+            tuple("handed-in", new OffsetRange(0, 10)),
+            tuple(offered.get(1).batchId(), new OffsetRange(10, 15)));
+    Map<String, BatchPlan.Decision> decisions = new java.util.HashMap<>();
+    offered.forEach(c -> decisions.put(c.batchId(), BatchPlan.Decision.APPLY));
+    next.onTableCommitted(new ControlEvent.TableCommitted("conn", 8, TABLE, decisions));
+    assertThat(next.safeOffsets(Map.of(P0, 15L))).containsEntry(P0, 15L);
+    assertThat(next.resetRequested()).isFalse();
+  }
+
+  @Test
+  void aRejectedBatchThatTheTaskReadOnAfterMakesItStartOverFromTheTableWatermarks()
+      throws Exception {
+    Participant next = takeOverAfterAHandedInBatchOfOffsetsZeroToTen();
+    for (long offset = 0; offset < 15; offset++) {
+      next.write(new SinkRecord("t", 0, null, null, null, "v", offset), P0, TO);
+    }
+    next.onTableCommitted(
+        new ControlEvent.TableCommitted(
+            "conn", 8, TABLE, Map.of("handed-in", BatchPlan.Decision.REJECT)));
+    assertThat(next.resetRequested()).isTrue();
+    assertThat(next.reset(Map.of(P0, 15L)).positions()).containsEntry(P0, 0L);
+    assertThat(next.write(new SinkRecord("t", 0, null, null, null, "v", 0), P0, TO))
+        .as("the table's watermark, not the rejected batch, says where it continues")
+        .isTrue();
+  }
+
+  /**
+   * A task without writers given P0, for which another task handed in batch "handed-in" of offsets
+   * 0-9, undecided: it reads on after it.
+   */
+  private Participant takeOverAfterAHandedInBatchOfOffsetsZeroToTen() {
+    format.closing.countDown();
+    format.readOnAfter = true;
+    Participant next = taskOne();
+    next.onBatchChunk(
+        new ControlEvent.BatchChunk(
+            "conn",
+            ControlEvent.NO_ROUND,
+            0,
+            "handed-in",
+            TABLE,
+            Map.of(P0, new OffsetRange(0, 10)),
+            -1,
+            1,
+            1,
+            10,
+            100,
+            0,
+            1,
+            new byte[] {1}));
+    next.assigned(List.of(P0));
+    next.hold(List.of(P0), 0, 10_000, false);
+    List<TakeOverGate.Opened> opened = next.openable(1, true);
+    assertThat(opened).extracting(TakeOverGate.Opened::partition).containsExactly(P0);
+    next.forget(List.of(P0));
+    assertThat(next.adopt(opened.get(0).adopted())).isEqualTo(1);
+    assertThat(format.preparedToWriteAfter).hasValue(1);
+    return next;
+  }
+
+  private Participant taskOne() {
+    return new Participant(
+        "conn",
+        1,
+        Map.of("c", format),
+        channel,
+        new FileBudget(10, 64L << 20),
+        FaultInjection.parse(""),
+        0,
+        30_000,
+        2);
+  }
+
+  @Test
   void aTaskWithNothingInFlightHandsOverWithoutAskingForARound() throws Exception {
     participant.assigned(List.of(P0));
     assertThat(participant.handOver(10_000)).isTrue();

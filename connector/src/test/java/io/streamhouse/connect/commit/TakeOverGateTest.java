@@ -100,6 +100,149 @@ class TakeOverGateTest {
     assertThat(gate.anyHeld()).isFalse();
   }
 
+  /** Chunk {@code chunk} of {@code chunks} of a batch announced at a hand-in (no round). */
+  private static ControlEvent.BatchChunk announced(
+      String batchId, TopicPartition tp, int chunk, int chunks) {
+    return new ControlEvent.BatchChunk(
+        "conn",
+        ControlEvent.NO_ROUND,
+        1,
+        batchId,
+        TABLE,
+        Map.of(tp, new OffsetRange(0, 5)),
+        0,
+        1,
+        1,
+        5,
+        100,
+        chunk,
+        chunks,
+        new byte[] {1});
+  }
+
+  @Test
+  void aPartitionNewToATaskWithoutWritersIsReadOnAfterTheBatchesAnnouncedAtAHandIn() {
+    List<String> asked = new java.util.ArrayList<>();
+    TakeOverGate gate =
+        new TakeOverGate(
+            "conn-0",
+            false,
+            30_000,
+            90_000,
+            c -> {
+              asked.add(c.batchId());
+              return c.batchId().startsWith("paimon")
+                  ? java.util.Optional.of(io.streamhouse.connect.table.WriteAfter.NOTHING)
+                  : java.util.Optional.empty();
+            });
+    gate.offered(announced("paimon-1", P0, 0, 1), 0);
+    gate.offered(chunk("paimon-1", P0), 0); // the same batch offered in a round later
+    gate.offered(announced("iceberg-1", P1, 0, 1), 0);
+    gate.offered(announced("paimon-big", P1, 0, 2), 0); // in two chunks: not read on after
+    gate.offered(chunk("paimon-round", P1), 0); // offered in a round only: its task lives on
+    assertThat(asked)
+        .as("only whole batches announced at hand-ins are looked at")
+        .containsExactly("paimon-1", "iceberg-1");
+    gate.hold(List.of(P0, P1), 0, 0, false);
+
+    assertThat(gate.open(1, tp -> false, id -> false, false))
+        .as("a task with writers waits for the decisions")
+        .isEmpty();
+    List<TakeOverGate.Opened> opened = gate.open(2, tp -> false, id -> false, true);
+    assertThat(opened).extracting(TakeOverGate.Opened::partition).containsExactly(P0);
+    assertThat(opened.get(0).adopted())
+        .singleElement()
+        .satisfies(
+            a -> {
+              assertThat(a.batch().batchId()).isEqualTo("paimon-1");
+              assertThat(a.batch().ranges()).containsEntry(P0, new OffsetRange(0, 5));
+              assertThat(a.batch().files().payload()).containsExactly(1);
+              assertThat(a.table()).isEqualTo(TABLE);
+            });
+    assertThat(gate.holds(P1)).as("P1 has batches that cannot be read on after").isTrue();
+  }
+
+  @Test
+  void aPartitionWithTheTasksOwnBatchOrReturningToItIsNotReadOnAfterOtherBatches() {
+    TakeOverGate gate =
+        new TakeOverGate(
+            "conn-0",
+            false,
+            30_000,
+            90_000,
+            c -> java.util.Optional.of(io.streamhouse.connect.table.WriteAfter.NOTHING));
+    gate.offered(announced("other", P0, 0, 1), 0);
+    gate.hold(List.of(P0), 0, 0, false);
+    assertThat(gate.open(1, tp -> true, id -> false, true)).isEmpty();
+    gate.release(List.of(P0));
+    gate.hold(List.of(P0), 1, 0, true);
+    assertThat(gate.open(2, tp -> false, id -> false, true)).isEmpty();
+  }
+
+  @Test
+  void theFilesKeptForNextOwnersAreBounded() {
+    TakeOverGate gate =
+        new TakeOverGate(
+            "conn-0",
+            false,
+            30_000,
+            90_000,
+            c -> java.util.Optional.of(io.streamhouse.connect.table.WriteAfter.NOTHING));
+    int chunkBytes = ControlChannel.CHUNK_BYTES;
+    int fit = (int) (TakeOverGate.MAX_ADOPTABLE_BYTES / chunkBytes);
+    for (int i = 0; i <= fit; i++) {
+      TopicPartition tp = new TopicPartition("t", 100 + i);
+      gate.offered(
+          new ControlEvent.BatchChunk(
+              "conn",
+              ControlEvent.NO_ROUND,
+              1,
+              "b" + i,
+              TABLE,
+              Map.of(tp, new OffsetRange(0, 5)),
+              0,
+              1,
+              1,
+              5,
+              chunkBytes,
+              0,
+              1,
+              new byte[chunkBytes]),
+          0);
+    }
+    TopicPartition first = new TopicPartition("t", 100);
+    TopicPartition beyond = new TopicPartition("t", 100 + fit);
+    gate.hold(List.of(first, beyond), 0, 0, false);
+    assertThat(gate.open(1, tp -> false, id -> false, true))
+        .extracting(TakeOverGate.Opened::partition)
+        .containsExactly(first);
+    gate.decided(
+        new ControlEvent.TableCommitted("conn", 1, TABLE, Map.of("b0", BatchPlan.Decision.APPLY)),
+        2);
+    gate.offered(
+        new ControlEvent.BatchChunk(
+            "conn",
+            ControlEvent.NO_ROUND,
+            1,
+            "again",
+            TABLE,
+            Map.of(first, new OffsetRange(5, 9)),
+            0,
+            1,
+            1,
+            5,
+            chunkBytes,
+            0,
+            1,
+            new byte[chunkBytes]),
+        3);
+    gate.hold(List.of(first), 3, 0, false);
+    assertThat(gate.open(4, tp -> false, id -> false, true))
+        .as("a decided batch's files make room again")
+        .extracting(TakeOverGate.Opened::partition)
+        .containsExactly(first);
+  }
+
   @Test
   void thisTasksOwnBatchInFlightHoldsItsPartition() {
     TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);

@@ -113,6 +113,18 @@ public final class SlowClosingFormat implements TableFormat {
   public boolean toleratesConcurrentCommitters;
   public final List<String> committed = new ArrayList<>();
 
+  /** Whether a next owner may read on after a handed-in batch; how often one prepared for it. */
+  public volatile boolean readOnAfter;
+
+  public final java.util.concurrent.atomic.AtomicInteger preparedToWriteAfter =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  @Override
+  public Optional<io.streamhouse.connect.table.WriteAfter> writeAfter(
+      TableId table, PreparedFiles files) {
+    return readOnAfter ? Optional.of(preparedToWriteAfter::incrementAndGet) : Optional.empty();
+  }
+
   @Override
   public Watermarks watermarks(TableId table) {
     return watermarks.getOrDefault(table, Watermarks.EMPTY);

@@ -27,11 +27,15 @@ final class CommitLogs {
   private static final Pattern ANSWERED =
       Pattern.compile("\\[([^|\\]]+)\\|task-\\d+\\] Answered commit \\d+ in (\\d+) ms");
 
-  /** A revocation's hand-in (the task goes on at once), or a stopping task's wait for decisions. */
+  /**
+   * A revocation's hand-in (the task goes on at once), a stopping task's wait for decisions, or its
+   * wait for a round to take its batches when the next owners read on after them.
+   */
   private static final Pattern HANDED_OVER =
       Pattern.compile(
-          "\\[([^|\\]]+)\\|task-\\d+\\] Handed (?:over|in) (\\d+) batches (?:\\(\\d+ closed now\\) )?in"
-              + " (\\d+) ms");
+          "\\[([^|\\]]+)\\|task-\\d+\\] (?:Handed (?:over|in) (\\d+) batches (?:\\(\\d+ closed now\\) )?in"
+              + " (\\d+) ms|Offered its (\\d+) handed-in batches in a round (\\d+) ms"
+              + "|No round took its (\\d+) handed-in batches within (\\d+) ms)");
 
   /** How long partitions given to a task were held for the decision on their handed-in batches. */
   private static final Pattern TAKEN_OVER =
@@ -95,9 +99,12 @@ final class CommitLogs {
         maxAnswerMs = Math.max(maxAnswerMs, Long.parseLong(a.group(2)));
       }
       Matcher h = HANDED_OVER.matcher(line);
-      if (h.find() && h.group(1).equals(connector) && Long.parseLong(h.group(2)) > 0) {
-        handOvers++;
-        maxHandOverMs = Math.max(maxHandOverMs, Long.parseLong(h.group(3)));
+      if (h.find() && h.group(1).equals(connector)) {
+        int g = h.group(2) != null ? 2 : h.group(4) != null ? 4 : 6;
+        if (Long.parseLong(h.group(g)) > 0) {
+          handOvers++;
+          maxHandOverMs = Math.max(maxHandOverMs, Long.parseLong(h.group(g + 1)));
+        }
       }
       Matcher t = TABLE_COMMIT.matcher(line);
       if (t.find() && t.group(1).equals(connector)) {

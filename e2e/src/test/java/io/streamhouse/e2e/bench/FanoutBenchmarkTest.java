@@ -34,6 +34,12 @@ class FanoutBenchmarkTest {
             "[2026-12-01 10:00:53,000] INFO [c1|task-1] Handed in 3 batches (2 closed now) in 700"
                 + " ms; the coordinator commits them, the next owners read on after its decision"
                 + " (io.streamhouse.connect.commit.Participant)",
+            "[2026-12-01 10:00:53,500] INFO [c1|task-1] Offered its 200 handed-in batches in a round"
+                + " 1800 ms after the stop; the coordinator commits them, the next owners read on"
+                + " after them (io.streamhouse.connect.commit.Participant)",
+            "[2026-12-01 10:00:53,600] INFO [c1|task-1] No round took its 4 handed-in batches within"
+                + " 1000 ms of the stop; it leaves them to the next owners, which read on after them"
+                + " and offer them in their rounds (io.streamhouse.connect.commit.Participant)",
             "[2026-12-01 10:00:54,000] INFO [c1|task-0] Reads [fanout-0, fanout-1] from now on, 2100"
                 + " ms after their assignment (io.streamhouse.connect.RecordIntake)",
             "[2026-12-01 10:00:54,000] WARN [c1|task-0] Reads [fanout-2] after 30000 ms without a"
@@ -52,7 +58,7 @@ class FanoutBenchmarkTest {
         .containsEntry("rounds past timeout", "1")
         .containsEntry("max wait for tasks ms", "30004")
         .containsEntry("max task answer ms", "31000")
-        .containsEntry("hand-overs (max ms)", "2 (1500)")
+        .containsEntry("hand-overs (max ms)", "4 (1800)")
         .containsEntry(
             "partitions held for a hand-over (max ms, without decision)", "2 (30000, 1)");
   }

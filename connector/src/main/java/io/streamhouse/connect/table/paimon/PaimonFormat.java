@@ -20,6 +20,7 @@ import io.streamhouse.connect.table.MaintenanceCheckpoints;
 import io.streamhouse.connect.table.SnapshotKeys;
 import io.streamhouse.connect.table.TableFormat;
 import io.streamhouse.connect.table.TableWriter;
+import io.streamhouse.connect.table.WriteAfter;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -93,6 +94,11 @@ public final class PaimonFormat implements TableFormat {
       TableWriter previous, TableId id, RouteSettings route, SinkRecord sample, FileBudget budget)
       throws RecordConversionException {
     return writers.openAfter(previous, id, route, sample);
+  }
+
+  @Override
+  public Optional<WriteAfter> writeAfter(TableId id, PreparedFiles files) {
+    return writers.writeAfter(id, files);
   }
 
   FileStoreTable table(TableId id) {

@@ -70,7 +70,8 @@ final class PaimonTableWriter implements TableWriter {
       String commitUser,
       RouteSettings route,
       IOManager ioManager,
-      TaskWriteBuffer buffer) {
+      TaskWriteBuffer buffer,
+      Map<SequenceFloors.Bucket, SequenceFloors.Floor> floors) {
     this.table = table.fullName();
     this.writeOnly = table.copy(Map.of(CoreOptions.WRITE_ONLY.key(), "true"));
     this.commitUser = commitUser;
@@ -89,6 +90,17 @@ final class PaimonTableWriter implements TableWriter {
         metadata.enabled() ? table.rowType().getFieldIndex(metadata.column()) : -1;
     this.memory = buffer.open();
     this.write = openWrite(memory);
+    try {
+      SequenceFloors.apply(write, floors);
+    } catch (RuntimeException e) {
+      closeQuietly(write, memory);
+      throw new IllegalStateException(
+          "Cannot number the writer of Paimon table "
+              + this.table
+              + " above the batches handed in for it: "
+              + e.getMessage(),
+          e);
+    }
     memory.opened();
   }
 

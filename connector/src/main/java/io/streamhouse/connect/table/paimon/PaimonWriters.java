@@ -3,13 +3,16 @@ package io.streamhouse.connect.table.paimon;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.convert.ChangeDecoder;
 import io.streamhouse.connect.errors.RecordConversionException;
+import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
+import io.streamhouse.connect.table.WriteAfter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,6 +37,7 @@ final class PaimonWriters {
   private final long writeBufferBytes;
   private final Path spillDir;
   private final Set<TableId> warnedWithoutIceberg = ConcurrentHashMap.newKeySet();
+  private final SequenceFloors floors = new SequenceFloors();
   private IOManager ioManager;
   private TaskWriteBuffer writeBuffer;
 
@@ -69,7 +73,24 @@ final class PaimonWriters {
     if (route.icebergCompatible()) {
       warnIfWithoutIcebergMetadata(id, table);
     }
-    return Optional.of(new PaimonTableWriter(table, commitUser, route, ioManager(), writeBuffer()));
+    return Optional.of(
+        new PaimonTableWriter(table, commitUser, route, ioManager(), writeBuffer(), floors.of(id)));
+  }
+
+  /**
+   * See {@link io.streamhouse.connect.table.TableFormat#writeAfter}: the floors of the batch's
+   * buckets, raised before the task opens a writer of the table ({@link SequenceFloors}).
+   */
+  Optional<WriteAfter> writeAfter(TableId id, PreparedFiles files) {
+    Optional<Map<SequenceFloors.Bucket, SequenceFloors.Floor>> batch;
+    try {
+      batch = SequenceFloors.of(tables.table(id), files);
+    } catch (RuntimeException e) {
+      LOG.debug("Cannot read table {} for a handed-in batch: {}", id, e.toString());
+      return Optional.empty();
+    }
+    return batch.map(
+        b -> b.isEmpty() ? WriteAfter.NOTHING : (WriteAfter) () -> floors.raise(id, b));
   }
 
   /**
