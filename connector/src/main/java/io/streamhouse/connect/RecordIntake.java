@@ -113,6 +113,11 @@ final class RecordIntake {
       participant.dropWriters();
     }
     returnable = null;
+    if (!returning && participant.hasWriters() && handOverTimeoutMs > 0) {
+      // Cooperative rebalancing adds partitions to a running task: where its formats allow, its
+      // writers start over above what it hands in now, and it reads on at once (else see openHeld).
+      participant.startWritersOver(handOverTimeoutMs);
+    }
     participant.hold(partitions, nowMs(), handOverTimeoutMs, returning);
     openHeld();
     while (participant.anyHeld() && !Thread.currentThread().isInterrupted()) {

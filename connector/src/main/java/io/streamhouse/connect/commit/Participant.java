@@ -504,6 +504,36 @@ public final class Participant {
     }
   }
 
+  /**
+   * Cooperative rebalancing gives this task, which has writers, partitions new to it. Where a
+   * writer may start above every batch of this task not committed yet ({@link
+   * TableFormat#writeAfter}: Paimon), it hands in what its writers hold, makes the writers it opens
+   * later number above those batches, and closes its writers, so that it can read on after the new
+   * partitions' batches at once ({@link #openable}) instead of waiting for a round. False, with the
+   * files handed in and the writers left open, where a format does not allow it or the files could
+   * not close: the caller then hands over and starts over as before.
+   */
+  public boolean startWritersOver(long configuredMs) {
+    if (!handIn(false, configuredMs)) {
+      return false;
+    }
+    List<WriteAfter> afters = new ArrayList<>();
+    for (InFlightBatches.Pending p : state.pending()) {
+      TableFormat format = formats.get(p.table().catalog());
+      Optional<WriteAfter> after =
+          format == null ? Optional.empty() : format.writeAfter(p.table(), p.batch().files());
+      if (after.isEmpty()) {
+        return false;
+      }
+      afters.add(after.get());
+    }
+    if (state.inFlight() != afters.size()) {
+      return false; // a batch still closing
+    }
+    afters.forEach(WriteAfter::prepareWriters);
+    return state.dropWriters();
+  }
+
   /** Whether a next owner may read on after {@code p} before its decision. */
   private boolean readOnAfterPossible(InFlightBatches.Pending p) {
     TableFormat format = formats.get(p.table().catalog());

@@ -400,6 +400,29 @@ class ParticipantTest {
         .isTrue();
   }
 
+  @Test
+  void aTaskWithWritersGivenNewPartitionsStartsItsWritersOverAboveWhatItHandsIn() throws Exception {
+    format.closing.countDown();
+    format.readOnAfter = true;
+    write(0, 10);
+    assertThat(participant.startWritersOver(10_000)).isTrue();
+    assertThat(participant.hasWriters()).isFalse();
+    assertThat(participant.inFlightBatches()).as("handed in, undecided").isEqualTo(1);
+    assertThat(format.preparedToWriteAfter).as("later writers number above it").hasValue(1);
+    assertThat(participant.write(new SinkRecord("t", 0, null, null, null, "v", 5), P0, TO))
+        .as("its own batch still tells where P0 continues")
+        .isFalse();
+  }
+
+  @Test
+  void aTaskWithWritersOfAFormatThatCannotWriteAfterUndecidedBatchesKeepsThem() throws Exception {
+    format.closing.countDown();
+    write(0, 10);
+    assertThat(participant.startWritersOver(10_000)).isFalse();
+    assertThat(participant.hasWriters()).isTrue();
+    assertThat(participant.inFlightBatches()).isEqualTo(1);
+  }
+
   /**
    * A task without writers given P0, for which another task handed in batch "handed-in" of offsets
    * 0-9, undecided: it reads on after it.
