@@ -465,6 +465,7 @@ public final class Participant {
    * read on after them at once and offer them in their own rounds until decided.
    */
   public void leave(long configuredMs) {
+    long started = System.nanoTime();
     List<InFlightBatches.Pending> pending = state.pending();
     if (taskId == 0
         || pending.isEmpty()
@@ -473,7 +474,6 @@ public final class Participant {
       settle(configuredMs);
       return;
     }
-    long started = System.nanoTime();
     long waitMs = Math.min(LEAVE_AFTER_MS, handOverWait.timeoutMs(configuredMs));
     try {
       // No new round request: the hand-in asked for one, and a second would make the coordinator

@@ -273,18 +273,7 @@ final class TaskState {
 
   /** Waits until nothing is in flight, a reset is asked for, or {@code deadline} (nanoTime). */
   void awaitSettled(long deadline) throws InterruptedException {
-    lock.lock();
-    try {
-      while (!inFlight.isEmpty() && !resetRequested) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return;
-        }
-        settled.awaitNanos(left);
-      }
-    } finally {
-      lock.unlock();
-    }
+    awaitSettledOr(() -> false, deadline);
   }
 
   /**

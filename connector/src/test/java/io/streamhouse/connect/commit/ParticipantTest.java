@@ -304,16 +304,7 @@ class ParticipantTest {
         .singleElement()
         .satisfies(c -> assertThat(c.commitId()).isEqualTo(ControlEvent.NO_ROUND));
     CompletableFuture<Void> coordinator =
-        CompletableFuture.runAsync(
-            () -> {
-              await()
-                  .atMost(Duration.ofSeconds(10))
-                  .until(
-                      () ->
-                          channel.sent.stream()
-                              .anyMatch(e -> e instanceof ControlEvent.RoundRequest));
-              task1.onStartCommit(7); // a round, and never a decision
-            });
+        CompletableFuture.runAsync(() -> actAsCoordinator(task1, null)); // no decision
 
     task1.leave(60_000);
 
@@ -333,22 +324,7 @@ class ParticipantTest {
     writeTo(task1, 0, 10);
     assertThat(task1.handIn(true, 60_000)).isTrue();
     CompletableFuture<Void> coordinator =
-        CompletableFuture.runAsync(
-            () -> {
-              await()
-                  .atMost(Duration.ofSeconds(10))
-                  .until(
-                      () ->
-                          channel.sent.stream()
-                              .anyMatch(e -> e instanceof ControlEvent.RoundRequest));
-              task1.onStartCommit(7);
-              task1.onTableCommitted(
-                  new ControlEvent.TableCommitted(
-                      "conn",
-                      7,
-                      TABLE,
-                      Map.of(channel.batches().get(0).batchId(), BatchPlan.Decision.APPLY)));
-            });
+        CompletableFuture.runAsync(() -> actAsCoordinator(task1, BatchPlan.Decision.APPLY));
 
     task1.leave(60_000);
 
@@ -688,14 +664,22 @@ class ParticipantTest {
    * Answers the participant's round request the way the coordinator does: a round, then a decision.
    */
   private void actAsCoordinator(BatchPlan.Decision decision) {
+    actAsCoordinator(participant, decision);
+  }
+
+  /** The same for {@code task}; {@code decision} null: a round that never decides. */
+  private void actAsCoordinator(Participant task, BatchPlan.Decision decision) {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> channel.sent.stream().anyMatch(e -> e instanceof ControlEvent.RoundRequest));
-    participant.onStartCommit(7);
+    task.onStartCommit(7);
+    if (decision == null) {
+      return;
+    }
     Map<String, BatchPlan.Decision> decisions = new java.util.HashMap<>();
     channel.batches().forEach(b -> decisions.put(b.batchId(), decision));
     assertThat(decisions).hasSize(1);
-    participant.onTableCommitted(new ControlEvent.TableCommitted("conn", 7, TABLE, decisions));
+    task.onTableCommitted(new ControlEvent.TableCommitted("conn", 7, TABLE, decisions));
   }
 
   private void writeUnchecked(long from, long to) {

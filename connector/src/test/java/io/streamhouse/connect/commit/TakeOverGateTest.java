@@ -103,21 +103,26 @@ class TakeOverGateTest {
   /** Chunk {@code chunk} of {@code chunks} of a batch announced at a hand-in (no round). */
   private static ControlEvent.BatchChunk announced(
       String batchId, TopicPartition tp, int chunk, int chunks) {
+    return announced(batchId, tp, new OffsetRange(0, 5), chunk, chunks, new byte[] {1});
+  }
+
+  private static ControlEvent.BatchChunk announced(
+      String batchId, TopicPartition tp, OffsetRange range, int chunk, int chunks, byte[] data) {
     return new ControlEvent.BatchChunk(
         "conn",
         ControlEvent.NO_ROUND,
         1,
         batchId,
         TABLE,
-        Map.of(tp, new OffsetRange(0, 5)),
+        Map.of(tp, range),
         0,
         1,
         1,
         5,
-        100,
+        data.length,
         chunk,
         chunks,
-        new byte[] {1});
+        data);
   }
 
   @Test
@@ -192,23 +197,7 @@ class TakeOverGateTest {
     int fit = (int) (TakeOverGate.MAX_ADOPTABLE_BYTES / chunkBytes);
     for (int i = 0; i <= fit; i++) {
       TopicPartition tp = new TopicPartition("t", 100 + i);
-      gate.offered(
-          new ControlEvent.BatchChunk(
-              "conn",
-              ControlEvent.NO_ROUND,
-              1,
-              "b" + i,
-              TABLE,
-              Map.of(tp, new OffsetRange(0, 5)),
-              0,
-              1,
-              1,
-              5,
-              chunkBytes,
-              0,
-              1,
-              new byte[chunkBytes]),
-          0);
+      gate.offered(announced("b" + i, tp, new OffsetRange(0, 5), 0, 1, new byte[chunkBytes]), 0);
     }
     TopicPartition first = new TopicPartition("t", 100);
     TopicPartition beyond = new TopicPartition("t", 100 + fit);
@@ -219,23 +208,7 @@ class TakeOverGateTest {
     gate.decided(
         new ControlEvent.TableCommitted("conn", 1, TABLE, Map.of("b0", BatchPlan.Decision.APPLY)),
         2);
-    gate.offered(
-        new ControlEvent.BatchChunk(
-            "conn",
-            ControlEvent.NO_ROUND,
-            1,
-            "again",
-            TABLE,
-            Map.of(first, new OffsetRange(5, 9)),
-            0,
-            1,
-            1,
-            5,
-            chunkBytes,
-            0,
-            1,
-            new byte[chunkBytes]),
-        3);
+    gate.offered(announced("again", first, new OffsetRange(5, 9), 0, 1, new byte[chunkBytes]), 3);
     gate.hold(List.of(first), 3, 0, false);
     assertThat(gate.open(4, tp -> false, id -> false, true))
         .as("a decided batch's files make room again")
