@@ -36,17 +36,7 @@ class ParticipantTest {
 
   private final SlowClosingFormat format = new SlowClosingFormat();
   private final RecordingChannel channel = new RecordingChannel();
-  private final Participant participant =
-      new Participant(
-          "conn",
-          0,
-          Map.of("c", format),
-          channel,
-          new FileBudget(10, 64L << 20),
-          FaultInjection.parse(""),
-          0,
-          30_000,
-          2);
+  private final Participant participant = participant(0, 0);
 
   @AfterEach
   void openTheGate() {
@@ -434,16 +424,7 @@ class ParticipantTest {
   }
 
   private Participant taskOne() {
-    return new Participant(
-        "conn",
-        1,
-        Map.of("c", format),
-        channel,
-        new FileBudget(10, 64L << 20),
-        FaultInjection.parse(""),
-        0,
-        30_000,
-        2);
+    return participant(1, 0);
   }
 
   @Test
@@ -632,9 +613,14 @@ class ParticipantTest {
 
   /** A participant that cuts ahead of requests expected every {@code commitIntervalMs}. */
   private Participant timedParticipant(long commitIntervalMs) {
+    return participant(0, commitIntervalMs);
+  }
+
+  /** Task {@code taskId} over {@link #format} and {@link #channel}. */
+  private Participant participant(int taskId, long commitIntervalMs) {
     return new Participant(
         "conn",
-        0,
+        taskId,
         Map.of("c", format),
         channel,
         new FileBudget(10, 64L << 20),

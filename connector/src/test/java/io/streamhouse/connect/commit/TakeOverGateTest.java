@@ -167,15 +167,19 @@ class TakeOverGateTest {
     assertThat(gate.holds(P1)).as("P1 has batches that cannot be read on after").isTrue();
   }
 
+  /** A gate for which a next owner may read on after every batch announced at a hand-in. */
+  private static TakeOverGate readingOnAfterEveryHandIn() {
+    return new TakeOverGate(
+        "conn-0",
+        false,
+        30_000,
+        90_000,
+        c -> java.util.Optional.of(io.streamhouse.connect.table.WriteAfter.NOTHING));
+  }
+
   @Test
   void aPartitionWithTheTasksOwnBatchOrReturningToItIsNotReadOnAfterOtherBatches() {
-    TakeOverGate gate =
-        new TakeOverGate(
-            "conn-0",
-            false,
-            30_000,
-            90_000,
-            c -> java.util.Optional.of(io.streamhouse.connect.table.WriteAfter.NOTHING));
+    TakeOverGate gate = readingOnAfterEveryHandIn();
     gate.offered(announced("other", P0, 0, 1), 0);
     gate.hold(List.of(P0), 0, 0, false);
     assertThat(gate.open(1, tp -> true, id -> false, true)).isEmpty();
@@ -186,13 +190,7 @@ class TakeOverGateTest {
 
   @Test
   void theFilesKeptForNextOwnersAreBounded() {
-    TakeOverGate gate =
-        new TakeOverGate(
-            "conn-0",
-            false,
-            30_000,
-            90_000,
-            c -> java.util.Optional.of(io.streamhouse.connect.table.WriteAfter.NOTHING));
+    TakeOverGate gate = readingOnAfterEveryHandIn();
     int chunkBytes = ControlChannel.CHUNK_BYTES;
     int fit = (int) (TakeOverGate.MAX_ADOPTABLE_BYTES / chunkBytes);
     for (int i = 0; i <= fit; i++) {
