@@ -401,7 +401,7 @@ public final class Participant {
       handedInAt = started;
       LOG.info(
           "Handed in {} batches ({} closed now) in {} ms; the coordinator commits them, the next"
-              + " owners read on after its decision",
+              + " owners read on after them",
           inFlight,
           offered.batches().size(),
           TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
@@ -462,7 +462,8 @@ public final class Participant {
    * ({@link TableFormat#writeAfter}, each in one chunk), waits at most {@link #LEAVE_AFTER_MS} for
    * a round to take them, and no decision (docs/architecture.md, "Reading on after a hand-in"). The
    * next owners, its next instance included (the control topic is read back a while for hand-ins),
-   * read on after them at once and offer them in their own rounds until decided.
+   * read on after them at once and offer them in their own rounds until decided. If no round took
+   * them, it commits those a second committer may commit itself ({@link OwnBatchCommitter}).
    */
   public void leave(long configuredMs) {
     long started = System.nanoTime();
@@ -495,6 +496,19 @@ public final class Participant {
               + " commits them, the next owners read on after them",
           pending.size(),
           tookMs);
+    } else if (ownCommitter.canCommitAny(pending)
+        && !state.resetRequested()
+        && !Thread.currentThread().isInterrupted()) {
+      // No coordinator answered (task 0 may be moving too): commit what a second committer may
+      // (Iceberg), so that no batch waits for a next owner that may not come (a connector paused).
+      int decided = commitOwn(state.pending());
+      LOG.info(
+          "No round took its {} handed-in batches within {} ms of the stop; it committed {} of"
+              + " them itself in {} ms, the next owners read on after the rest",
+          pending.size(),
+          tookMs,
+          decided,
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) - tookMs);
     } else {
       LOG.info(
           "No round took its {} handed-in batches within {} ms of the stop; it leaves them to the"
@@ -507,11 +521,11 @@ public final class Participant {
   /**
    * Cooperative rebalancing gives this task, which has writers, partitions new to it. Where a
    * writer may start above every batch of this task not committed yet ({@link
-   * TableFormat#writeAfter}: Paimon), it hands in what its writers hold, makes the writers it opens
-   * later number above those batches, and closes its writers, so that it can read on after the new
-   * partitions' batches at once ({@link #openable}) instead of waiting for a round. False, with the
-   * files handed in and the writers left open, where a format does not allow it or the files could
-   * not close: the caller then hands over and starts over as before.
+   * TableFormat#writeAfter}: Paimon, Iceberg append tables), it hands in what its writers hold,
+   * makes the writers it opens later number above those batches, and closes its writers, so that it
+   * can read on after the new partitions' batches at once ({@link #openable}) instead of waiting
+   * for a round. False, with the files handed in and the writers left open, where a format does not
+   * allow it or the files could not close: the caller then hands over and starts over as before.
    */
   public boolean startWritersOver(long configuredMs) {
     if (!handIn(false, configuredMs)) {

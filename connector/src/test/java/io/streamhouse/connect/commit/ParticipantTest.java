@@ -305,6 +305,29 @@ class ParticipantTest {
     assertThat(task1.inFlightBatches()).as("still undecided").isEqualTo(1);
   }
 
+  /**
+   * No round took the stopping task's batches within a second (task 0 moving too, or busy): where a
+   * second committer is allowed (Iceberg), it commits them itself rather than leave them to a next
+   * owner that may not come (a connector paused).
+   */
+  @Test
+  void aStoppingTaskWhoseBatchesNoRoundTookCommitsThemItselfWhereTheFormatAllows()
+      throws Exception {
+    format.closing.countDown();
+    format.readOnAfter = true;
+    format.toleratesConcurrentCommitters = true;
+    Participant task1 = taskOne();
+    task1.assigned(List.of(P0));
+    writeTo(task1, 0, 10);
+    assertThat(task1.handIn(true, 60_000)).isTrue();
+
+    task1.leave(60_000); // no coordinator
+
+    assertThat(format.committed).hasSize(1);
+    assertThat(format.watermarks(TABLE).asMap()).containsEntry(P0, 10L);
+    assertThat(task1.inFlightBatches()).isZero();
+  }
+
   @Test
   void aStoppingTaskWaitsForTheDecisionWhereANextOwnerMayNotReadOnAfterItsBatches()
       throws Exception {

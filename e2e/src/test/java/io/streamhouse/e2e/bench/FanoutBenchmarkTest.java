@@ -32,7 +32,7 @@ class FanoutBenchmarkTest {
             "[2026-12-01 10:00:52,000] INFO [c1|task-1] Handed over 200 batches in 1500 ms; the next"
                 + " owners skip what they hold (io.streamhouse.connect.commit.Participant)",
             "[2026-12-01 10:00:53,000] INFO [c1|task-1] Handed in 3 batches (2 closed now) in 700"
-                + " ms; the coordinator commits them, the next owners read on after its decision"
+                + " ms; the coordinator commits them, the next owners read on after them"
                 + " (io.streamhouse.connect.commit.Participant)",
             "[2026-12-01 10:00:53,500] INFO [c1|task-1] Offered its 200 handed-in batches in a round"
                 + " 1800 ms after the stop; the coordinator commits them, the next owners read on"

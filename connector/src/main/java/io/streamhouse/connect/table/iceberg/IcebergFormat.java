@@ -22,6 +22,7 @@ import io.streamhouse.connect.table.SnapshotKeys;
 import io.streamhouse.connect.table.TableFormat;
 import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
+import io.streamhouse.connect.table.WriteAfter;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -189,6 +190,32 @@ public final class IcebergFormat implements TableFormat {
     Table table = tables.computeIfAbsent(id, t -> catalog.loadTable(identifier(t)));
     table.refresh();
     return table;
+  }
+
+  /**
+   * A task may write to an append table right after another task's undecided batch: data files
+   * carry no order of their own, and the coordinator commits the batch before (or rejects it with)
+   * anything written after it. Not after a batch of a keyed table (its position deletes and the key
+   * index the next writer would read do not know the batch's rows), nor after files that cannot be
+   * read against the table's specs. The table comes from the cache when it is there: a batch
+   * written against a spec the cached table does not know yet is not read on after.
+   */
+  @Override
+  public Optional<WriteAfter> writeAfter(TableId id, PreparedFiles files) {
+    if (files.payloadVersion() != DataFilesCodec.VERSION) {
+      return Optional.empty();
+    }
+    try {
+      Table table = tables.computeIfAbsent(id, t -> catalog.loadTable(identifier(t)));
+      if (!table.schema().identifierFieldIds().isEmpty()) {
+        return Optional.empty();
+      }
+      DataFilesCodec.decode(files.payloadVersion(), files.payload(), table.specs());
+    } catch (DataFilesCodec.InvalidDataFilesException | RuntimeException e) {
+      LOG.debug("A handed-in batch of {} is not read on after: {}", id, e.toString());
+      return Optional.empty();
+    }
+    return Optional.of(WriteAfter.NOTHING);
   }
 
   @Override

@@ -16,6 +16,7 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
+import io.streamhouse.connect.table.WriteAfter;
 import io.streamhouse.connect.testing.LocalCatalogConfigs;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -662,6 +663,49 @@ class IcebergFormatTest {
       }
       assertThat(refused).isGreaterThan(10_000);
     }
+  }
+
+  /**
+   * A task taking over partitions writes right after another task's batch that is not decided yet
+   * (docs/architecture.md, "Reading on after a hand-in"): the coordinator commits the batch first,
+   * then what the next owner wrote after it. Files that cannot be read are not read on after.
+   */
+  @Test
+  void aNextOwnerWritesRightAfterAnUndecidedAppendBatchButNotAfterFilesItCannotRead()
+      throws Exception {
+    try (IcebergFormat last = format();
+        IcebergFormat next =
+            new IcebergFormat(config.catalog("local"), config.connectorName(), 1)) {
+      PreparedFiles handedIn = write(last, 0, 50, new FileBudget(64, 64L << 20));
+      assertThat(next.writeAfter(table, handedIn)).contains(WriteAfter.NOTHING);
+      PreparedFiles after = write(next, 50, 80, new FileBudget(64, 64L << 20));
+      CommitOutcome outcome =
+          last.commit(
+              table,
+              1L,
+              List.of(
+                  batch("handed-in", 0, 50, handedIn),
+                  new OfferedBatch("after", 1, Map.of(TP0, new OffsetRange(50, 80)), after, 0L)),
+              true);
+      assertThat(outcome.decisions())
+          .containsEntry("handed-in", BatchPlan.Decision.APPLY)
+          .containsEntry("after", BatchPlan.Decision.APPLY);
+      assertThat(ids(last)).hasSize(80).doesNotHaveDuplicates();
+      assertThat(last.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 80L));
+
+      byte[] cut = java.util.Arrays.copyOf(handedIn.payload(), handedIn.payload().length / 2);
+      assertThat(next.writeAfter(table, files(handedIn.payloadVersion(), cut, handedIn))).isEmpty();
+      assertThat(
+              next.writeAfter(table, files(KeyedFilesCodec.VERSION, handedIn.payload(), handedIn)))
+          .as("a keyed table's batch: the next owner's key index would not know its rows")
+          .isEmpty();
+      assertThat(next.writeAfter(new TableId("local", List.of("default"), "missing"), handedIn))
+          .isEmpty();
+    }
+  }
+
+  private static PreparedFiles files(int version, byte[] payload, PreparedFiles like) {
+    return new PreparedFiles(version, payload, like.files(), like.records(), like.bytes());
   }
 
   @Test

@@ -424,6 +424,9 @@ class IcebergKeyedTableTest {
       KeyedFilesCodec.KeyedFiles decoded = KeyedFilesCodec.decode(real.payload(), specs);
       assertThat(decoded.deletes()).as("the real batch deletes rows").isNotEmpty();
       assertThat(decoded.referenced()).isNotEmpty();
+      assertThat(format.writeAfter(table, real))
+          .as("a next owner's key index would not know the rows of a keyed batch not decided yet")
+          .isEmpty();
 
       io.streamhouse.connect.testing.Mutations mutations =
           new io.streamhouse.connect.testing.Mutations(11);
