@@ -38,6 +38,8 @@ final class AnswerSchedule {
   private double flushMsPerRecord;
   private boolean flushKnown;
   private boolean cut;
+  private boolean handOverRequested;
+  private long lastTakenAtMs;
 
   /** {@code intervalMs} 0 or less: never cut ahead. */
   AnswerSchedule(long intervalMs) {
@@ -55,25 +57,56 @@ final class AnswerSchedule {
     }
   }
 
-  /** A new commit request (not a repeated one) arrived at {@code nowMs}. */
-  void requested(long nowMs) {
+  /**
+   * A new commit request (not a repeated one) arrived at {@code nowMs}; {@code tookOut}: the task
+   * took what its writers held out for it (it was not {@link #unscheduled}).
+   */
+  void requested(long nowMs, boolean tookOut) {
     known = true;
     requestSeen = true;
     lastRequestAtMs = nowMs;
     cut = false;
+    handOverRequested = false;
+    if (tookOut) {
+      lastTakenAtMs = nowMs;
+    }
   }
 
   /**
-   * Whether a new request at {@code nowMs} comes before its time: less than half an interval after
-   * the last one, so not the coordinator's regular round but one started for a hand-over (or by a
-   * coordinator that just took over). Its round is committed as soon as the handing-over tasks
+   * Another task asked the coordinator for a round for its hand-over (its {@code RoundRequest} was
+   * read on the control topic): the next new request is that round, started at once.
+   */
+  void handOverRequested() {
+    handOverRequested = true;
+  }
+
+  /**
+   * The round in progress was asked for again: a hand-over's request that came during it, which
+   * that round takes, so the next request is a regular one.
+   */
+  void repeated() {
+    handOverRequested = false;
+  }
+
+  /**
+   * Whether a new request at {@code nowMs} is not the coordinator's regular round but one started
+   * for a hand-over: another task's request for it was read since the last request, or it comes
+   * less than half an interval after the last one (a hand-over's request this task did not see yet,
+   * or a coordinator that just took over). Its round is committed as soon as the handing-over tasks
    * answered, so what this task would take out of its writers for it would go into the next round
-   * anyway: it answers with what it has closed, and leaves the rest for the next regular request.
-   * Never before the first request (the phase of the rounds is not known yet) or when cutting ahead
-   * is off.
+   * anyway, and closing every file at once would slow the round and the hand-over it serves (at 200
+   * tables, seconds): it answers with what it has closed, and leaves the rest for the next regular
+   * request. A hand-over's request counts only within an interval of the last request this task
+   * took its writers' records out for, so that tasks restarting again and again cannot hold those
+   * records back for longer. Never before the first request (the phase of the rounds is not known
+   * yet) or when cutting ahead is off.
    */
   boolean unscheduled(long nowMs) {
-    return requestSeen && intervalMs > 0 && nowMs < lastRequestAtMs + intervalMs / 2;
+    if (!requestSeen || intervalMs <= 0) {
+      return false;
+    }
+    return nowMs < lastRequestAtMs + intervalMs / 2
+        || (handOverRequested && nowMs < lastTakenAtMs + intervalMs);
   }
 
   /**

@@ -55,8 +55,9 @@ public final class Participant {
   private final TakeOverGate gate;
 
   /**
-   * The last hand-in (nanoTime, -1 when none waits), its batches, and when the task commits them
-   * itself if no coordinator asked for a round since ({@link #commitOwnIfDue}).
+   * When the last hand-in asked for a round (nanoTime, -1 when none waits), its batches, and when
+   * the task commits them itself if no coordinator asked for a round since ({@link
+   * #commitOwnIfDue}).
    */
   private volatile long handedInAt = -1;
 
@@ -191,12 +192,13 @@ public final class Participant {
     TaskState.Round round = answering.get();
     List<ControlEvent> ready = answerEvents.of(commitId, round.offeredAgain());
     if (round.repeated()) {
+      schedule.repeated();
       ready.add(taskDone(commitId));
       channel.send(ready);
       answered();
       return;
     }
-    schedule.requested(TimeUnit.NANOSECONDS.toMillis(requestedAt));
+    schedule.requested(TimeUnit.NANOSECONDS.toMillis(requestedAt), !unscheduled);
     handOverWait.requested(commitId, requestedAt);
     if (!ready.isEmpty()) {
       channel.send(ready);
@@ -345,6 +347,17 @@ public final class Participant {
   }
 
   /**
+   * Control thread: a task asked the coordinator for a round for its hand-over. Another task's
+   * request makes the next new request one this task answers without taking its writers' records
+   * out ({@link AnswerSchedule#unscheduled}).
+   */
+  public void onRoundRequest(ControlEvent.RoundRequest request) {
+    if (request.taskId() != taskId) {
+      schedule.handOverRequested();
+    }
+  }
+
+  /**
    * Before partitions leave this task (a rebalance, or the task's stop; Connect has already
    * committed their offsets): hands in everything written so far as batches, asks the coordinator
    * for a round, and waits until every batch of the task is decided: up to {@code configuredMs}
@@ -398,7 +411,9 @@ public final class Participant {
               .map(p -> p.batch().batchId())
               .collect(Collectors.toUnmodifiableSet());
       ownCommitAfterNanos = TimeUnit.MILLISECONDS.toNanos(configuredMs / 2);
-      handedInAt = started;
+      // The coordinator's time to answer counts from the request, not from the hand-in's start:
+      // closing hundreds of files may take longer than half the hand-over timeout.
+      handedInAt = System.nanoTime();
       LOG.info(
           "Handed in {} batches ({} closed now) in {} ms; the coordinator commits them, the next"
               + " owners read on after them",
@@ -629,7 +644,8 @@ public final class Participant {
     }
     int committed = commitOwn(undecided);
     LOG.info(
-        "No coordinator asked for a round within {} ms of the hand-in: the task committed {} of"
+        "No coordinator asked for a round within {} ms of the hand-in's request: the task committed"
+            + " {} of"
             + " its {} undecided handed-in batches itself",
         TimeUnit.NANOSECONDS.toMillis(ownCommitAfterNanos),
         committed,

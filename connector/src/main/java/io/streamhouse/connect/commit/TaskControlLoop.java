@@ -96,6 +96,8 @@ public final class TaskControlLoop implements Runnable {
         participant.onTableCommitted(committed);
       } else if (event instanceof ControlEvent.BatchChunk chunk) {
         participant.onBatchChunk(chunk); // some task's batch, maybe of partitions this one takes
+      } else if (event instanceof ControlEvent.RoundRequest request) {
+        participant.onRoundRequest(request); // the next round is a hand-over's
       }
     }
   }
