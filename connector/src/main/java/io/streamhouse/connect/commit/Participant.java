@@ -184,8 +184,13 @@ public final class Participant {
     long requestedAt = System.nanoTime();
     requestedSinceHandIn = true;
     boolean unscheduled = schedule.unscheduled(TimeUnit.NANOSECONDS.toMillis(requestedAt));
+    // A hand-over's round offers a batch cut ahead only once its files closed: it must not wait.
     Optional<TaskState.Round> answering =
-        state.round(commitId, !unscheduled, () -> faults.at(FaultInjection.Point.BEFORE_PREPARE));
+        state.round(
+            commitId,
+            !unscheduled,
+            !unscheduled || !ahead.busy(),
+            () -> faults.at(FaultInjection.Point.BEFORE_PREPARE));
     if (answering.isEmpty()) {
       return;
     }
@@ -290,6 +295,11 @@ public final class Participant {
   public long untilCutAheadMs() {
     return schedule.untilCutMs(
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), writtenSinceCut.get());
+  }
+
+  /** Whether the files of a batch cut ahead are still closing (control thread). */
+  boolean closingAhead() {
+    return ahead.busy();
   }
 
   /** Cuts the next request's batch now; false when there was nothing to cut. */

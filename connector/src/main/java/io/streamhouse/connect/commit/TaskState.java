@@ -114,11 +114,13 @@ final class TaskState {
 
   /**
    * A commit request: empty for one older than the last answered; otherwise the pending batches to
-   * offer again and, unless it repeats the last request, the batch cut ahead for it or, when {@code
-   * takeOut}, the batches taken out of the writers now ({@code beforeDetach} runs first, under the
-   * lock).
+   * offer again and, unless it repeats the last request, the batch cut ahead for it when {@code
+   * takeCutAhead}, or, when {@code takeOut}, the batches taken out of the writers now ({@code
+   * beforeDetach} runs first, under the lock). A batch cut ahead and not taken stays for the next
+   * request (a hand-over's round does not wait for files still closing).
    */
-  Optional<Round> round(long commitId, boolean takeOut, Runnable beforeDetach) {
+  Optional<Round> round(
+      long commitId, boolean takeOut, boolean takeCutAhead, Runnable beforeDetach) {
     lock.lock();
     try {
       if (commitId < lastAnsweredCommit) {
@@ -130,7 +132,7 @@ final class TaskState {
       if (repeated) {
         return Optional.of(new Round(again, new Detached(List.of(), -1), true, false));
       }
-      if (cutAheadGeneration == inFlight.generation()) {
+      if (takeCutAhead && cutAheadGeneration == inFlight.generation()) {
         cutAheadGeneration = -1;
         return Optional.of(new Round(again, new Detached(List.of(), -1), false, true));
       }

@@ -625,6 +625,46 @@ class ParticipantTest {
               tuple(1L, Map.of(P0, new OffsetRange(0, 10))),
               tuple(2L, Map.of(P0, new OffsetRange(0, 10)))); // undecided: offered again
       assertThat(timed.cutAhead()).isTrue();
+      await().atMost(Duration.ofSeconds(10)).until(() -> !timed.closingAhead());
+      timed.onStartCommit(3); // unscheduled too: it offers the cut ahead, whose files closed
+      assertThat(channel.batches())
+          .extracting(ControlEvent.BatchChunk::commitId, ControlEvent.BatchChunk::ranges)
+          .contains(tuple(3L, Map.of(P0, new OffsetRange(10, 20))));
+    } finally {
+      timed.close();
+    }
+  }
+
+  /**
+   * A hand-over's round while the files of a batch cut ahead are still closing: the task answers at
+   * once with what it has closed, and the cut goes with the next request.
+   */
+  @Test
+  void anUnscheduledRequestDoesNotWaitForABatchCutAheadWhoseFilesAreClosing() throws Exception {
+    Participant timed = timedParticipant(3_600_000);
+    try {
+      timed.assigned(List.of(P0));
+      format.closing.countDown();
+      writeTo(timed, 0, 10);
+      timed.onStartCommit(1);
+      format.closing = new CountDownLatch(1); // the cut's files do not close yet
+      writeTo(timed, 10, 20);
+      assertThat(timed.cutAhead()).isTrue();
+
+      CompletableFuture<Void> request2 = CompletableFuture.runAsync(() -> timed.onStartCommit(2));
+
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .alias("answered while the cut's files are still closing")
+          .until(() -> channel.done() == 2);
+      request2.get(10, TimeUnit.SECONDS);
+      assertThat(channel.batches())
+          .filteredOn(c -> c.commitId() == 2)
+          .extracting(ControlEvent.BatchChunk::ranges)
+          .as("request 1's batch again, nothing of the cut")
+          .containsExactly(Map.of(P0, new OffsetRange(0, 10)));
+      format.closing.countDown();
+      await().atMost(Duration.ofSeconds(10)).until(() -> !timed.closingAhead());
       timed.onStartCommit(3);
       assertThat(channel.batches())
           .extracting(ControlEvent.BatchChunk::commitId, ControlEvent.BatchChunk::ranges)
