@@ -26,7 +26,12 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * takes the lock itself and holds it only for its own step, never while files close.
  */
 final class TaskState {
-  private final ReentrantLock lock = new ReentrantLock();
+  /**
+   * Fair: {@code put} takes it for every record and a record may open a writer under it (a Paimon
+   * writer reads its bucket's files first); unfair, {@code put} took it back before the control
+   * thread waiting for a commit request got it, for seconds after a restart at 200 tables.
+   */
+  private final ReentrantLock lock = new ReentrantLock(true);
 
   /** Signalled when batches become pending or get decided, or a reset is asked for. */
   private final Condition settled = lock.newCondition();
