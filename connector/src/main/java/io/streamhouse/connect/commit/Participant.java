@@ -654,9 +654,8 @@ public final class Participant {
     }
     int committed = commitOwn(undecided);
     LOG.info(
-        "No coordinator asked for a round within {} ms of the hand-in's request: the task committed"
-            + " {} of"
-            + " its {} undecided handed-in batches itself",
+        "No coordinator asked for a round within {} ms of the hand-in's request: the task"
+            + " committed {} of its {} undecided handed-in batches itself",
         TimeUnit.NANOSECONDS.toMillis(ownCommitAfterNanos),
         committed,
         undecided.size());
