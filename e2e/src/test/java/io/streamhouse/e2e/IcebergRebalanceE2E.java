@@ -46,6 +46,11 @@ class IcebergRebalanceE2E {
         CompletableFuture.runAsync(() -> produceSlowly(stack, topic, produced));
     ConnectWorker joiner = stack.addWorker();
     await().atMost(Duration.ofMinutes(1)).until(() -> tasksOn(stack, sink.name(), joiner) > 0);
+    // Its task reads before the worker leaves: a consumer closed while it joins the group takes
+    // up to 20 s to close, longer than the next owners wait for a coordinator.
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> java.nio.file.Files.readString(joiner.logFile()).contains("] Reads ["));
     joiner.close(); // graceful stop: its tasks move back
     producing.join();
 
