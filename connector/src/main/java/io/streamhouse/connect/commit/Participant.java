@@ -754,6 +754,15 @@ public final class Participant {
     return state.adopt(adoptions);
   }
 
+  /**
+   * Control thread: the coordinator this task answers started round {@code commitId}: a batch a
+   * task did not offer again since is its task's last word once the round had its time ({@link
+   * TakeOverGate}).
+   */
+  public void onRoundStarted(long commitId) {
+    gate.roundStarted(commitId, TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
+  }
+
   /** Control thread: a chunk of some task's batch passed on the control topic. */
   public void onBatchChunk(ControlEvent.BatchChunk chunk) {
     gate.offered(chunk, TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));

@@ -39,10 +39,16 @@ import org.slf4j.LoggerFactory;
  * on after them, offering them in its own rounds until decided (docs/architecture.md, "Reading on
  * after a hand-in").
  *
+ * <p>Time alone does not say a task is gone: while no coordinator runs (it moves with its worker,
+ * or a rebalance waits for a slow member), no round is started and no task offers anything. So a
+ * batch counts as its task's last word, and a hold as run out, only once a round started after it
+ * and had {@code commit.timeout.ms} to be answered; with no round at all, a hold runs out after
+ * {@link #NO_ROUND_FACTOR} times its wait.
+ *
  * <p>The batches are read from the control topic, which is untrusted: at most {@link #MAX_TRACKED}
  * are kept, and one not offered again for {@code forgetAfterMs} (tasks offer undecided batches
- * again in every round) is forgotten. Thread-safe: the control thread feeds it, the task's thread
- * holds and opens partitions.
+ * again in every round), in a round that started after it, is forgotten. Thread-safe: the control
+ * thread feeds it, the task's thread holds and opens partitions.
  */
 public final class TakeOverGate {
   private static final Logger LOG = LoggerFactory.getLogger(TakeOverGate.class);
@@ -50,11 +56,22 @@ public final class TakeOverGate {
   static final int MAX_TRACKED = 100_000;
 
   /**
+   * With no round started since a partition was held, it is read on after this many times its wait
+   * (no coordinator: nothing is committed meanwhile anyway). Short, since the wait blocks {@code
+   * SinkTask.open}, and with it the consumer group's next rebalance (2 x 30 s at the defaults, far
+   * below {@code max.poll.interval.ms}).
+   */
+  static final int NO_ROUND_FACTOR = 2;
+
+  /** How many round starts are remembered (a batch or hold older than that many rounds had one). */
+  private static final int ROUND_RING = 16;
+
+  /**
    * A partition held since {@code since}, until its batches are decided or {@code deadline}. {@code
    * returning}: this task had it until the rebalance and keeps its writers and positions, so its
-   * own undecided batches do not hold it.
+   * own undecided batches do not hold it. {@code round}: the rounds started before it.
    */
-  private record Held(long since, long deadline, long syncRequest, boolean returning) {}
+  private record Held(long since, long deadline, long syncRequest, boolean returning, long round) {}
 
   /**
    * The files of batches announced at hand-ins kept for next owners to read on after, at most this
@@ -63,11 +80,11 @@ public final class TakeOverGate {
   static final long MAX_ADOPTABLE_BYTES = 64L * 1024 * 1024;
 
   /**
-   * An undecided batch as seen on the control topic: its partitions, when last seen, and, for one
-   * announced at a hand-in that a next owner may read on after, the batch and what to do first
-   * (null otherwise).
+   * An undecided batch as seen on the control topic: its partitions, when last seen and how many
+   * rounds had started by then, and, for one announced at a hand-in that a next owner may read on
+   * after, the batch and what to do first (null otherwise).
    */
-  private record Seen(Set<TopicPartition> partitions, long seenAt, Adoption adoptable) {
+  private record Seen(Set<TopicPartition> partitions, long seenAt, long round, Adoption adoptable) {
     long bytes() {
       return adoptable == null ? 0 : adoptable.batch().files().payload().length;
     }
@@ -113,6 +130,12 @@ public final class TakeOverGate {
   private long syncRequested;
   private long synced;
 
+  /** Rounds started (as this task heard them), when the last {@link #ROUND_RING} started. */
+  private long rounds;
+
+  private final long[] roundStarts = new long[ROUND_RING];
+  private long lastRoundId = Long.MIN_VALUE;
+
   // Control thread only.
   private Map<Integer, Long> target;
   private long targetRequest = -1;
@@ -155,13 +178,58 @@ public final class TakeOverGate {
       synced = syncRequested;
     }
     for (TopicPartition tp : partitions) {
-      held.put(tp, new Held(nowMs, nowMs + Math.max(waitMs, atLeastMs), syncRequested, returning));
+      held.put(
+          tp,
+          new Held(nowMs, nowMs + Math.max(waitMs, atLeastMs), syncRequested, returning, rounds));
     }
   }
 
   /** Task thread: {@code partitions} were revoked; they are no longer held. */
   synchronized void release(Collection<TopicPartition> partitions) {
     partitions.forEach(held::remove);
+  }
+
+  /**
+   * Control thread: the coordinator the task answers started round {@code commitId} at {@code
+   * nowMs}.
+   */
+  synchronized void roundStarted(long commitId, long nowMs) {
+    if (commitId == lastRoundId) {
+      return;
+    }
+    lastRoundId = commitId;
+    rounds++;
+    roundStarts[(int) (rounds % ROUND_RING)] = nowMs;
+    if (!held.isEmpty()) {
+      notifyAll();
+    }
+  }
+
+  /**
+   * Whether a round started after the first {@code before} rounds, at least {@code answerMs} before
+   * {@code nowMs}: one its tasks had the time to answer (and its coordinator to decide).
+   */
+  private boolean roundAnsweredSince(long before, long nowMs, long answerMs) {
+    if (rounds <= before) {
+      return false;
+    }
+    if (rounds - before >= ROUND_RING) {
+      return true; // the first of them started long ago
+    }
+    return nowMs - roundStarts[(int) ((before + 1) % ROUND_RING)] >= answerMs;
+  }
+
+  /**
+   * Whether {@code h} ran out: past its deadline, once a round started since and had {@code
+   * commit.timeout.ms}; with no round since (no coordinator), after {@link #NO_ROUND_FACTOR} times
+   * the wait.
+   */
+  private boolean ranOut(Held h, long nowMs) {
+    if (nowMs < h.deadline()) {
+      return false;
+    }
+    return roundAnsweredSince(h.round(), nowMs, waitMs)
+        || nowMs - h.since() >= NO_ROUND_FACTOR * (h.deadline() - h.since());
   }
 
   synchronized boolean holds(TopicPartition tp) {
@@ -220,7 +288,7 @@ public final class TakeOverGate {
       if (adoptions != null) {
         opened.add(new Opened(tp, nowMs - h.since(), false, adoptions));
         it.remove();
-      } else if (decided || nowMs >= h.deadline()) {
+      } else if (decided || ranOut(h, nowMs)) {
         opened.add(new Opened(tp, nowMs - h.since(), !decided));
         it.remove();
       }
@@ -259,18 +327,19 @@ public final class TakeOverGate {
     for (Iterator<Map.Entry<String, Seen>> it = undecided.entrySet().iterator(); it.hasNext(); ) {
       Map.Entry<String, Seen> e = it.next();
       long unseenMs = nowMs - e.getValue().seenAt();
-      if (unseenMs > forgetAfterMs) {
+      if (unseenMs > forgetAfterMs && roundAnsweredSince(e.getValue().round(), nowMs, waitMs)) {
         it.remove();
         adoptableBytes -= e.getValue().bytes();
         List<TopicPartition> holding =
             e.getValue().partitions().stream().filter(held::containsKey).toList();
         if (!holding.isEmpty()) {
           LOG.warn(
-              "{}: batch {} was not offered again for {} ms (its task is gone): {} are read on"
-                  + " without a decision on it",
+              "{}: batch {} was not offered again for {} ms, in {} rounds since (its task is gone):"
+                  + " {} are read on without a decision on it",
               task,
               e.getKey(),
               unseenMs,
+              rounds - e.getValue().round(),
               holding);
         }
       }
@@ -329,7 +398,7 @@ public final class TakeOverGate {
         adoptable = before.adoptable(); // a later offer of a batch announced at a hand-in
       }
     }
-    Seen seen = new Seen(Set.copyOf(chunk.ranges().keySet()), nowMs, adoptable);
+    Seen seen = new Seen(Set.copyOf(chunk.ranges().keySet()), nowMs, rounds, adoptable);
     undecided.put(chunk.batchId(), seen);
     adoptableBytes += seen.bytes();
     while (undecided.size() > MAX_TRACKED) {

@@ -83,6 +83,7 @@ public final class TaskControlLoop implements Runnable {
     for (ControlEvent event : events) {
       if (event instanceof ControlEvent.StartCommit start && fromLatestCoordinator(start)) {
         lastStart = event;
+        participant.onRoundStarted(start.commitId()); // a round, answered or passed over
       }
     }
     for (ControlEvent event : events) {

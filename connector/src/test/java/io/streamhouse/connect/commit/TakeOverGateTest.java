@@ -274,27 +274,68 @@ class TakeOverGateTest {
   }
 
   @Test
-  void aBatchNobodyDecidesHoldsItsPartitionUntilTheDeadlineOnly() {
+  void aBatchNobodyDecidesHoldsItsPartitionUntilTheDeadlineAndARoundThatHadItsTime() {
     TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
-    gate.offered(chunk("dead", P0), 0);
+    gate.offered(chunk("undecided", P0), 0);
     gate.hold(List.of(P0), 0, 0, false);
-    assertThat(gate.open(29_999, tp -> false, id -> false)).isEmpty();
-    assertThat(gate.open(30_000, tp -> false, id -> false))
+    gate.roundStarted(7, 10_000);
+    gate.offered(chunk("undecided", P0), 10_100); // offered again, never decided
+    gate.roundStarted(7, 35_000); // the same round heard again: not a new one
+    assertThat(gate.open(39_999, tp -> false, id -> false))
+        .as("past the deadline, but the round since has not had commit.timeout.ms")
+        .isEmpty();
+    assertThat(gate.open(40_000, tp -> false, id -> false))
         .singleElement()
         .satisfies(
             o -> {
               assertThat(o.expired()).isTrue();
-              assertThat(o.waitedMs()).isEqualTo(30_000);
+              assertThat(o.waitedMs()).isEqualTo(40_000);
             });
+  }
+
+  @Test
+  void whileNoRoundIsStartedAHoldRunsOutOnlyAfterTwiceItsWait() {
+    TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
+    gate.offered(chunk("undecided", P0), 0);
+    gate.hold(List.of(P0), 0, 0, false);
+    assertThat(gate.open(59_999, tp -> false, id -> false))
+        .as("no coordinator since the hold: nothing could have decided the batch")
+        .isEmpty();
+    assertThat(gate.open(60_000, tp -> false, id -> false))
+        .singleElement()
+        .satisfies(o -> assertThat(o.expired()).isTrue());
+  }
+
+  @Test
+  void whileNoRoundIsStartedALiveTasksBatchIsNotTakenForADeadOnes() {
+    // The coordinator moves with its worker: for longer than an interval and a timeout nobody
+    // offers anything, yet the batch's task lives and offers it in the first round after.
+    TakeOverGate gate = new TakeOverGate("conn-0", false, 10_000, 12_000);
+    gate.roundStarted(1, 0);
+    gate.offered(chunk("alive", P0), 100);
+    gate.hold(List.of(P0), 1_000, 20_000, false);
+    assertThat(opened(gate, 21_000)).as("12 s unseen, but no round since").isEmpty();
+    assertThat(opened(gate, 29_999)).isEmpty();
+
+    gate.roundStarted(2, 30_000);
+    gate.offered(chunk("alive", P0), 30_100);
+    gate.decided(
+        new ControlEvent.TableCommitted(
+            "conn", 2, TABLE, Map.of("alive", BatchPlan.Decision.APPLY)),
+        30_500);
+    assertThat(gate.open(30_500, tp -> false, id -> false))
+        .singleElement()
+        .satisfies(o -> assertThat(o.expired()).as("decided, not run out").isFalse());
   }
 
   @Test
   void aBatchNotOfferedAgainForLongIsForgottenAndTheTrackedBatchesAreBounded() {
     TakeOverGate gate = new TakeOverGate("conn-0", false, 30_000, 90_000);
     gate.offered(chunk("old", P0), 0);
+    gate.roundStarted(1, 10);
     gate.hold(List.of(P0), 100_000, 0, false);
     assertThat(opened(gate, 100_001))
-        .as("not offered again for 90 s: its task is gone")
+        .as("not offered again for 90 s nor in the round since: its task is gone")
         .containsExactly(P0);
 
     for (int i = 0; i <= TakeOverGate.MAX_TRACKED; i++) {
