@@ -42,6 +42,33 @@ class FileBudgetTest {
   }
 
   @Test
+  void writesInSmallStepsCloseAFileAtTheFirstByteOverTheBudgetEvenAfterARelease() {
+    long max = 64L << 20;
+    FileBudget budget = new FileBudget(100, max);
+    Fake a = new Fake("a", budget, 0);
+    Fake b = new Fake("b", budget, 0);
+    for (long i = 0; i < max / 2; i += 64) {
+      a.write(64);
+      b.write(64);
+    }
+    assertThat(budget.bufferedBytes()).isEqualTo(max);
+    assertThat(closed).isEmpty();
+    b.write(1);
+    assertThat(closed).as("one byte over").containsExactly("b");
+
+    Fake c = new Fake("c", budget, 0);
+    budget.release(a); // far below the budget now
+    for (long i = 0; i < max - 1; i += 1_000) {
+      c.write(Math.min(1_000, max - i));
+    }
+    assertThat(budget.bufferedBytes()).isEqualTo(max);
+    assertThat(closed).containsExactly("b");
+    c.write(1);
+    assertThat(closed).containsExactly("b", "c");
+    assertThat(budget.evictions()).isEqualTo(2);
+  }
+
+  @Test
   void overTheBytesTheFileHoldingTheMostIsClosed() {
     FileBudget budget = new FileBudget(100, 1_000);
     Fake a = new Fake("a", budget, 10);
