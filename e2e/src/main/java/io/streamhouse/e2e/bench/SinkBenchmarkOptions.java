@@ -19,6 +19,9 @@ import java.util.Set;
  * @param initialRebalanceDelayMs {@code --initial-rebalance-delay-ms}: the broker's {@code
  *     group.initial.rebalance.delay.ms}; 0 as in the e2e harness unless given (the broker's own
  *     default is 3000: tasks that start together then join their group's first generation together)
+ * @param brokerWarmUp {@code --broker-warm-up} (default true): before the measured drains the
+ *     do-nothing sink drains the backlog once, unmeasured, so that the first sink measured does not
+ *     pay for compiling the broker's fetch path and reading the topic's segments from disk
  */
 record SinkBenchmarkOptions(
     Path root,
@@ -36,7 +39,8 @@ record SinkBenchmarkOptions(
     boolean withCeiling,
     int repeat,
     int warmUpRecords,
-    String initialRebalanceDelayMs) {
+    String initialRebalanceDelayMs,
+    boolean brokerWarmUp) {
 
   /** The Kafka worker the Apache Iceberg sink 1.12.0 runs on: it does not start on 4.4. */
   static final String APACHE_WORKER = "4.3.1";
@@ -74,6 +78,7 @@ record SinkBenchmarkOptions(
         !o.containsKey("skip-ceiling"),
         Integer.parseInt(o.getOrDefault("repeat", "1")),
         Integer.parseInt(o.getOrDefault("warm-up-records", "0")),
-        String.valueOf(Integer.parseInt(o.getOrDefault("initial-rebalance-delay-ms", "0"))));
+        String.valueOf(Integer.parseInt(o.getOrDefault("initial-rebalance-delay-ms", "0"))),
+        Boolean.parseBoolean(o.getOrDefault("broker-warm-up", "true")));
   }
 }
