@@ -102,7 +102,7 @@ public final class SinkBenchmark {
       if (options.brokerWarmUp()) {
         // A fresh broker compiles its fetch path, and reads the topic's segments from disk, in the
         // first drains it serves: without this the first sink measured pays for it (in turn 1 of
-        // 2026-12-04 19:37-19:53 our drains took 13.7-17.6 s, in turn 2 11.3-12.5 s).
+        // 2026-12-04 19:37-19:51 our drains took 13.7-17.6 s, in turn 2 11.3-12.5 s).
         for (LocalStack s : stacks.values()) {
           drains.warmUpBroker(s, configs.discard(2));
         }
