@@ -21,6 +21,9 @@ public final class FileBudget {
     void closeEarly();
   }
 
+  /** The least step between two looks at the budget. */
+  private static final long LOOK_STEP_MIN = 64 * 1024;
+
   private final int maxFiles;
   private final long maxBytes;
   private final Set<OpenFile> open = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -45,9 +48,6 @@ public final class FileBudget {
     this.lookStep = Math.max(LOOK_STEP_MIN, maxBytes / 256);
     this.lookAt = lookLimit();
   }
-
-  /** The least step between two looks at the budget. */
-  private static final long LOOK_STEP_MIN = 64 * 1024;
 
   /**
    * {@code file} was opened, holding {@code bytes} already: closes the largest other files past the
