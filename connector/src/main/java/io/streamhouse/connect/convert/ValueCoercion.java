@@ -20,7 +20,9 @@ import java.util.Date;
  * The one policy for fitting a Connect value into a column of a primitive type, shared by the
  * Iceberg and the Paimon converters so that a record lands the same way in either format. A value
  * is accepted when it converts without losing information; anything else is a {@link
- * RecordConversionException} naming the field, the value and the column type:
+ * RecordConversionException} naming the field, the value and the column type (the field is any
+ * object whose text names it, such as a converter's {@link ValuePath}, spelt out only for an
+ * error):
  *
  * <ul>
  *   <li>integer columns: Java integers, whole {@code BigDecimal}/{@code BigInteger}/floating
@@ -44,7 +46,7 @@ public final class ValueCoercion {
 
   private ValueCoercion() {}
 
-  public static boolean toBoolean(Object v, String field, Object columnType)
+  public static boolean toBoolean(Object v, Object field, Object columnType)
       throws RecordConversionException {
     if (v instanceof Boolean b) {
       return b;
@@ -56,7 +58,7 @@ public final class ValueCoercion {
   }
 
   /** An integer in {@code [min, max]}. */
-  public static long toLong(Object v, long min, long max, String field, Object columnType)
+  public static long toLong(Object v, long min, long max, Object field, Object columnType)
       throws RecordConversionException {
     long l;
     try {
@@ -83,7 +85,7 @@ public final class ValueCoercion {
     return l;
   }
 
-  public static double toDouble(Object v, String field, Object columnType)
+  public static double toDouble(Object v, Object field, Object columnType)
       throws RecordConversionException {
     if (v instanceof Number n) {
       return n.doubleValue();
@@ -103,7 +105,7 @@ public final class ValueCoercion {
    * digits.
    */
   public static BigDecimal toDecimal(
-      Object v, int precision, int scale, String field, Object columnType)
+      Object v, int precision, int scale, Object field, Object columnType)
       throws RecordConversionException {
     BigDecimal d;
     try {
@@ -127,7 +129,8 @@ public final class ValueCoercion {
       BigDecimal scaled = d.setScale(scale, RoundingMode.UNNECESSARY);
       if (scaled.precision() > precision) {
         throw new RecordConversionException(
-            field, describe(v, field, columnType) + ": it needs precision " + scaled.precision());
+            String.valueOf(field),
+            describe(v, field, columnType) + ": it needs precision " + scaled.precision());
       }
       return scaled;
     } catch (ArithmeticException | NumberFormatException e) {
@@ -135,7 +138,7 @@ public final class ValueCoercion {
     }
   }
 
-  public static String toText(Object v, String field, Object columnType)
+  public static String toText(Object v, Object field, Object columnType)
       throws RecordConversionException {
     if (v instanceof String s) {
       return s;
@@ -146,7 +149,7 @@ public final class ValueCoercion {
     throw misfit(v, field, columnType, null);
   }
 
-  public static byte[] toBytes(Object v, String field, Object columnType)
+  public static byte[] toBytes(Object v, Object field, Object columnType)
       throws RecordConversionException {
     if (v instanceof byte[] b) {
       return b;
@@ -166,7 +169,7 @@ public final class ValueCoercion {
     throw misfit(v, field, columnType, null);
   }
 
-  public static LocalDate toDate(Object v, String field, Object columnType)
+  public static LocalDate toDate(Object v, Object field, Object columnType)
       throws RecordConversionException {
     try {
       if (v instanceof Date d) {
@@ -188,7 +191,7 @@ public final class ValueCoercion {
     throw misfit(v, field, columnType, null);
   }
 
-  public static LocalTime toTime(Object v, String field, Object columnType)
+  public static LocalTime toTime(Object v, Object field, Object columnType)
       throws RecordConversionException {
     try {
       if (v instanceof Date d) {
@@ -210,7 +213,7 @@ public final class ValueCoercion {
     throw misfit(v, field, columnType, null);
   }
 
-  public static Instant toInstant(Object v, String field, Object columnType)
+  public static Instant toInstant(Object v, Object field, Object columnType)
       throws RecordConversionException {
     try {
       if (v instanceof Date d) {
@@ -243,14 +246,15 @@ public final class ValueCoercion {
 
   /** The error for a value of the wrong kind: the same words from both formats. */
   public static RecordConversionException misfit(
-      Object v, String field, Object columnType, Throwable cause) {
+      Object v, Object field, Object columnType, Throwable cause) {
     String message = describe(v, field, columnType);
+    String path = String.valueOf(field);
     return cause == null
-        ? new RecordConversionException(field, message)
-        : new RecordConversionException(field, message + ": " + cause.getMessage(), cause);
+        ? new RecordConversionException(path, message)
+        : new RecordConversionException(path, message + ": " + cause.getMessage(), cause);
   }
 
-  private static String describe(Object v, String field, Object columnType) {
+  private static String describe(Object v, Object field, Object columnType) {
     return "a "
         + (v == null ? "null" : v.getClass().getSimpleName())
         + " value ("

@@ -30,6 +30,7 @@ import org.apache.paimon.types.DataType;
 import org.apache.paimon.types.DataTypes;
 import org.apache.paimon.types.RowKind;
 import org.apache.paimon.types.RowType;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -159,6 +160,57 @@ class ValueCoercionParityTest {
       assertThat(iceberg.value).as("Iceberg").isEqualTo(expected);
       assertThat(paimon.value).as("Paimon").isEqualTo(expected);
     }
+  }
+
+  @Test
+  void bothFormatsNameANestedFieldInAListAndAnErrorLeavesNoPathToTheNextRecord() {
+    IcebergRecordConverter iceberg =
+        new IcebergRecordConverter(
+            new Schema(
+                Types.NestedField.optional(1, "n", Types.LongType.get()),
+                Types.NestedField.optional(
+                    2,
+                    "lines",
+                    Types.ListType.ofOptional(
+                        3,
+                        Types.StructType.of(
+                            Types.NestedField.optional(4, "sku", Types.LongType.get()))))));
+    PaimonRowConverter paimon =
+        new PaimonRowConverter(
+            RowType.of(
+                new DataType[] {
+                  DataTypes.BIGINT(),
+                  DataTypes.ARRAY(
+                      RowType.of(new DataType[] {DataTypes.BIGINT()}, new String[] {"sku"}))
+                },
+                new String[] {"n", "lines"}));
+    Map<String, Object> badSku =
+        Map.of("n", 1L, "lines", List.of(Map.of("sku", 7L), Map.of("sku", "seven")));
+    Map<String, Object> badN = Map.of("n", "one", "lines", List.of(Map.of("sku", 7L)));
+    Map<String, Object> good = Map.of("n", 2L, "lines", List.of(Map.of("sku", 8L)));
+
+    assertThat(
+            catchThrowableOfType(RecordConversionException.class, () -> iceberg.convert(badSku))
+                .field())
+        .isEqualTo("lines[1].sku");
+    assertThat(
+            catchThrowableOfType(
+                    RecordConversionException.class,
+                    () -> paimon.convert(badSku, RowKind.INSERT, false, List.of()))
+                .field())
+        .isEqualTo("lines[1].sku");
+    assertThat(
+            catchThrowableOfType(RecordConversionException.class, () -> iceberg.convert(badN))
+                .field())
+        .isEqualTo("n");
+    assertThat(
+            catchThrowableOfType(
+                    RecordConversionException.class,
+                    () -> paimon.convert(badN, RowKind.INSERT, false, List.of()))
+                .getMessage())
+        .contains("column 'n'");
+    assertThat(catchThrowableOfType(RecordConversionException.class, () -> iceberg.convert(good)))
+        .isNull();
   }
 
   private record Outcome(Object value, RecordConversionException rejection) {}

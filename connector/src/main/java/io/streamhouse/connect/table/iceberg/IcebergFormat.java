@@ -64,6 +64,9 @@ public final class IcebergFormat implements TableFormat {
    */
   private final Map<TableId, Object> commitLocks = new ConcurrentHashMap<>();
 
+  /** The converters of this task's append tables, kept across rounds. */
+  private final IcebergConverters converters = new IcebergConverters();
+
   public IcebergFormat(CatalogSettings settings, String connector, int taskId) {
     this.catalog = IcebergCatalogLoader.load(settings);
     this.connector = connector;
@@ -81,7 +84,8 @@ public final class IcebergFormat implements TableFormat {
       }
       Table table = loadOrCreate(id, route, sample);
       table.refresh();
-      return Optional.of(new IcebergTableWriter(table, taskId, budget, route));
+      return Optional.of(
+          new IcebergTableWriter(table, taskId, budget, route, converters.forTable(id, table)));
     }
     if (!catalog.tableExists(identifier(id))) {
       // Bad input must not define a table, and a delete of a missing table deletes nothing.

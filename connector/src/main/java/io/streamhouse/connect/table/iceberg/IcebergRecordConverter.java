@@ -1,7 +1,7 @@
 package io.streamhouse.connect.table.iceberg;
 
-import io.streamhouse.connect.convert.FieldPaths;
 import io.streamhouse.connect.convert.ValueCoercion;
+import io.streamhouse.connect.convert.ValuePath;
 import io.streamhouse.connect.converter.JsonRow;
 import io.streamhouse.connect.converter.JsonStruct;
 import io.streamhouse.connect.converter.JsonText;
@@ -42,17 +42,80 @@ public final class IcebergRecordConverter {
   private final Schema schema;
   private final boolean utf8Strings;
 
-  /** An empty record per struct type: copying it is cheaper than creating one by type. */
-  private final Map<Types.StructType, GenericRecord> templates = new IdentityHashMap<>();
+  /** The schema as a tree of nodes, made once: the conversion looks nothing up by type. */
+  private final Node root;
 
-  private final FieldPaths paths = new FieldPaths();
+  /** Where in the value the conversion is, named only by errors. */
+  private final ValuePath path = new ValuePath();
 
   /**
-   * Per struct type, per Connect schema of its values (by identity: converters hand out the same
-   * schema object for every record of a schema), the source field of each column.
+   * A type of the schema, with what converting its values needs: for a struct an empty record to
+   * copy (cheaper than creating one by type) and, per Connect schema of its values (by identity:
+   * converters hand out the same schema object for every record of a schema), the source field of
+   * each column; the nodes of its fields, list element, map key and value. Made for the whole
+   * schema up front, so that converting a value has no first time per type: a first lookup that
+   * missed took a branch the JIT had compiled the converter without (compilation logs,
+   * docs/performance.md).
    */
-  private final Map<Types.StructType, Map<org.apache.kafka.connect.data.Schema, Field[]>> layouts =
-      new IdentityHashMap<>();
+  private static final class Node {
+    final Type type;
+    final Type.TypeID typeId;
+    final List<Types.NestedField> fields;
+    final Node[] fieldNodes;
+    final GenericRecord template;
+    final Node element;
+    final Node key;
+    final Node value;
+
+    /** The layout of the Connect schema seen last, and of the others seen before. */
+    org.apache.kafka.connect.data.Schema lastSchema;
+
+    Field[] lastSources;
+    final Map<org.apache.kafka.connect.data.Schema, Field[]> layouts;
+
+    Node(Type type) {
+      this.type = type;
+      this.typeId = type.typeId();
+      if (type.isStructType()) {
+        fields = type.asStructType().fields();
+        fieldNodes = fields.stream().map(f -> new Node(f.type())).toArray(Node[]::new);
+        template = GenericRecord.create(type.asStructType());
+        layouts = new IdentityHashMap<>();
+      } else {
+        fields = List.of();
+        fieldNodes = new Node[0];
+        template = null;
+        layouts = null;
+      }
+      element = type.isListType() ? new Node(type.asListType().elementType()) : null;
+      key = type.isMapType() ? new Node(type.asMapType().keyType()) : null;
+      value = type.isMapType() ? new Node(type.asMapType().valueType()) : null;
+    }
+
+    /**
+     * Per column, the field of {@code valueSchema} with its name (null: none), kept per schema:
+     * looking each name up per record was about 3 % of a task thread (JFR).
+     */
+    Field[] sources(org.apache.kafka.connect.data.Schema valueSchema) {
+      if (valueSchema == lastSchema) {
+        return lastSources;
+      }
+      Field[] sources = layouts.get(valueSchema);
+      if (sources == null) {
+        if (layouts.size() >= MAX_LAYOUTS) {
+          layouts.clear(); // a converter that makes a new schema object per record
+        }
+        sources = new Field[fields.size()];
+        for (int i = 0; i < sources.length; i++) {
+          sources[i] = valueSchema.field(fields.get(i).name());
+        }
+        layouts.put(valueSchema, sources);
+      }
+      lastSchema = valueSchema;
+      lastSources = sources;
+      return sources;
+    }
+  }
 
   public IcebergRecordConverter(Schema schema) {
     this(schema, false);
@@ -67,16 +130,28 @@ public final class IcebergRecordConverter {
   public IcebergRecordConverter(Schema schema, boolean utf8Strings) {
     this.schema = schema;
     this.utf8Strings = utf8Strings;
+    this.root = new Node(schema.asStruct());
+  }
+
+  /** The schema this converter fits values to. */
+  public Schema schema() {
+    return schema;
+  }
+
+  /** Whether strings of undecoded JSON rows go into records as UTF-8 bytes. */
+  public boolean utf8Strings() {
+    return utf8Strings;
   }
 
   public Record convert(Object value) throws RecordConversionException {
+    path.reset();
     if (value == null) {
       throw new RecordConversionException("<value>", "the record value is null");
     }
     if (value instanceof JsonStruct json && json.undecodedRow() != null) {
-      return struct(schema.asStruct(), json.undecodedRow(), "");
+      return struct(root, json.undecodedRow());
     }
-    return struct(schema.asStruct(), value, "");
+    return struct(root, value);
   }
 
   /**
@@ -84,83 +159,67 @@ public final class IcebergRecordConverter {
    * object, a scalar), fitted to the column's type as a record field would be.
    */
   public Object column(int position, Object value) throws RecordConversionException {
-    return field(schema.columns().get(position), value, "");
+    path.reset();
+    return field(root.fields.get(position), root.fieldNodes[position], value);
   }
 
-  private Record struct(Types.StructType type, Object value, String path)
-      throws RecordConversionException {
-    GenericRecord record = templates.computeIfAbsent(type, GenericRecord::create).copy();
-    List<Types.NestedField> fields = type.fields();
+  private Record struct(Node node, Object value) throws RecordConversionException {
+    GenericRecord record = node.template.copy();
+    List<Types.NestedField> fields = node.fields;
+    Node[] nodes = node.fieldNodes;
     if (value instanceof Struct struct) {
-      Field[] sources = layout(type, struct.schema());
-      for (int i = 0; i < fields.size(); i++) {
+      Field[] sources = node.sources(struct.schema());
+      for (int i = 0; i < nodes.length; i++) {
         Object fieldValue = sources[i] == null ? null : struct.get(sources[i]);
-        record.set(i, field(fields.get(i), fieldValue, path));
+        record.set(i, field(fields.get(i), nodes[i], fieldValue));
       }
     } else if (value instanceof JsonRow row) {
-      Field[] sources = layout(type, row.schema());
-      for (int i = 0; i < fields.size(); i++) {
+      Field[] sources = node.sources(row.schema());
+      for (int i = 0; i < nodes.length; i++) {
         Object fieldValue = sources[i] == null ? null : row.get(sources[i]);
-        record.set(i, field(fields.get(i), fieldValue, path));
+        record.set(i, field(fields.get(i), nodes[i], fieldValue));
       }
     } else if (value instanceof Map<?, ?> map) {
-      for (int i = 0; i < fields.size(); i++) {
+      for (int i = 0; i < nodes.length; i++) {
         Types.NestedField field = fields.get(i);
-        record.set(i, field(field, map.get(field.name()), path));
+        record.set(i, field(field, nodes[i], map.get(field.name())));
       }
     } else {
       throw new RecordConversionException(
-          path.isEmpty() ? "<value>" : path,
+          path.toString(),
           "expected a struct or a JSON object, got " + value.getClass().getSimpleName());
     }
     return record;
   }
 
-  /**
-   * Per column of {@code type}, the field of {@code valueSchema} with its name (null: none), kept
-   * per pair: looking each name up per record was about 3 % of a task thread (JFR).
-   */
-  private Field[] layout(Types.StructType type, org.apache.kafka.connect.data.Schema valueSchema) {
-    Map<org.apache.kafka.connect.data.Schema, Field[]> bySchema =
-        layouts.computeIfAbsent(type, t -> new IdentityHashMap<>());
-    Field[] sources = bySchema.get(valueSchema);
-    if (sources == null) {
-      if (bySchema.size() >= MAX_LAYOUTS) {
-        bySchema.clear(); // a converter that makes a new schema object per record
-      }
-      List<Types.NestedField> fields = type.fields();
-      sources = new Field[fields.size()];
-      for (int i = 0; i < sources.length; i++) {
-        sources[i] = valueSchema.field(fields.get(i).name());
-      }
-      bySchema.put(valueSchema, sources);
-    }
-    return sources;
-  }
-
-  private Object field(Types.NestedField field, Object value, String parent)
+  private Object field(Types.NestedField field, Node node, Object value)
       throws RecordConversionException {
-    String path = paths.child(parent, field.name());
     if (value == null) {
       if (field.isRequired()) {
+        path.enter(field.name());
+        String name = path.toString();
         throw new RecordConversionException(
-            path, "required column '" + path + "' is missing or null");
+            name, "required column '" + name + "' is missing or null");
       }
       return null;
     }
-    return value(field.type(), value, path);
+    path.enter(field.name());
+    Object converted = value(node, value);
+    path.leave();
+    return converted;
   }
 
-  private Object value(Type type, Object value, String path) throws RecordConversionException {
+  private Object value(Node node, Object value) throws RecordConversionException {
+    Type type = node.type;
     if (value instanceof JsonText text) {
-      if (type.typeId() == Type.TypeID.STRING) {
+      if (node.typeId == Type.TypeID.STRING) {
         return utf8Strings ? new Utf8(text.utf8()) : text.toString();
       }
       value = text.toString(); // fitted to the column as the String would be
-    } else if (value instanceof JsonRow row && type.typeId() != Type.TypeID.STRUCT) {
+    } else if (value instanceof JsonRow row && node.typeId != Type.TypeID.STRUCT) {
       value = row.toStruct();
     }
-    return switch (type.typeId()) {
+    return switch (node.typeId) {
       case BOOLEAN -> ValueCoercion.toBoolean(value, path, type);
       case INTEGER ->
           (int) ValueCoercion.toLong(value, Integer.MIN_VALUE, Integer.MAX_VALUE, path, type);
@@ -177,11 +236,12 @@ public final class IcebergRecordConverter {
       case TIME -> ValueCoercion.toTime(value, path, type);
       case TIMESTAMP ->
           timestamp((Types.TimestampType) type, ValueCoercion.toInstant(value, path, type));
-      case STRUCT -> struct(type.asStructType(), value, path);
-      case LIST -> list(type.asListType(), value, path);
-      case MAP -> map(type.asMapType(), value, path);
+      case STRUCT -> struct(node, value);
+      case LIST -> list(node, value);
+      case MAP -> map(node, value);
       default ->
-          throw new RecordConversionException(path, "column type " + type + " is not supported");
+          throw new RecordConversionException(
+              path.toString(), "column type " + type + " is not supported");
     };
   }
 
@@ -193,8 +253,8 @@ public final class IcebergRecordConverter {
     return type.shouldAdjustToUTC() ? OffsetDateTime.of(local, ZoneOffset.UTC) : local;
   }
 
-  private List<Object> list(Types.ListType type, Object value, String path)
-      throws RecordConversionException {
+  private List<Object> list(Node node, Object value) throws RecordConversionException {
+    Types.ListType type = node.type.asListType();
     if (!(value instanceof List<?> list)) {
       throw ValueCoercion.misfit(value, path, type, null);
     }
@@ -203,36 +263,45 @@ public final class IcebergRecordConverter {
       Object element = list.get(i);
       if (element == null) {
         if (type.isElementRequired()) {
+          String name = path.toString();
           throw new RecordConversionException(
-              path,
-              "list '" + path + "' has a null element at " + i + " but its elements are required");
+              name,
+              "list '" + name + "' has a null element at " + i + " but its elements are required");
         }
         result.add(null);
       } else {
-        result.add(value(type.elementType(), element, paths.element(path, i)));
+        path.enterElement(i);
+        result.add(value(node.element, element));
+        path.leave();
       }
     }
     return result;
   }
 
-  private Map<Object, Object> map(Types.MapType type, Object value, String path)
-      throws RecordConversionException {
+  private Map<Object, Object> map(Node node, Object value) throws RecordConversionException {
+    Types.MapType type = node.type.asMapType();
     if (!(value instanceof Map<?, ?> map)) {
       throw ValueCoercion.misfit(value, path, type, null);
     }
     Map<Object, Object> result = new HashMap<>(map.size() * 2);
     for (Map.Entry<?, ?> e : map.entrySet()) {
       if (e.getKey() == null) {
-        throw new RecordConversionException(path, "map '" + path + "' has a null key");
+        String name = path.toString();
+        throw new RecordConversionException(name, "map '" + name + "' has a null key");
       }
-      Object key = value(type.keyType(), e.getKey(), paths.child(path, "key"));
-      Object v =
-          e.getValue() == null
-              ? null
-              : value(type.valueType(), e.getValue(), paths.child(path, "value"));
+      path.enter("key");
+      Object key = value(node.key, e.getKey());
+      path.leave();
+      Object v = null;
+      if (e.getValue() != null) {
+        path.enter("value");
+        v = value(node.value, e.getValue());
+        path.leave();
+      }
       if (v == null && type.isValueRequired()) {
+        String name = path.toString();
         throw new RecordConversionException(
-            path, "map '" + path + "' has a null value but values are required");
+            name, "map '" + name + "' has a null value but values are required");
       }
       result.put(key, v);
     }

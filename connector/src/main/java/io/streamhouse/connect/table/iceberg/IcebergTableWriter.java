@@ -25,7 +25,6 @@ import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.RollingDataWriter;
-import org.apache.iceberg.types.Type;
 import org.apache.iceberg.util.PropertyUtil;
 import org.apache.kafka.connect.sink.SinkRecord;
 
@@ -68,13 +67,19 @@ final class IcebergTableWriter implements TableWriter {
   private final KafkaMetadata metadata;
   private final int metadataPosition;
 
-  IcebergTableWriter(Table table, int taskId, FileBudget budget, RouteSettings route) {
+  /** {@code converter}: for {@code table}'s schema ({@link IcebergConverters}). */
+  IcebergTableWriter(
+      Table table,
+      int taskId,
+      FileBudget budget,
+      RouteSettings route,
+      IcebergRecordConverter converter) {
     this.table = table;
     this.route = route.name();
     this.metadata = route.kafkaMetadata();
     this.metadataPosition = DataWriterFactories.metadataPosition(table.schema(), metadata);
     this.budget = budget;
-    this.converter = new IcebergRecordConverter(table.schema(), noStringPartitions(table));
+    this.converter = converter;
     this.columns = IcebergColumns.of(table);
     this.writerFactory = DataWriterFactories.forTable(table);
     this.fileFactory = DataWriterFactories.outputFiles(table, taskId);
@@ -92,16 +97,6 @@ final class IcebergTableWriter implements TableWriter {
             + pageBytes
                 * org.apache.iceberg.types.TypeUtil.indexById(table.schema().asStruct()).size();
     this.streamingBytes = Math.max(budget.maxBytes() / 8, openFileBytes * 2);
-  }
-
-  /**
-   * Whether no partition of {@code table} is derived from a string column: only then may records
-   * hold their strings as Utf8, which partition keys would not take as equal to a String of the
-   * same text.
-   */
-  private static boolean noStringPartitions(Table table) {
-    return table.spec().fields().stream()
-        .noneMatch(f -> table.schema().findType(f.sourceId()).typeId() == Type.TypeID.STRING);
   }
 
   @Override
@@ -219,40 +214,77 @@ final class IcebergTableWriter implements TableWriter {
   /**
    * One partition value: its rows held in memory, or, once it held {@code streamingBytes}, an open
    * rolling file. Closing it writes what it holds and keeps the files as finished.
+   *
+   * <p>Rows are first added to the held rows in either state, and every {@link #RUN} rows the
+   * partition looks at them out of line: it opens its file once it holds {@code streamingBytes},
+   * and hands an open file the rows held since. The per-row path thus has one branch, taken every
+   * run, that the JIT's profile sees taken before it compiles the write path; a branch per row on
+   * the state (held or open) is taken the other way first when the first partition turns hot or the
+   * first cut-ahead leaves a new partition, after the path was compiled without it, and that threw
+   * away the task's compiled write path in the middle of a fresh drain (compilation logs,
+   * docs/performance.md).
    */
   private final class PartitionFile implements FileBudget.OpenFile {
+    /** Rows handed to an open file at a time, and held between two looks while none is open. */
+    private static final int RUN = 256;
+
     private final PartitionKey key;
+
+    /** All rows while no file is open; the rows since the last look while one is. */
     private List<Record> rows = new ArrayList<>();
+
     private RollingDataWriter<Record> writer;
     private long buffered;
+    private int lookAt = RUN;
 
     PartitionFile(PartitionKey key) {
       this.key = key;
     }
 
     void write(Record row, long size) {
+      rows.add(row);
+      buffered += size;
       long charge = size;
-      if (writer == null) {
-        rows.add(row);
-        buffered += size;
-        if (buffered >= streamingBytes) {
-          writer = newWriter(); // a hot partition: its rows go to an open file from now on
-          rows.forEach(writer::write);
-          rows = new ArrayList<>();
-          buffered += openFileBytes;
-          charge += openFileBytes;
-        }
-      } else {
-        writer.write(row);
-        if (writer.currentFileRows() == 0) {
-          // The rolling writer finished a file at the target size: its rows are on disk now.
-          charge = openFileBytes - buffered;
-          buffered = openFileBytes;
-        } else {
-          buffered += size;
-        }
+      if (rows.size() >= lookAt) {
+        charge += look();
       }
       budget.charge(charge); // last: the budget may close this very file
+    }
+
+    /** Opens the file of a hot partition and hands it the held rows; the change in the charge. */
+    private long look() {
+      long charge = 0;
+      if (writer == null) {
+        if (buffered < streamingBytes) {
+          lookAt = rows.size() + RUN;
+          return 0;
+        }
+        writer = newWriter(); // a hot partition: its rows go to an open file from now on
+        buffered += openFileBytes;
+        charge = openFileBytes;
+      }
+      charge += writeHeld();
+      lookAt = RUN;
+      return charge;
+    }
+
+    /** Hands the held rows to the open file; the change in the charge if it finished a file. */
+    private long writeHeld() {
+      long charge = 0;
+      for (Record held : rows) {
+        writer.write(held);
+        if (writer.currentFileRows() == 0) {
+          // The rolling writer finished a file at the target size: its rows are on disk now.
+          charge += openFileBytes - buffered;
+          buffered = openFileBytes;
+        }
+      }
+      if (rows.size() > RUN) {
+        rows = new ArrayList<>(RUN); // the rows held before the file opened: let their array go
+      } else {
+        rows.clear();
+      }
+      return charge;
     }
 
     private RollingDataWriter<Record> newWriter() {
@@ -275,15 +307,14 @@ final class IcebergTableWriter implements TableWriter {
 
     /** Writes out the held rows, or closes the open file; the data files of this partition. */
     List<DataFile> closeFile() {
-      RollingDataWriter<Record> out = writer;
-      if (out == null) {
+      if (writer == null) {
         if (rows.isEmpty()) {
           return List.of();
         }
-        out = newWriter();
-        rows.forEach(out::write);
-        rows = new ArrayList<>();
+        writer = newWriter();
       }
+      writeHeld(); // no charge: the budget has let this file go
+      RollingDataWriter<Record> out = writer;
       try {
         out.close();
       } catch (IOException e) {
@@ -291,6 +322,7 @@ final class IcebergTableWriter implements TableWriter {
       }
       writer = null;
       buffered = 0;
+      lookAt = RUN;
       return out.result().dataFiles();
     }
 

@@ -1,7 +1,7 @@
 package io.streamhouse.connect.table.paimon;
 
-import io.streamhouse.connect.convert.FieldPaths;
 import io.streamhouse.connect.convert.ValueCoercion;
+import io.streamhouse.connect.convert.ValuePath;
 import io.streamhouse.connect.converter.JsonRow;
 import io.streamhouse.connect.converter.JsonStruct;
 import io.streamhouse.connect.converter.JsonText;
@@ -42,7 +42,8 @@ public final class PaimonRowConverter {
   private final Map<org.apache.kafka.connect.data.Schema, Field[]> layouts =
       new IdentityHashMap<>();
 
-  private final FieldPaths paths = new FieldPaths();
+  /** Where in the value the conversion is, named only by errors. */
+  private final ValuePath path = new ValuePath();
 
   public PaimonRowConverter(RowType rowType) {
     this.rowType = rowType;
@@ -51,7 +52,8 @@ public final class PaimonRowConverter {
   /** The row of {@code kind}; with {@code keyOnly} only {@code keyFields} must be present. */
   public GenericRow convert(Object value, RowKind kind, boolean keyOnly, List<String> keyFields)
       throws RecordConversionException {
-    GenericRow row = row(rowType, value, "", kind);
+    path.reset();
+    GenericRow row = row(rowType, value, kind);
     List<DataField> fields = rowType.getFields();
     for (int i = 0; i < fields.size(); i++) {
       DataField f = fields.get(i);
@@ -73,10 +75,12 @@ public final class PaimonRowConverter {
    */
   public Object column(int position, Object value) throws RecordConversionException {
     DataField field = rowType.getFields().get(position);
-    return value(field.type(), value, field.name());
+    path.reset();
+    path.enter(field.name());
+    return value(field.type(), value);
   }
 
-  private GenericRow row(RowType type, Object value, String path, RowKind kind)
+  private GenericRow row(RowType type, Object value, RowKind kind)
       throws RecordConversionException {
     List<DataField> fields = type.getFields();
     GenericRow row = new GenericRow(kind, fields.size());
@@ -88,7 +92,7 @@ public final class PaimonRowConverter {
       for (int i = 0; i < fields.size(); i++) {
         if (layout[i] != null) {
           DataField f = fields.get(i);
-          row.setField(i, value(f.type(), json.get(layout[i]), paths.child(path, f.name())));
+          row.setField(i, field(f, json.get(layout[i])));
         }
       }
     } else if (value instanceof Struct struct) {
@@ -96,17 +100,17 @@ public final class PaimonRowConverter {
       for (int i = 0; i < fields.size(); i++) {
         if (layout[i] != null) {
           DataField f = fields.get(i);
-          row.setField(i, value(f.type(), struct.get(layout[i]), paths.child(path, f.name())));
+          row.setField(i, field(f, struct.get(layout[i])));
         }
       }
     } else if (value instanceof Map<?, ?> map) {
       for (int i = 0; i < fields.size(); i++) {
         DataField f = fields.get(i);
-        row.setField(i, value(f.type(), map.get(f.name()), paths.child(path, f.name())));
+        row.setField(i, field(f, map.get(f.name())));
       }
     } else if (value != null) {
       throw new RecordConversionException(
-          path.isEmpty() ? "<value>" : path,
+          path.toString(),
           "expected a struct or a JSON object, got " + value.getClass().getSimpleName());
     }
     return row;
@@ -121,7 +125,17 @@ public final class PaimonRowConverter {
     return layout;
   }
 
-  private Object value(DataType type, Object v, String field) throws RecordConversionException {
+  private Object field(DataField field, Object v) throws RecordConversionException {
+    if (v == null) {
+      return null;
+    }
+    path.enter(field.name());
+    Object converted = value(field.type(), v);
+    path.leave();
+    return converted;
+  }
+
+  private Object value(DataType type, Object v) throws RecordConversionException {
     if (v == null) {
       return null;
     }
@@ -135,28 +149,29 @@ public final class PaimonRowConverter {
       v = json.toStruct();
     }
     return switch (type.getTypeRoot()) {
-      case BOOLEAN -> ValueCoercion.toBoolean(v, field, type);
-      case TINYINT -> (byte) ValueCoercion.toLong(v, Byte.MIN_VALUE, Byte.MAX_VALUE, field, type);
+      case BOOLEAN -> ValueCoercion.toBoolean(v, path, type);
+      case TINYINT -> (byte) ValueCoercion.toLong(v, Byte.MIN_VALUE, Byte.MAX_VALUE, path, type);
       case SMALLINT ->
-          (short) ValueCoercion.toLong(v, Short.MIN_VALUE, Short.MAX_VALUE, field, type);
+          (short) ValueCoercion.toLong(v, Short.MIN_VALUE, Short.MAX_VALUE, path, type);
       case INTEGER ->
-          (int) ValueCoercion.toLong(v, Integer.MIN_VALUE, Integer.MAX_VALUE, field, type);
-      case BIGINT -> ValueCoercion.toLong(v, Long.MIN_VALUE, Long.MAX_VALUE, field, type);
-      case FLOAT -> (float) ValueCoercion.toDouble(v, field, type);
-      case DOUBLE -> ValueCoercion.toDouble(v, field, type);
-      case DECIMAL -> decimal((DecimalType) type, v, field);
-      case CHAR, VARCHAR -> BinaryString.fromString(ValueCoercion.toText(v, field, type));
-      case BINARY, VARBINARY -> ValueCoercion.toBytes(v, field, type);
-      case DATE -> (int) ValueCoercion.toDate(v, field, type).toEpochDay();
+          (int) ValueCoercion.toLong(v, Integer.MIN_VALUE, Integer.MAX_VALUE, path, type);
+      case BIGINT -> ValueCoercion.toLong(v, Long.MIN_VALUE, Long.MAX_VALUE, path, type);
+      case FLOAT -> (float) ValueCoercion.toDouble(v, path, type);
+      case DOUBLE -> ValueCoercion.toDouble(v, path, type);
+      case DECIMAL -> decimal((DecimalType) type, v, path);
+      case CHAR, VARCHAR -> BinaryString.fromString(ValueCoercion.toText(v, path, type));
+      case BINARY, VARBINARY -> ValueCoercion.toBytes(v, path, type);
+      case DATE -> (int) ValueCoercion.toDate(v, path, type).toEpochDay();
       case TIME_WITHOUT_TIME_ZONE ->
-          (int) (ValueCoercion.toTime(v, field, type).toNanoOfDay() / 1_000_000L);
+          (int) (ValueCoercion.toTime(v, path, type).toNanoOfDay() / 1_000_000L);
       case TIMESTAMP_WITHOUT_TIME_ZONE, TIMESTAMP_WITH_LOCAL_TIME_ZONE ->
-          timestamp(ValueCoercion.toInstant(v, field, type));
-      case ARRAY -> array((ArrayType) type, v, field);
-      case MAP -> map((MapType) type, v, field);
-      case ROW -> row((RowType) type, v, field, RowKind.INSERT);
+          timestamp(ValueCoercion.toInstant(v, path, type));
+      case ARRAY -> array((ArrayType) type, v);
+      case MAP -> map((MapType) type, v);
+      case ROW -> row((RowType) type, v, RowKind.INSERT);
       default ->
-          throw new RecordConversionException(field, "column type " + type + " is not supported");
+          throw new RecordConversionException(
+              path.toString(), "column type " + type + " is not supported");
     };
   }
 
@@ -164,7 +179,7 @@ public final class PaimonRowConverter {
     return Timestamp.fromEpochMillis(instant.toEpochMilli(), instant.getNano() % 1_000_000);
   }
 
-  private static Decimal decimal(DecimalType type, Object v, String field)
+  private static Decimal decimal(DecimalType type, Object v, ValuePath field)
       throws RecordConversionException {
     return Decimal.fromBigDecimal(
         ValueCoercion.toDecimal(v, type.getPrecision(), type.getScale(), field, type),
@@ -172,27 +187,31 @@ public final class PaimonRowConverter {
         type.getScale());
   }
 
-  private GenericArray array(ArrayType type, Object v, String field)
-      throws RecordConversionException {
+  private GenericArray array(ArrayType type, Object v) throws RecordConversionException {
     if (!(v instanceof List<?> list)) {
-      throw ValueCoercion.misfit(v, field, type, null);
+      throw ValueCoercion.misfit(v, path, type, null);
     }
     Object[] elements = new Object[list.size()];
     for (int i = 0; i < elements.length; i++) {
-      elements[i] = value(type.getElementType(), list.get(i), paths.element(field, i));
+      path.enterElement(i);
+      elements[i] = value(type.getElementType(), list.get(i));
+      path.leave();
     }
     return new GenericArray(elements);
   }
 
-  private GenericMap map(MapType type, Object v, String field) throws RecordConversionException {
+  private GenericMap map(MapType type, Object v) throws RecordConversionException {
     if (!(v instanceof Map<?, ?> map)) {
-      throw ValueCoercion.misfit(v, field, type, null);
+      throw ValueCoercion.misfit(v, path, type, null);
     }
     Map<Object, Object> converted = new LinkedHashMap<>();
     for (Map.Entry<?, ?> e : map.entrySet()) {
-      converted.put(
-          value(type.getKeyType(), e.getKey(), paths.child(field, "key")),
-          value(type.getValueType(), e.getValue(), field + "." + e.getKey()));
+      path.enter("key");
+      Object key = value(type.getKeyType(), e.getKey());
+      path.leave();
+      path.enter(e.getKey());
+      converted.put(key, value(type.getValueType(), e.getValue()));
+      path.leave();
     }
     return new GenericMap(converted);
   }

@@ -776,6 +776,39 @@ class IcebergFormatTest {
     }
   }
 
+  /**
+   * A partition holds its rows until it holds an eighth of the budget, then turns into an open file
+   * that takes its rows in runs and rolls at the target size: the budget's bytes drop to the open
+   * file's buffers instead of growing with the rows, and every row lands once.
+   */
+  @Test
+  void aHotPartitionTurnsIntoAnOpenFileThatRollsAtTheTargetSizeAndKeepsEveryRow() throws Exception {
+    Map<String, String> props = new HashMap<>(config.originalsStrings());
+    props.put("route.orders.partition-by", "");
+    props.put("route.orders.target-file-size-bytes", "4096");
+    config = new StreamhouseSinkConfig(props);
+    try (IcebergFormat format = format()) {
+      write(format, 0, 1, new FileBudget(8, 64L << 20)); // creates the table
+      format.table(table).updateProperties().set("write.parquet.page-size-bytes", "1024").commit();
+      FileBudget budget = new FileBudget(8, 2L << 20); // streams past 256 KB of held rows
+      TableWriter writer =
+          format.openWriter(table, config.routes().get(0), record(0, 0), budget).orElseThrow();
+      long most = 0;
+      for (long o = 0; o < 40_000; o++) {
+        writer.write(record(o, o));
+        most = Math.max(most, budget.bufferedBytes());
+      }
+      assertThat(most)
+          .as("held rows, then an open file's buffers")
+          .isBetween(256L << 10, 512L << 10);
+      assertThat(budget.evictions()).isZero();
+      PreparedFiles files = writer.prepare();
+      assertThat(files.files()).as("rolled at the target size").isGreaterThan(2);
+      format.commit(table, 1L, List.of(batch("hot", 0, 40_000, files)), true);
+      assertThat(ids(format)).hasSize(40_000).doesNotHaveDuplicates();
+    }
+  }
+
   @Test
   void aSmallFileBudgetClosesFilesEarlyButKeepsEveryRow() throws Exception {
     try (IcebergFormat format = format()) {
