@@ -107,6 +107,7 @@ final class TaskRuntime implements AutoCloseable {
             rejections,
             taskName,
             config.kafkaClientProps(),
+            admin,
             KafkaControlChannel.HAND_IN_LOOKBACK);
     participant =
         new Participant(
@@ -182,7 +183,8 @@ final class TaskRuntime implements AutoCloseable {
             codec,
             ControlEventRejections.silent(),
             taskName + "-coordinator",
-            config.kafkaClientProps());
+            config.kafkaClientProps(),
+            admin);
     ConsumedPartitions consumedPartitions =
         new ConsumedPartitions(admin, config.topics(), config.topicsRegex());
     TableMetrics tableMetrics =

@@ -3,6 +3,11 @@ package io.streamhouse.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.streamhouse.connect.commit.ControlEvent;
+import io.streamhouse.connect.commit.ControlEventCodec;
+import io.streamhouse.connect.commit.ControlEventRejections;
+import io.streamhouse.connect.commit.ControlEventSigner;
+import io.streamhouse.connect.commit.KafkaControlChannel;
 import io.streamhouse.connect.testing.Mutations;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -15,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -40,6 +46,54 @@ class HostileControlTopicE2E {
   private static final int RECORDS = Integer.getInteger("streamhouse.e2e.records", 200_000);
   private static final int MAX_INJECTED = 20_000;
   private static final int ENOUGH = 5_000;
+
+  /**
+   * A task's channel finds where the control topic ends (what it reads up to before it opens newly
+   * assigned partitions) with the admin client, while its own consumer waits in a fetch of the
+   * quiet topic: asked of that consumer, the request waited behind the fetch, which the broker
+   * holds up to fetch.max.wait.ms.
+   */
+  @Test
+  void aChannelFindsWhereTheControlTopicEndsWhileItsConsumerWaitsInAFetch(LocalStack stack)
+      throws Exception {
+    String topic = "ctl-ends";
+    Map<String, Object> props = Map.of("bootstrap.servers", stack.bootstrapServers());
+    ControlEventCodec codec =
+        new ControlEventCodec(
+            "ends", new ControlEventSigner("k".repeat(ControlEventSigner.MIN_KEY_CHARS)));
+    try (Admin admin = Admin.create(props)) {
+      KafkaControlChannel.ensureTopic(admin, topic);
+      try (KafkaControlChannel writer =
+              new KafkaControlChannel(
+                  topic, "ends", codec, ControlEventRejections.silent(), "writer", props, admin);
+          KafkaControlChannel reader =
+              new KafkaControlChannel(
+                  topic, "ends", codec, ControlEventRejections.silent(), "reader", props, admin)) {
+        assertThat(reader.poll(Duration.ofMillis(300))).isEmpty(); // leaves a fetch waiting
+        assertThat(reader.endOffsets()).isEqualTo(Map.of(0, 0L));
+        assertThat(reader.readUpTo(reader.endOffsets())).isTrue();
+
+        writer.send(
+            List.of(
+                new ControlEvent.StartCommit("ends", 1, 7),
+                new ControlEvent.StartCommit("ends", 2, 7)));
+        Map<Integer, Long> ends = reader.endOffsets();
+        assertThat(ends).isEqualTo(Map.of(0, 2L));
+        List<ControlEvent> read = new ArrayList<>();
+        await()
+            .atMost(Duration.ofMinutes(1))
+            .until(
+                () -> {
+                  read.addAll(reader.poll(Duration.ofMillis(100)));
+                  return reader.readUpTo(ends);
+                });
+        assertThat(read)
+            .containsExactly(
+                new ControlEvent.StartCommit("ends", 1, 7),
+                new ControlEvent.StartCommit("ends", 2, 7));
+      }
+    }
+  }
 
   @Test
   void mutatedCopiesOfItsOwnEventsRandomBytesAndReplaysNeitherStopNorCorruptTheSink(

@@ -7,8 +7,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -43,6 +46,7 @@ public final class KafkaControlChannel implements ControlChannel {
   private final ControlEventRejections rejections;
   private final KafkaProducer<byte[], byte[]> producer;
   private final KafkaConsumer<byte[], byte[]> consumer;
+  private final Admin admin;
 
   /**
    * How far back a task's channel reads hand-ins and decisions when it joins: longer than a task's
@@ -59,13 +63,16 @@ public final class KafkaControlChannel implements ControlChannel {
       ControlEventCodec codec,
       ControlEventRejections rejections,
       String clientId,
-      Map<String, Object> kafkaProps) {
-    this(topic, connector, codec, rejections, clientId, kafkaProps, Duration.ZERO);
+      Map<String, Object> kafkaProps,
+      Admin admin) {
+    this(topic, connector, codec, rejections, clientId, kafkaProps, admin, Duration.ZERO);
   }
 
   /**
    * {@code lookback}: how far back before joining it reads the hand-ins ({@link
-   * ControlEvent#NO_ROUND} batches) and decisions, and nothing else; zero for none.
+   * ControlEvent#NO_ROUND} batches) and decisions, and nothing else; zero for none. {@code admin}:
+   * the task's admin client, which finds where the topic ends ({@link #endOffsets()}); the caller
+   * closes it.
    */
   public KafkaControlChannel(
       String topic,
@@ -74,8 +81,10 @@ public final class KafkaControlChannel implements ControlChannel {
       ControlEventRejections rejections,
       String clientId,
       Map<String, Object> kafkaProps,
+      Admin admin,
       Duration lookback) {
     this.topic = topic;
+    this.admin = admin;
     this.codec = codec;
     this.rejections = rejections;
     Map<String, Object> p = new HashMap<>(kafkaProps);
@@ -130,12 +139,29 @@ public final class KafkaControlChannel implements ControlChannel {
     return true;
   }
 
+  /**
+   * Asked of the admin client, not of the consumer: the consumer's request goes on the connection
+   * of its own fetch, which the broker holds up to {@code fetch.max.wait.ms} (500 ms) while the
+   * topic is quiet, and answering it waited for that fetch: 0.3-0.45 s at a task's first
+   * assignment, every one of them spent with its partitions held.
+   */
   @Override
   public Map<Integer, Long> endOffsets() {
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    consumer.assignment().forEach(tp -> latest.put(tp, OffsetSpec.latest()));
     Map<Integer, Long> ends = new HashMap<>();
-    consumer
-        .endOffsets(consumer.assignment(), Duration.ofSeconds(10))
-        .forEach((tp, end) -> ends.put(tp.partition(), end));
+    try {
+      admin
+          .listOffsets(latest)
+          .all()
+          .get(10, TimeUnit.SECONDS)
+          .forEach((tp, end) -> ends.put(tp.partition(), end.offset()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("Interrupted while finding the end of " + topic, e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("Cannot find the end of control topic " + topic, e);
+    }
     return ends;
   }
 
