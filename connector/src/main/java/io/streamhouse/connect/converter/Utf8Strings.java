@@ -32,9 +32,15 @@ final class Utf8Strings {
   static int plainRun(byte[] b, int from, int end) {
     int i = from;
     while (i < end) {
-      if (i + Long.BYTES <= end && plainAscii((long) LONGS.get(b, i))) {
-        i += Long.BYTES;
-        continue;
+      if (i + Long.BYTES <= end) {
+        long flagged = notPlainAscii((long) LONGS.get(b, i));
+        if (flagged == 0) {
+          i += Long.BYTES;
+          continue;
+        }
+        // The lowest flagged byte is the first that is not plain ASCII (higher flags may be
+        // borrows).
+        i += Long.numberOfTrailingZeros(flagged) >>> 3;
       }
       int c = b[i] & 0xFF;
       if (c == '"' || c == '\\') {
@@ -78,14 +84,14 @@ final class Utf8Strings {
   }
 
   /**
-   * Whether the eight bytes of {@code w} are all printable ASCII text of a JSON string: none at or
-   * above 0x80, below 0x20, a quote or a backslash (each test is exact about whether any byte
-   * matches).
+   * The high bit of each byte of {@code w} (little-endian) that may not be printable ASCII text of
+   * a JSON string (at or above 0x80, below 0x20, a quote or a backslash): zero exactly when none
+   * is, and otherwise the lowest set bit marks the first byte that is not (a borrow only carries
+   * upward).
    */
-  private static boolean plainAscii(long w) {
+  private static long notPlainAscii(long w) {
     long below = (w - 0x20 * ONES) & ~w;
-    return ((w | below | zeroByte(w ^ ('"' * ONES)) | zeroByte(w ^ ('\\' * ONES))) & HIGH_BITS)
-        == 0;
+    return (w | below | zeroByte(w ^ ('"' * ONES)) | zeroByte(w ^ ('\\' * ONES))) & HIGH_BITS;
   }
 
   /** Has the high bit set in some byte if and only if some byte of {@code v} is zero. */
