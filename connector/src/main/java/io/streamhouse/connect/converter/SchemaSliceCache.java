@@ -3,6 +3,7 @@ package io.streamhouse.connect.converter;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.connect.data.Schema;
 
 /**
@@ -17,10 +18,32 @@ final class SchemaSliceCache {
   /** The largest schema, in bytes of JSON, the cache keeps. */
   static final int MAX_SLICE_BYTES = 1 << 20;
 
+  /**
+   * Per configuration of the converters, the slice that a cache kept or found last: where a new
+   * cache of that configuration starts. The tasks of a connector read the same schemas, and the
+   * next task's converter then takes its first record down the path the JIT compiled for the first
+   * task's. Starting empty, it took a branch that path had never taken ({@code last == null}), and
+   * the compiled code was thrown away ({@code unstable_if}) while the drain was still compiling.
+   */
+  private static final Map<String, Slice> RECENT = new ConcurrentHashMap<>();
+
+  /** Configurations whose last slice is kept; past that the map starts over. */
+  static final int MAX_ORIGINS = 64;
+
   private final Map<Slice, Slice> schemas;
+  private final String origin;
   private Slice last;
 
+  /** A cache that starts empty. */
   SchemaSliceCache(int capacity) {
+    this(capacity, null);
+  }
+
+  /**
+   * A cache that starts where the last one of the same {@code origin} (the converter's settings,
+   * which decide how JSON becomes a schema) left: its last schema first. Null: it starts empty.
+   */
+  SchemaSliceCache(int capacity, String origin) {
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
     }
@@ -33,6 +56,18 @@ final class SchemaSliceCache {
             return size() > capacity;
           }
         };
+    this.origin = origin;
+    this.last = origin == null ? null : RECENT.get(origin);
+  }
+
+  private void remember(Slice slice) {
+    last = slice;
+    if (origin != null && RECENT.get(origin) != slice) {
+      if (RECENT.size() >= MAX_ORIGINS && !RECENT.containsKey(origin)) {
+        RECENT.clear();
+      }
+      RECENT.put(origin, slice);
+    }
   }
 
   /** The schema whose JSON is {@code bytes[from, to)}, or null when it is not cached. */
@@ -45,7 +80,7 @@ final class SchemaSliceCache {
     if (hit == null) {
       return null;
     }
-    last = hit;
+    remember(hit);
     return hit.schema;
   }
 
@@ -69,7 +104,7 @@ final class SchemaSliceCache {
     }
     Slice key = new Slice(Arrays.copyOfRange(bytes, from, to), 0, to - from, schema);
     schemas.put(key, key);
-    last = key;
+    remember(key);
   }
 
   synchronized int size() {

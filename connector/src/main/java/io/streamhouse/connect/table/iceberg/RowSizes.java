@@ -3,6 +3,7 @@ package io.streamhouse.connect.table.iceberg;
 import java.nio.ByteBuffer;
 import java.util.Collection;
 import java.util.Map;
+import org.apache.avro.util.Utf8;
 import org.apache.iceberg.data.Record;
 
 /**
@@ -29,6 +30,9 @@ final class RowSizes {
   static long estimate(Object value) {
     if (value == null) {
       return 0;
+    }
+    if (value instanceof Utf8 u) {
+      return 48 + u.getByteLength(); // its length() decodes it into a String
     }
     if (value instanceof CharSequence s) {
       return 48 + s.length();

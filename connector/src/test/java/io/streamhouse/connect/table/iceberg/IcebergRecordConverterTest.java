@@ -196,4 +196,36 @@ class IcebergRecordConverterTest {
     assertThatThrownBy(() -> converter.convert(List.of(1)))
         .hasMessageContaining("expected a struct or a JSON object");
   }
+
+  /**
+   * Two Connect schemas of one table in turns, their fields in different orders, over several
+   * periods of {@link IcebergRecordConverter#LOOK_UP_EVERY}: each record's values land in their
+   * columns whether the layout is the one kept or looked up anew.
+   */
+  @Test
+  void schemasInTurnsKeepTheirLayoutsAcrossTheLookUpsThatForgetThem() throws Exception {
+    org.apache.kafka.connect.data.Schema ab =
+        SchemaBuilder.struct()
+            .field("a", org.apache.kafka.connect.data.Schema.INT64_SCHEMA)
+            .field("b", org.apache.kafka.connect.data.Schema.OPTIONAL_STRING_SCHEMA)
+            .build();
+    org.apache.kafka.connect.data.Schema ba =
+        SchemaBuilder.struct()
+            .field("b", org.apache.kafka.connect.data.Schema.OPTIONAL_STRING_SCHEMA)
+            .field("a", org.apache.kafka.connect.data.Schema.INT64_SCHEMA)
+            .field("c", org.apache.kafka.connect.data.Schema.OPTIONAL_INT32_SCHEMA)
+            .build();
+    IcebergRecordConverter converter =
+        new IcebergRecordConverter(
+            IcebergColumns.schemaFor(io.streamhouse.connect.schema.RecordSchemas.of(ab)));
+    for (int i = 0; i < IcebergRecordConverter.LOOK_UP_EVERY * 3 + 7; i++) {
+      Struct value =
+          i % 3 == 0
+              ? new Struct(ba).put("b", "x" + i).put("a", (long) i).put("c", i)
+              : new Struct(ab).put("a", (long) i).put("b", "x" + i);
+      Record r = converter.convert(value);
+      assertThat(r.getField("a")).as("record %d", i).isEqualTo((long) i);
+      assertThat(r.getField("b")).as("record %d", i).isEqualTo("x" + i);
+    }
+  }
 }
