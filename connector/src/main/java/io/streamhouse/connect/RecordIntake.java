@@ -56,6 +56,9 @@ final class RecordIntake {
 
   private final Map<TopicPartition, Long> consumed = new HashMap<>();
 
+  /** In {@link #put}: no record of the partition written since its position was last noted. */
+  private static final long NOTHING_NEW = -1;
+
   /**
    * The partitions the task handed in when its last revocation took all it had, its writers kept
    * (empty) and its positions after its batches in flight: if the next assignment brings back only
@@ -186,12 +189,16 @@ final class RecordIntake {
   void put(Collection<SinkRecord> records) {
     // Connect counts every record of this batch as delivered: a rewind in the middle of it must
     // also take the partitions this task sees for the first time back to their first record.
+    // A batch holds runs of records per partition: the maps change once per run, not per record.
     TopicPartition tp = null;
     Map<TopicPartition, SinkRecord> firstSeen = null;
     Map<TopicPartition, Long> lastSeen = null;
     for (SinkRecord record : records) {
-      tp = partitionOf(record, tp);
-      consumed.putIfAbsent(tp, record.originalKafkaOffset());
+      TopicPartition of = partitionOf(record, tp);
+      if (of != tp) {
+        consumed.putIfAbsent(of, record.originalKafkaOffset());
+        tp = of;
+      }
       if (!unseen.isEmpty() && unseen.contains(tp)) {
         if (firstSeen == null) {
           firstSeen = new HashMap<>();
@@ -209,14 +216,32 @@ final class RecordIntake {
       skipWhatTheTablesHold(firstSeen, lastSeen);
     }
     tp = null;
-    for (SinkRecord record : records) {
-      tp = partitionOf(record, tp);
-      write(record, tp);
-      if (participant.resetRequested()) {
-        rewind(); // a batch was rejected or failed to close: start over, this record included
-        return;
+    long next = NOTHING_NEW; // the offset after tp's last record written, not yet in consumed
+    try {
+      for (SinkRecord record : records) {
+        TopicPartition of = partitionOf(record, tp);
+        if (of != tp) {
+          noteConsumed(tp, next);
+          tp = of;
+          next = NOTHING_NEW;
+        }
+        write(record, tp);
+        if (participant.resetRequested()) {
+          noteConsumed(tp, next);
+          next = NOTHING_NEW;
+          rewind(); // a batch was rejected or failed to close: start over, this record included
+          return;
+        }
+        next = record.originalKafkaOffset() + 1;
       }
-      consumed.put(tp, record.originalKafkaOffset() + 1);
+    } finally {
+      noteConsumed(tp, next);
+    }
+  }
+
+  private void noteConsumed(TopicPartition tp, long next) {
+    if (next != NOTHING_NEW) {
+      consumed.put(tp, next);
     }
   }
 

@@ -152,6 +152,28 @@ class RecordIntakeTest {
         .containsEntry(P0, new OffsetRange(0, 3));
   }
 
+  /**
+   * A batch of runs per partition, a partition coming back after another's run: a rewind takes
+   * every partition back over everything the batch wrote of it (P0: 6 records, P1: 3).
+   */
+  @Test
+  void aRewindCountsEveryRunOfABatchWhosePartitionsTakeTurns() {
+    TopicPartition p1 = new TopicPartition("t", 1);
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0, p1));
+    List<SinkRecord> batch = new ArrayList<>(records(0, 3));
+    LongStream.range(0, 3)
+        .mapToObj(o -> new SinkRecord("t", 1, null, null, null, "w" + o, o))
+        .forEach(batch::add);
+    batch.addAll(records(3, 6));
+    intake.put(batch);
+    coordinatorDecides(BatchPlan.Decision.REJECT);
+
+    intake.put(records(6, 7));
+    assertThat(seeks).containsExactly(Map.of(P0, 0L, p1, 0L));
+    assertThat(participant.rewoundOffsets()).isEqualTo(9);
+  }
+
   @Test
   void onRevocationTheTaskHandsItsWorkInAndNothingIsReadAgain() {
     format.toleratesConcurrentCommitters = true; // no coordinator here: the task commits itself
