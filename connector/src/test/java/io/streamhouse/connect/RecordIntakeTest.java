@@ -124,6 +124,26 @@ class RecordIntakeTest {
   }
 
   @Test
+  void aFirstBatchAcrossWhatTheTablesHoldIsWrittenFromThereOn() {
+    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 100L)));
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    intake.put(records(95, 105));
+    assertThat(seeks).as("the batch reaches past what the table holds: no seek").isEmpty();
+    participant.onStartCommit(1);
+    assertThat(channel.batches())
+        .singleElement()
+        .satisfies(b -> assertThat(b.ranges()).containsEntry(P0, new OffsetRange(100, 105)));
+
+    coordinatorDecides(BatchPlan.Decision.APPLY);
+    intake.put(records(105, 108));
+    participant.onStartCommit(2);
+    assertThat(channel.batches())
+        .last()
+        .satisfies(b -> assertThat(b.ranges()).containsEntry(P0, new OffsetRange(105, 108)));
+  }
+
+  @Test
   void withTransformsARecordsTablesMayNotFollowFromItsTopicSoNothingIsSkippedAhead() {
     format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 100L)));
     RecordIntake intake = intake(false);

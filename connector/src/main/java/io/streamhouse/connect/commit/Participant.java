@@ -152,6 +152,14 @@ public final class Participant {
   }
 
   /**
+   * A record of {@code tp} arrived that the task drops unwritten, since every table of its
+   * partition holds it: as for a record written, a rewind of {@code tp} has taken effect.
+   */
+  public void arrived(TopicPartition tp) {
+    state.arrived(tp);
+  }
+
+  /**
    * {@code record} went to the dead letters instead of {@code to.table()}: the table's range takes
    * it in, so that once the next batch commits, a re-read skips it instead of reporting it again.
    */

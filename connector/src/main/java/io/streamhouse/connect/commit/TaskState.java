@@ -99,6 +99,15 @@ final class TaskState {
     }
   }
 
+  void arrived(TopicPartition tp) {
+    lock.lock();
+    try {
+      ledger.arrived(tp);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   void skipped(SinkRecord record, TopicPartition tp, Destination to) {
     lock.lock();
     try {

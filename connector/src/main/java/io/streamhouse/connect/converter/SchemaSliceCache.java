@@ -19,20 +19,29 @@ final class SchemaSliceCache {
   static final int MAX_SLICE_BYTES = 1 << 20;
 
   /**
-   * Per configuration of the converters, the slice that a cache kept or found last: where a new
-   * cache of that configuration starts. The tasks of a connector read the same schemas, and the
-   * next task's converter then takes its first record down the path the JIT compiled for the first
-   * task's. Starting empty, it took a branch that path had never taken ({@code last == null}), and
-   * the compiled code was thrown away ({@code unstable_if}) while the drain was still compiling.
+   * Per configuration of the converters, the slice that a cache of it kept or found last: shared by
+   * every cache of that configuration, the tasks of a connector read the same schemas. A task's
+   * converter then takes its first record down the path the JIT compiled for another task's, even
+   * when both were configured before either read a record (Connect starts a connector's tasks
+   * together). Starting without a last slice, it took a branch that compiled path had never taken
+   * ({@code last == null}), and the compiled code was thrown away ({@code unstable_if}) while the
+   * drain was still compiling.
    */
-  private static final Map<String, Slice> RECENT = new ConcurrentHashMap<>();
+  private static final Map<String, LastSlice> RECENT = new ConcurrentHashMap<>();
 
-  /** Configurations whose last slice is kept; past that the map starts over. */
+  /** Configurations whose last slice is shared; past that the map starts over. */
   static final int MAX_ORIGINS = 64;
 
+  /**
+   * The slice read last. Written and read without a lock by the caches that share it: a slice is
+   * immutable (final fields), and a stale one only sends a lookup to the map.
+   */
+  private static final class LastSlice {
+    Slice slice;
+  }
+
   private final Map<Slice, Slice> schemas;
-  private final String origin;
-  private Slice last;
+  private final LastSlice last;
 
   /** A cache that starts empty. */
   SchemaSliceCache(int capacity) {
@@ -40,8 +49,9 @@ final class SchemaSliceCache {
   }
 
   /**
-   * A cache that starts where the last one of the same {@code origin} (the converter's settings,
-   * which decide how JSON becomes a schema) left: its last schema first. Null: it starts empty.
+   * A cache that shares the last slice with the other caches of the same {@code origin} (the
+   * converter's settings, which decide how JSON becomes a schema): it starts where they are. Null:
+   * it starts empty and shares nothing.
    */
   SchemaSliceCache(int capacity, String origin) {
     if (capacity < 1) {
@@ -56,23 +66,25 @@ final class SchemaSliceCache {
             return size() > capacity;
           }
         };
-    this.origin = origin;
-    this.last = origin == null ? null : RECENT.get(origin);
+    this.last = origin == null ? new LastSlice() : shared(origin);
+  }
+
+  private static LastSlice shared(String origin) {
+    if (RECENT.size() >= MAX_ORIGINS && !RECENT.containsKey(origin)) {
+      RECENT.clear(); // caches made before keep theirs; they no longer share it with new ones
+    }
+    return RECENT.computeIfAbsent(origin, o -> new LastSlice());
   }
 
   private void remember(Slice slice) {
-    last = slice;
-    if (origin != null && RECENT.get(origin) != slice) {
-      if (RECENT.size() >= MAX_ORIGINS && !RECENT.containsKey(origin)) {
-        RECENT.clear();
-      }
-      RECENT.put(origin, slice);
+    if (last.slice != slice) {
+      last.slice = slice;
     }
   }
 
   /** The schema whose JSON is {@code bytes[from, to)}, or null when it is not cached. */
   synchronized Schema get(byte[] bytes, int from, int to) {
-    Slice lastHit = last;
+    Slice lastHit = last.slice;
     if (lastHit != null && lastHit.sameBytes(bytes, from, to)) {
       return lastHit.schema;
     }
@@ -89,7 +101,7 @@ final class SchemaSliceCache {
    * lets a record that repeats the last schema skip parsing it at all.
    */
   synchronized Slice lastAt(byte[] bytes, int from) {
-    Slice lastHit = last;
+    Slice lastHit = last.slice;
     if (lastHit == null) {
       return null;
     }

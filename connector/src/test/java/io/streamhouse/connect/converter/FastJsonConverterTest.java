@@ -313,18 +313,19 @@ class FastJsonConverterTest {
    * schema; one configured otherwise starts empty.
    */
   @Test
-  void aConverterConfiguredAsAnotherStartsWithTheSchemaItReadLast() {
+  void aConverterConfiguredAsAnotherStartsWithTheSchemaItReadLastEvenIfConfiguredBeforeItRead() {
     String schema = "{\"type\":\"struct\",\"fields\":[{\"type\":\"int32\",\"field\":\"n\"}]}";
     byte[] first = ("{\"schema\":" + schema + ",\"payload\":{\"n\":1}}").getBytes(UTF_8);
     byte[] second = ("{\"schema\":" + schema + ",\"payload\":{\"n\":2}}").getBytes(UTF_8);
     Map<String, Object> settings = Map.of("schemas.cache.size", 4321); // this test's own origin
     FastJsonConverter task0 = new FastJsonConverter();
     task0.configure(settings, false);
+    FastJsonConverter task1 =
+        new FastJsonConverter(); // Connect starts a connector's tasks together
+    task1.configure(settings, false);
     SchemaAndValue read0 = task0.toConnectData("t", first);
     assertThat(task0.handedOver()).isEqualTo(1);
 
-    FastJsonConverter task1 = new FastJsonConverter();
-    task1.configure(settings, false);
     SchemaAndValue read1 = task1.toConnectData("t", second);
     assertThat(task1.handedOver()).isZero();
     assertThat(read1.schema()).isSameAs(read0.schema());
