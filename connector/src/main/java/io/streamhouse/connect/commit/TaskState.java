@@ -29,7 +29,8 @@ final class TaskState {
   /**
    * Fair: {@code put} takes it for every record and a record may open a writer under it (a Paimon
    * writer reads its bucket's files first); unfair, {@code put} took it back before the control
-   * thread waiting for a commit request got it, for seconds after a restart at 200 tables.
+   * thread waiting for a commit request got it, for seconds after a restart at 200 tables. See
+   * {@link FairLockProfile} for what its first contention cost the compiled write path.
    */
   private final ReentrantLock lock = new ReentrantLock(true);
 
@@ -71,6 +72,7 @@ final class TaskState {
   TaskState(String connector, int taskId, Map<String, TableFormat> formats, FileBudget budget) {
     this.writers = new TableWriters(connector, taskId, formats, budget);
     this.inFlight = new InFlightBatches(connector, taskId, formats);
+    FairLockProfile.startOnce(); // before the write path is compiled with the lock inlined
   }
 
   /**

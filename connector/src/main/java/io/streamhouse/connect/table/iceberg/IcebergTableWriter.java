@@ -48,7 +48,16 @@ final class IcebergTableWriter implements TableWriter {
   private final PartitionSpec spec;
   private final PartitionKey partitionKey;
   private final InternalRecordWrapper wrapper;
-  private final Map<PartitionKey, PartitionFile> open = new HashMap<>();
+
+  /**
+   * Open partitions by their key; the one partition of an unpartitioned table under {@link
+   * #UNPARTITIONED}, not under null: a null key takes a branch of {@code HashMap.hash} that the
+   * JDK's compiled code has never taken, and the first lookup of every record threw that code away
+   * ({@code unstable_if}, JFR) while the drain was compiling.
+   */
+  private final Map<Object, PartitionFile> open = new HashMap<>();
+
+  private static final Object UNPARTITIONED = new Object();
   private final RowSizes rowSizes = new RowSizes();
 
   /**
@@ -111,7 +120,7 @@ final class IcebergTableWriter implements TableWriter {
     PartitionFile file;
     PartitionKey key = null;
     if (spec.isUnpartitioned()) {
-      file = open.get(null);
+      file = open.get(UNPARTITIONED);
     } else {
       partitionKey.partition(wrapper.wrap(row));
       file = open.get(partitionKey);
@@ -119,7 +128,7 @@ final class IcebergTableWriter implements TableWriter {
     }
     if (file == null) {
       file = new PartitionFile(key);
-      open.put(key, file);
+      open.put(file.mapKey, file);
       budget.opened(file, 0); // may close another file, never this new one
     }
     file.write(row, rowSizes.of(row)); // charges the budget last: it may close this very file
@@ -230,6 +239,9 @@ final class IcebergTableWriter implements TableWriter {
 
     private final PartitionKey key;
 
+    /** Its key in {@link #open}. */
+    private final Object mapKey;
+
     /** All rows while no file is open; the rows since the last look while one is. */
     private List<Record> rows = new ArrayList<>();
 
@@ -239,6 +251,7 @@ final class IcebergTableWriter implements TableWriter {
 
     PartitionFile(PartitionKey key) {
       this.key = key;
+      this.mapKey = key == null ? UNPARTITIONED : key;
     }
 
     void write(Record row, long size) {
@@ -299,7 +312,7 @@ final class IcebergTableWriter implements TableWriter {
 
     @Override
     public void closeEarly() {
-      if (open.remove(key) != this) {
+      if (open.remove(mapKey) != this) {
         return;
       }
       finished.addAll(closeFile());
