@@ -279,7 +279,7 @@ final class RecordIntake {
     }
     skippedUpTo.forEach(
         (partition, next) -> {
-          consumed.put(partition, Math.max(next, consumed.getOrDefault(partition, next)));
+          consumed.merge(partition, next, Math::max);
           participant.arrived(partition);
         });
     return kept;

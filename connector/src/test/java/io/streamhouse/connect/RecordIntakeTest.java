@@ -74,6 +74,14 @@ class RecordIntakeTest {
         tablesKnownByTopic);
   }
 
+  /** An intake given P0, whose table holds its records below {@code watermark}. */
+  private RecordIntake assignedP0WhoseTableHoldsBelow(long watermark) {
+    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, watermark)));
+    RecordIntake intake = intake(true);
+    intake.assigned(List.of(P0));
+    return intake;
+  }
+
   private static List<SinkRecord> records(long from, long to) {
     return LongStream.range(from, to)
         .mapToObj(o -> new SinkRecord("t", 0, null, null, null, "v" + o, o))
@@ -106,9 +114,7 @@ class RecordIntakeTest {
 
   @Test
   void theFirstRecordsOfAPartitionSkipToWhatItsTablesHoldAndAreNotWrittenAgain() {
-    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 100L)));
-    RecordIntake intake = intake(true);
-    intake.assigned(List.of(P0));
+    RecordIntake intake = assignedP0WhoseTableHoldsBelow(100);
     intake.put(records(0, 5));
     assertThat(seeks).containsExactly(Map.of(P0, 99L));
 
@@ -125,9 +131,7 @@ class RecordIntakeTest {
 
   @Test
   void aFirstBatchAcrossWhatTheTablesHoldIsWrittenFromThereOn() {
-    format.watermarks.put(TABLE, Watermarks.of(Map.of(P0, 100L)));
-    RecordIntake intake = intake(true);
-    intake.assigned(List.of(P0));
+    RecordIntake intake = assignedP0WhoseTableHoldsBelow(100);
     intake.put(records(95, 105));
     assertThat(seeks).as("the batch reaches past what the table holds: no seek").isEmpty();
     participant.onStartCommit(1);

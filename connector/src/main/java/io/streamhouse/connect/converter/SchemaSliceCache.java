@@ -77,7 +77,7 @@ final class SchemaSliceCache {
   }
 
   private void remember(Slice slice) {
-    if (last.slice != slice) {
+    if (last.slice != slice) { // a shared field: no write, and no cache line taken, when unchanged
       last.slice = slice;
     }
   }

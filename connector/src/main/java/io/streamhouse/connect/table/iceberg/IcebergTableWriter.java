@@ -38,6 +38,8 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * per record. At the commit the held rows are written out on the committing thread.
  */
 final class IcebergTableWriter implements TableWriter {
+  private static final Object UNPARTITIONED = new Object();
+
   private final Table table;
   private final TableColumns columns;
   private final FileBudget budget;
@@ -52,12 +54,11 @@ final class IcebergTableWriter implements TableWriter {
   /**
    * Open partitions by their key; the one partition of an unpartitioned table under {@link
    * #UNPARTITIONED}, not under null: a null key takes a branch of {@code HashMap.hash} that the
-   * JDK's compiled code has never taken, and the first lookup of every record threw that code away
-   * ({@code unstable_if}, JFR) while the drain was compiling.
+   * JDK's compiled code had never taken, and the first such lookup threw that code away ({@code
+   * unstable_if}, JFR) while the drain was compiling.
    */
   private final Map<Object, PartitionFile> open = new HashMap<>();
 
-  private static final Object UNPARTITIONED = new Object();
   private final RowSizes rowSizes = new RowSizes();
 
   /**
