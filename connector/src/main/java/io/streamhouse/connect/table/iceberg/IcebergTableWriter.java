@@ -59,6 +59,15 @@ final class IcebergTableWriter implements TableWriter {
    */
   private final Map<Object, PartitionFile> open = new HashMap<>();
 
+  /**
+   * An unpartitioned table's one open partition, also in {@link #open}; null when there is none.
+   * Each row takes it from here, not from the map: a new writer's map has no hash table yet, and a
+   * lookup in it took the one branch that the rows of the writers before it never took (a null
+   * check the JIT had left to a trap), which threw the compiled write path away for the next task's
+   * first rows after a rebalance (JFR, 2-task drains).
+   */
+  private PartitionFile unpartitioned;
+
   private final RowSizes rowSizes = new RowSizes();
 
   /**
@@ -121,7 +130,7 @@ final class IcebergTableWriter implements TableWriter {
     PartitionFile file;
     PartitionKey key = null;
     if (spec.isUnpartitioned()) {
-      file = open.get(UNPARTITIONED);
+      file = unpartitioned;
     } else {
       partitionKey.partition(wrapper.wrap(row));
       file = open.get(partitionKey);
@@ -130,6 +139,9 @@ final class IcebergTableWriter implements TableWriter {
     if (file == null) {
       file = new PartitionFile(key);
       open.put(file.mapKey, file);
+      if (key == null) {
+        unpartitioned = file;
+      }
       budget.opened(file, 0); // may close another file, never this new one
     }
     file.write(row, rowSizes.of(row)); // charges the budget last: it may close this very file
@@ -169,6 +181,7 @@ final class IcebergTableWriter implements TableWriter {
   public void abort() {
     List<PartitionFile> files = List.copyOf(open.values());
     open.clear();
+    unpartitioned = null;
     files.forEach(budget::release);
     List<DataFile> done = new ArrayList<>(finished);
     finished.clear();
@@ -187,6 +200,7 @@ final class IcebergTableWriter implements TableWriter {
   private Supplier<List<DataFile>> takeFiles() {
     List<PartitionFile> files = List.copyOf(open.values());
     open.clear();
+    unpartitioned = null;
     files.forEach(budget::release);
     List<DataFile> done = List.copyOf(finished);
     finished.clear();
@@ -315,6 +329,9 @@ final class IcebergTableWriter implements TableWriter {
     public void closeEarly() {
       if (open.remove(mapKey) != this) {
         return;
+      }
+      if (unpartitioned == this) {
+        unpartitioned = null;
       }
       finished.addAll(closeFile());
     }

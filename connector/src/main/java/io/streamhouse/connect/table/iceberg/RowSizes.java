@@ -15,14 +15,24 @@ import org.apache.iceberg.data.Record;
  */
 final class RowSizes {
   private static final int SAMPLE_EVERY = 32;
-  private long rows;
-  private long average = -1;
 
-  /** The bytes to charge for {@code row}. */
+  /** Past this many samples the average moves by 1/8 of each new sample's difference. */
+  private static final int WEIGHT = 8;
+
+  private long rows;
+  private long samples;
+  private long average;
+
+  /**
+   * The bytes to charge for {@code row}: the mean of the first {@link #WEIGHT} samples, then a
+   * moving average. Without a branch for the first sample: a new table writer's first row (the next
+   * task's, after a rebalance) then takes the path the JIT compiled for the rows before, and does
+   * not throw that compiled code away ({@code unstable_if} at {@code average < 0}, JFR).
+   */
   long of(Record row) {
     if (rows++ % SAMPLE_EVERY == 0) {
-      long size = estimate(row);
-      average = average < 0 ? size : (average * 7 + size) / 8;
+      samples = Math.min(samples + 1, WEIGHT);
+      average += (estimate(row) - average) / samples;
     }
     return average;
   }

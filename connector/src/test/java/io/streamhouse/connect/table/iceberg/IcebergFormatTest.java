@@ -821,6 +821,22 @@ class IcebergFormatTest {
     }
   }
 
+  @Test
+  void anUnpartitionedTableWhoseFileTheBudgetClosesEarlyGoesOnInANewFileAndKeepsEveryRow()
+      throws Exception {
+    Map<String, String> props = new HashMap<>(config.originalsStrings());
+    props.put("route.orders.partition-by", "");
+    config = new StreamhouseSinkConfig(props);
+    try (IcebergFormat format = format()) {
+      FileBudget budget = new FileBudget(8, 16L << 10);
+      PreparedFiles files = write(format, 0, 3000, budget);
+      assertThat(budget.evictions()).isPositive();
+      assertThat(files.files()).as("one file per early close, and the last").isGreaterThan(1);
+      format.commit(table, 1L, List.of(batch("b", 0, 3000, files)), false);
+      assertThat(ids(format)).hasSize(3000).doesNotHaveDuplicates();
+    }
+  }
+
   @org.junit.jupiter.params.ParameterizedTest
   @org.junit.jupiter.params.provider.ValueSource(strings = {"parquet", "orc", "avro"})
   void otherFileFormatsAndTheTargetFileSizeComeFromTheRoute(String fileFormat) throws Exception {
