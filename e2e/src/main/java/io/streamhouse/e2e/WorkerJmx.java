@@ -4,6 +4,8 @@ import com.sun.tools.attach.VirtualMachine;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import javax.management.AttributeNotFoundException;
+import javax.management.InstanceNotFoundException;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
@@ -44,6 +46,28 @@ public final class WorkerJmx implements AutoCloseable {
         Object v = server.getAttribute(name, attribute);
         if (v instanceof Number n) {
           values.put(name.getKeyProperty(key), n.doubleValue());
+        }
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot read " + attribute + " of " + pattern, e);
+    }
+    return values;
+  }
+
+  /**
+   * The numeric attribute {@code attribute} of every MBean matching {@code pattern} that has it (a
+   * Kafka metric's attribute appears with its first value), by name.
+   */
+  public Map<ObjectName, Double> valuesByName(String pattern, String attribute) {
+    Map<ObjectName, Double> values = new HashMap<>();
+    try {
+      for (ObjectName name : server.queryNames(new ObjectName(pattern), null)) {
+        try {
+          if (server.getAttribute(name, attribute) instanceof Number n) {
+            values.put(name, n.doubleValue());
+          }
+        } catch (AttributeNotFoundException | InstanceNotFoundException notYetOrGone) {
+          // no value yet, or the MBean went away since the query (a consumer closed)
         }
       }
     } catch (Exception e) {

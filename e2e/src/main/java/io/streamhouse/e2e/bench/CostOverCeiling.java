@@ -13,9 +13,22 @@ import java.util.Optional;
  * do-nothing sink pays for the consumer and the converter, so this is the sink's own cost.
  */
 final class CostOverCeiling {
-  /** One drain: {@code ceiling} marks a do-nothing sink. */
+  /**
+   * One drain: {@code ceiling} marks a do-nothing sink; {@code readSeconds} is when the last record
+   * was read ({@link LastRecordRead}), -1 when unknown.
+   */
   record Run(
-      String sink, String worker, int tasks, boolean ceiling, double seconds, double steadyRate) {}
+      String sink,
+      String worker,
+      int tasks,
+      boolean ceiling,
+      double seconds,
+      double steadyRate,
+      double readSeconds) {
+    Run(String sink, String worker, int tasks, boolean ceiling, double seconds, double steadyRate) {
+      this(sink, worker, tasks, ceiling, seconds, steadyRate, -1);
+    }
+  }
 
   static final String SECONDS = "s over do-nothing";
   static final String MICROS = "steady µs/record over do-nothing";

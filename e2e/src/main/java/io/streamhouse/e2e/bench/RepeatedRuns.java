@@ -32,7 +32,8 @@ final class RepeatedRuns {
               first.ceiling(),
               median(group.stream().mapToDouble(Run::seconds).toArray()),
               median(
-                  group.stream().mapToDouble(Run::steadyRate).filter(rate -> rate > 0).toArray())));
+                  group.stream().mapToDouble(Run::steadyRate).filter(rate -> rate > 0).toArray()),
+              median(group.stream().mapToDouble(Run::readSeconds).filter(s -> s > 0).toArray())));
     }
     return medians;
   }
@@ -60,6 +61,11 @@ final class RepeatedRuns {
     row.put(
         "median steady records/s",
         median.steadyRate() > 0 ? String.format(Locale.ROOT, "%,.0f", median.steadyRate()) : "n/a");
+    row.put(
+        "median " + SinkDrains.LAST_READ,
+        median.readSeconds() > 0
+            ? String.format(Locale.ROOT, "%.1f", median.readSeconds())
+            : "n/a");
     return row;
   }
 
@@ -90,17 +96,27 @@ final class RepeatedRuns {
             String.format(
                 Locale.ROOT, "%.2f", theirTurns.get(i).seconds() / myTurns.get(i).seconds()));
       }
+      String read =
+          theirs.readSeconds() > 0 && mine.get().readSeconds() > 0
+              ? String.format(
+                  Locale.ROOT,
+                  "; last record read at %.1f s against %.1f s, %.2fx",
+                  mine.get().readSeconds(),
+                  theirs.readSeconds(),
+                  theirs.readSeconds() / mine.get().readSeconds())
+              : "";
       lines.add(
           String.format(
               Locale.ROOT,
-              "%d task(s): %s drains %.2fx as fast as %s (median %.1f s against %.1f s; turn by turn %s)",
+              "%d task(s): %s drains %.2fx as fast as %s (median %.1f s against %.1f s; turn by turn %s%s)",
               theirs.tasks(),
               ours,
               theirs.seconds() / mine.get().seconds(),
               theirs.sink(),
               mine.get().seconds(),
               theirs.seconds(),
-              String.join(", ", turns)));
+              String.join(", ", turns),
+              read));
     }
     return lines;
   }

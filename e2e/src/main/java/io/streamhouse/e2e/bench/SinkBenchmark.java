@@ -48,6 +48,9 @@ public final class SinkBenchmark {
   /** The routing field's value of every record: one table. */
   private static final String TABLE_FIELD_VALUE = "bench.orders";
 
+  /** The topic the backlog is produced to and every sink drains. */
+  static final String TOPIC = "bench";
+
   private final SinkBenchmarkOptions options;
   private final SinkConfigs configs;
   private final SinkDrains drains;
@@ -56,7 +59,9 @@ public final class SinkBenchmark {
   private SinkBenchmark(SinkBenchmarkOptions options) {
     this.options = options;
     this.configs = new SinkConfigs(options);
-    this.drains = new SinkDrains(options.runDir(), options.records(), options.warmUpRecords());
+    this.drains =
+        new SinkDrains(
+            options.runDir(), options.records(), options.partitions(), options.warmUpRecords());
   }
 
   public static void main(String[] args) throws Exception {
@@ -233,7 +238,7 @@ public final class SinkBenchmark {
   /** The backlog: {@link BenchRecords} of one table, {@code records} of them. */
   private void produce(LocalStack stack) {
     int records = options.records();
-    stack.createTopic("bench", options.partitions(), Map.of());
+    stack.createTopic(TOPIC, options.partitions(), Map.of());
     BenchRecords source = new BenchRecords();
     long start = System.nanoTime();
     try (JsonRecordProducer producer = stack.producer()) {
@@ -241,14 +246,14 @@ public final class SinkBenchmark {
         String value = source.nextJson(id, TABLE_FIELD_VALUE);
         if (options.kafkaMetadata().contains("headers")) {
           producer.sendRaw(
-              "bench",
+              TOPIC,
               null,
               System.currentTimeMillis(),
               "order-" + id,
               value,
               List.of(Map.entry("trace-id", "t-" + id), Map.entry("source", "bench")));
         } else {
-          producer.sendRaw("bench", null, "order-" + id, value);
+          producer.sendRaw(TOPIC, null, "order-" + id, value);
         }
       }
       producer.flush();

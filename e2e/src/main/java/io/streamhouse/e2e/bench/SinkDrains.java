@@ -3,6 +3,7 @@ package io.streamhouse.e2e.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.streamhouse.e2e.ConnectWorker;
 import io.streamhouse.e2e.LocalStack;
+import io.streamhouse.e2e.WorkerJmx;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,16 +25,21 @@ import org.apache.kafka.clients.admin.Admin;
 final class SinkDrains {
   private static final Duration DRAIN_TIMEOUT = Duration.ofMinutes(20);
 
+  /** The column of the seconds until the last record of every partition was read. */
+  static final String LAST_READ = "last record read s";
+
   private final Path runDir;
   private final int records;
+  private final int partitions;
   private final int warmUpRecords;
   private final List<Map<String, String>> results = new ArrayList<>();
   private final List<CostOverCeiling.Run> runs = new ArrayList<>();
   private final Set<String> configsShown = new HashSet<>();
 
-  SinkDrains(Path runDir, int records, int warmUpRecords) {
+  SinkDrains(Path runDir, int records, int partitions, int warmUpRecords) {
     this.runDir = runDir;
     this.records = records;
+    this.partitions = partitions;
     this.warmUpRecords = warmUpRecords;
   }
 
@@ -48,7 +54,7 @@ final class SinkDrains {
     long start = System.nanoTime();
     try (Admin admin = stack.admin()) {
       LongSupplier done = start(stack, admin, "discard", name, new HashMap<>(config));
-      awaitDurable(stack, "broker warm-up", name, done, records, start, worker);
+      awaitDurable(stack, "broker warm-up", name, done, records, start, worker, null);
       stack.connect().delete(name);
       System.out.printf(
           "broker warm-up: the do-nothing sink drained the backlog in %.1f s (not measured)%n",
@@ -83,14 +89,17 @@ final class SinkDrains {
     ConnectWorker worker = stack.worker();
     worker.restart(Duration.ofMinutes(2)); // a fresh JVM: its peak memory is this run's alone
     String name = kind + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
-    try (Admin admin = stack.admin()) { // one client polls the do-nothing sink's offsets
+    // one client polls the do-nothing sink's offsets; JMX is attached before the drain starts
+    try (Admin admin = stack.admin();
+        WorkerJmx jmx = new WorkerJmx(worker.process().pid())) {
       if (warmUpRecords > 0) {
         // The JIT compiles the sink's path in this drain, not in the measured one: a worker that
         // has run for a while.
         String warm = name + "-warm";
         long warmStart = System.nanoTime();
         LongSupplier warmDone = start(stack, admin, kind, warm, new HashMap<>(config));
-        awaitDurable(stack, sink + " (warm-up)", warm, warmDone, warmUpRecords, warmStart, worker);
+        awaitDurable(
+            stack, sink + " (warm-up)", warm, warmDone, warmUpRecords, warmStart, worker, null);
         stopAndDelete(stack, warm);
         System.out.printf(
             "warm-up of %s: %,d records in %.1f s%n",
@@ -107,9 +116,19 @@ final class SinkDrains {
       }
       long start = System.nanoTime();
       LongSupplier done = start(stack, admin, kind, name, config);
-      long[] quarter = awaitDurable(stack, sink, name, done, records, start, worker);
+      long[] quarter =
+          awaitDurable(
+              stack,
+              sink,
+              name,
+              done,
+              records,
+              start,
+              worker,
+              new LastRecordRead(jmx::valuesByName, name, SinkBenchmark.TOPIC, partitions));
       long quarterNanos = quarter[0];
       long quarterRecords = quarter[1];
+      double readSeconds = quarter[2] < 0 ? -1 : (quarter[2] - start) / 1e9;
       long end = System.nanoTime();
       double seconds = (end - start) / 1e9;
       Map<String, String> row = new LinkedHashMap<>();
@@ -117,6 +136,7 @@ final class SinkDrains {
       row.put("worker", stack.kafkaVersion());
       row.put("tasks", Integer.toString(tasks));
       row.put("seconds", String.format("%.1f", seconds));
+      row.put(LAST_READ, readSeconds < 0 ? "n/a" : String.format("%.1f", readSeconds));
       row.put("records/s", String.format("%,.0f", records / seconds));
       row.put("MB/s", String.format("%.1f", payloadBytes / seconds / 1e6));
       // After the first quarter is durable the JVM is warm: the rate of the rest is the steady
@@ -136,7 +156,13 @@ final class SinkDrains {
       results.add(row);
       runs.add(
           new CostOverCeiling.Run(
-              sink, stack.kafkaVersion(), tasks, kind.equals("discard"), seconds, steadyRate));
+              sink,
+              stack.kafkaVersion(),
+              tasks,
+              kind.equals("discard"),
+              seconds,
+              steadyRate,
+              readSeconds));
       System.out.println(row);
     } finally {
       // An idle worker would take CPU from the next drain; its profile (if any) is named after the
@@ -190,7 +216,8 @@ final class SinkDrains {
 
   /**
    * Waits until {@code target} records of connector {@code name} are durable; returns when the
-   * first quarter of them was (nanos) and how many were then.
+   * first quarter of them was (nanos), how many were then, and when {@code read} (if not null)
+   * first saw the last record of every partition read (nanos; -1 if never seen).
    */
   private static long[] awaitDurable(
       LocalStack stack,
@@ -199,11 +226,13 @@ final class SinkDrains {
       LongSupplier done,
       long target,
       long start,
-      ConnectWorker worker)
+      ConnectWorker worker,
+      LastRecordRead read)
       throws InterruptedException {
     long last = 0;
     long quarterNanos = -1;
     long quarterRecords = 0;
+    long readNanos = -1;
     while (last < target) {
       stack.connect().requireNotFailed(name);
       if (System.nanoTime() - start > DRAIN_TIMEOUT.toNanos()) {
@@ -219,13 +248,16 @@ final class SinkDrains {
                 + worker.logFile());
       }
       Thread.sleep(200); // polling interval of a benchmark measurement loop, not synchronization
+      if (read != null && readNanos < 0 && read.allRead()) {
+        readNanos = System.nanoTime();
+      }
       last = done.getAsLong();
       if (quarterNanos < 0 && last >= target / 4) {
         quarterNanos = System.nanoTime();
         quarterRecords = last;
       }
     }
-    return new long[] {quarterNanos, quarterRecords};
+    return new long[] {quarterNanos, quarterRecords, readNanos};
   }
 
   /**

@@ -59,4 +59,23 @@ class RepeatedRunsTest {
             "1 task(s): streamhouse drains 1.67x as fast as Apache Iceberg sink 1.12.0 (median 12.0 s against 20.0 s; "
                 + "turn by turn 2.50, 0.90, 2.00)");
   }
+
+  @Test
+  void theTimeOfTheLastRecordReadFoldsIntoItsMedianAndIsCompared() {
+    List<Run> read =
+        List.of(
+            new Run("streamhouse", "4.3.1", 2, false, 11.4, 200_000, 10.6),
+            new Run("Apache Iceberg sink 1.12.0", "4.3.1", 2, false, 22.8, 50_000, 20.0),
+            new Run("streamhouse", "4.3.1", 2, false, 13.5, 180_000, 11.4),
+            new Run("Apache Iceberg sink 1.12.0", "4.3.1", 2, false, 24.0, 48_000, 21.0),
+            new Run("streamhouse", "4.3.1", 2, false, 11.3, 210_000, 10.2));
+    Run median = RepeatedRuns.medians(read).get(0);
+    assertThat(median.readSeconds()).isEqualTo(10.6);
+    assertThat(RepeatedRuns.row(median, read, 1_000_000))
+        .containsEntry("median last record read s", "10.6");
+    assertThat(RepeatedRuns.throughputRatios("streamhouse", read))
+        .containsExactly(
+            "2 task(s): streamhouse drains 2.05x as fast as Apache Iceberg sink 1.12.0 (median 11.4 s against 23.4 s; "
+                + "turn by turn 2.00, 1.78; last record read at 10.6 s against 20.5 s, 1.93x)");
+  }
 }
