@@ -51,6 +51,8 @@ public final class IcebergRecordConverter {
   /** Where in the value the conversion is, named only by errors. */
   private final ValuePath path = new ValuePath();
 
+  private final UtcDateTimes utcDateTimes = new UtcDateTimes();
+
   /**
    * A type of the schema, with what converting its values needs: for a struct an empty record to
    * copy (cheaper than creating one by type) and, per Connect schema of its values (by identity:
@@ -264,11 +266,10 @@ public final class IcebergRecordConverter {
     };
   }
 
-  private static Object timestamp(Types.TimestampType type, Instant instant) {
+  private Object timestamp(Types.TimestampType type, Instant instant) {
     // Not Instant.atOffset: it looks up the offset's ZoneRules, a new object per call (JFR: ~4 % of
     // a task thread).
-    LocalDateTime local =
-        LocalDateTime.ofEpochSecond(instant.getEpochSecond(), instant.getNano(), ZoneOffset.UTC);
+    LocalDateTime local = utcDateTimes.of(instant);
     return type.shouldAdjustToUTC() ? OffsetDateTime.of(local, ZoneOffset.UTC) : local;
   }
 
