@@ -76,6 +76,41 @@ class ParticipantTest {
   }
 
   @Test
+  void theLookUpTakenOnPurposeEveryFewRecordsKeepsTheWriterAndTheRangesOfEveryPartition()
+      throws Exception {
+    format.closing.countDown();
+    TopicPartition p1 = new TopicPartition("t", 1);
+    participant.assigned(List.of(P0, p1));
+    int perPartition = TableWriters.LOOK_UP_EVERY * 2 + 7; // past the slow path, twice each round
+    for (int round = 0; round < 2; round++) {
+      for (long i = 0; i < perPartition; i++) {
+        long offset = round * perPartition + i;
+        assertThat(participant.write(new SinkRecord("t", 0, null, null, null, "a", offset), P0, TO))
+            .isTrue();
+        assertThat(participant.write(new SinkRecord("t", 1, null, null, null, "b", offset), p1, TO))
+            .isTrue();
+      }
+      participant.onStartCommit(round + 1);
+    }
+
+    assertThat(format.writersOpened).as("one writer, found again on the slow path").hasValue(1);
+    assertThat(channel.batches())
+        .extracting(ControlEvent.BatchChunk::ranges)
+        .as("the first batch, offered again while undecided, then the second")
+        .containsExactly(
+            Map.of(P0, new OffsetRange(0, perPartition), p1, new OffsetRange(0, perPartition)),
+            Map.of(P0, new OffsetRange(0, perPartition), p1, new OffsetRange(0, perPartition)),
+            Map.of(
+                P0,
+                new OffsetRange(perPartition, 2L * perPartition),
+                p1,
+                new OffsetRange(perPartition, 2L * perPartition)));
+    assertThat(channel.batches())
+        .extracting(ControlEvent.BatchChunk::records)
+        .containsOnly(2L * perPartition);
+  }
+
+  @Test
   void aRepeatedRequestOffersTheUndecidedBatchesAgainWithoutPreparingNewOnes() throws Exception {
     format.closing.countDown();
     write(0, 10);
