@@ -1,5 +1,7 @@
 package io.streamhouse.connect.table.iceberg;
 
+import static java.util.stream.Collectors.toUnmodifiableSet;
+
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.convert.KafkaMetadata;
 import io.streamhouse.connect.errors.RecordConversionException;
@@ -14,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionKey;
@@ -31,11 +34,13 @@ import org.apache.kafka.connect.sink.SinkRecord;
 /**
  * The data files of one task for one Iceberg table, per partition value: rows are first held in
  * memory, and a partition that holds an eighth of the task's {@link FileBudget} turns into an open
- * rolling file that takes its rows as they come. Cold partitions (a task fanning out to hundreds of
- * tables) thus cost only their rows, not the page and compressor buffers of an open Parquet file
- * (about 1 MB per column), and every partition is charged to the budget, which writes out the one
- * holding the most when the task's memory is full: files of a fair share of the budget, never one
- * per record. At the commit the held rows are written out on the committing thread.
+ * rolling file that takes its rows as they come; a partition that had an open file when the files
+ * were last taken (a commit) opens its next one after its first run of rows. Cold partitions (a
+ * task fanning out to hundreds of tables) thus cost only their rows, not the page and compressor
+ * buffers of an open Parquet file (about 1 MB per column), and every partition is charged to the
+ * budget, which writes out the one holding the most when the task's memory is full: files of a fair
+ * share of the budget, never one per record. At the commit the held rows are written out on the
+ * committing thread.
  */
 final class IcebergTableWriter implements TableWriter {
   private static final Object UNPARTITIONED = new Object();
@@ -77,6 +82,14 @@ final class IcebergTableWriter implements TableWriter {
 
   /** A partition holding this much turns into an open file. */
   private final long streamingBytes;
+
+  /**
+   * The keys of the partitions that had an open file when the files were last taken: a partition
+   * hot in the last round opens its next file at its first look, instead of holding {@link
+   * #streamingBytes} of rows again in every round (rows held live through young collections and are
+   * copied by them).
+   */
+  private Set<Object> openWhenTaken = Set.of();
 
   private final List<DataFile> finished = new ArrayList<>();
 
@@ -199,6 +212,11 @@ final class IcebergTableWriter implements TableWriter {
    */
   private Supplier<List<DataFile>> takeFiles() {
     List<PartitionFile> files = List.copyOf(open.values());
+    openWhenTaken =
+        files.stream()
+            .filter(PartitionFile::isOpen)
+            .map(f -> f.mapKey)
+            .collect(toUnmodifiableSet());
     open.clear();
     unpartitioned = null;
     files.forEach(budget::release);
@@ -264,9 +282,17 @@ final class IcebergTableWriter implements TableWriter {
     private long buffered;
     private int lookAt = RUN;
 
+    /** Whether its partition had an open file when the files were last taken. */
+    private final boolean wasOpen;
+
     PartitionFile(PartitionKey key) {
       this.key = key;
       this.mapKey = key == null ? UNPARTITIONED : key;
+      this.wasOpen = openWhenTaken.contains(mapKey);
+    }
+
+    boolean isOpen() {
+      return writer != null;
     }
 
     void write(Record row, long size) {
@@ -283,7 +309,7 @@ final class IcebergTableWriter implements TableWriter {
     private long look() {
       long charge = 0;
       if (writer == null) {
-        if (buffered < streamingBytes) {
+        if (buffered < streamingBytes && !wasOpen) {
           lookAt = rows.size() + RUN;
           return 0;
         }
