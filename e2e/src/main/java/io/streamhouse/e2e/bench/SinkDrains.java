@@ -64,6 +64,20 @@ final class SinkDrains {
     }
   }
 
+  /**
+   * The CPU time the worker JVM took from the connector's start to the drain's end, all its threads
+   * (the task threads, the JIT's compilers, the collector): on 2 cores a drain is bound by the CPU.
+   */
+  static final String WORKER_CPU = "worker CPU s";
+
+  /** The CPU time the worker JVM has taken so far, in seconds; -1 where the OS does not say. */
+  private static double cpuSeconds(ConnectWorker worker) {
+    return ProcessHandle.of(worker.process().pid())
+        .flatMap(p -> p.info().totalCpuDuration())
+        .map(d -> d.toNanos() / 1e9)
+        .orElse(-1.0);
+  }
+
   /** The rows of the drains so far, in their order. */
   List<Map<String, String>> results() {
     return results;
@@ -114,6 +128,7 @@ final class SinkDrains {
                 + " (names vary per run): "
                 + shown.toString().replace(runDir.toString(), "<run-dir>"));
       }
+      double cpuAtStart = cpuSeconds(worker);
       long start = System.nanoTime();
       LongSupplier done = start(stack, admin, kind, name, config);
       long[] quarter =
@@ -130,6 +145,7 @@ final class SinkDrains {
       long quarterRecords = quarter[1];
       double readSeconds = quarter[2] < 0 ? -1 : (quarter[2] - start) / 1e9;
       long end = System.nanoTime();
+      double cpuAtEnd = cpuSeconds(worker);
       double seconds = (end - start) / 1e9;
       Map<String, String> row = new LinkedHashMap<>();
       row.put("sink", sink);
@@ -148,6 +164,9 @@ final class SinkDrains {
               : -1;
       row.put("steady records/s", steadyRate > 0 ? String.format("%,.0f", steadyRate) : "n/a");
       row.put("peak worker RSS MB", String.format("%.0f", worker.peakRssBytes() / 1e6));
+      row.put(
+          WORKER_CPU,
+          cpuAtStart < 0 || cpuAtEnd < 0 ? "n/a" : String.format("%.1f", cpuAtEnd - cpuAtStart));
       stack.connect().delete(name);
       // The coordinator logs a commit after the snapshot is visible: read the log once the tasks
       // stopped.
