@@ -68,7 +68,7 @@ final class SinkDrains {
    * The CPU time the worker JVM took from the connector's start to the drain's end, all its threads
    * (the task threads, the JIT's compilers, the collector): on 2 cores a drain is bound by the CPU.
    */
-  static final String WORKER_CPU = "worker CPU s";
+  private static final String WORKER_CPU = "worker CPU s";
 
   /** The CPU time the worker JVM has taken so far, in seconds; -1 where the OS does not say. */
   private static double cpuSeconds(ConnectWorker worker) {

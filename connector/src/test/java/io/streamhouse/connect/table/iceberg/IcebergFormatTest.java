@@ -87,6 +87,17 @@ class IcebergFormatTest {
     return writer.prepare();
   }
 
+  /**
+   * Creates the table, sets its Parquet pages to 1 KB (an open file's buffers small beside the
+   * budget) and opens a writer on it under {@code budget}.
+   */
+  private TableWriter writerWithSmallPages(IcebergFormat format, FileBudget budget)
+      throws Exception {
+    write(format, 0, 1, new FileBudget(8, 64L << 20)); // creates the table
+    format.table(table).updateProperties().set("write.parquet.page-size-bytes", "1024").commit();
+    return format.openWriter(table, config.routes().get(0), record(0, 0), budget).orElseThrow();
+  }
+
   private static OfferedBatch batch(String id, long from, long to, PreparedFiles files) {
     return new OfferedBatch(id, 0, Map.of(TP0, new OffsetRange(from, to)), files, 0L);
   }
@@ -788,11 +799,8 @@ class IcebergFormatTest {
     props.put("route.orders.target-file-size-bytes", "4096");
     config = new StreamhouseSinkConfig(props);
     try (IcebergFormat format = format()) {
-      write(format, 0, 1, new FileBudget(8, 64L << 20)); // creates the table
-      format.table(table).updateProperties().set("write.parquet.page-size-bytes", "1024").commit();
       FileBudget budget = new FileBudget(8, 2L << 20); // streams past 256 KB of held rows
-      TableWriter writer =
-          format.openWriter(table, config.routes().get(0), record(0, 0), budget).orElseThrow();
+      TableWriter writer = writerWithSmallPages(format, budget);
       long most = 0;
       for (long o = 0; o < 40_000; o++) {
         writer.write(record(o, o));
@@ -821,11 +829,8 @@ class IcebergFormatTest {
     props.put("route.orders.partition-by", "");
     config = new StreamhouseSinkConfig(props);
     try (IcebergFormat format = format()) {
-      write(format, 0, 1, new FileBudget(8, 64L << 20)); // creates the table
-      format.table(table).updateProperties().set("write.parquet.page-size-bytes", "1024").commit();
       FileBudget budget = new FileBudget(8, 2L << 20); // streams past 256 KB of held rows
-      TableWriter writer =
-          format.openWriter(table, config.routes().get(0), record(0, 0), budget).orElseThrow();
+      TableWriter writer = writerWithSmallPages(format, budget);
       long openFileFloor = 64 << 10; // an open file's buffers: 64 KB and a page per column
       long o = 0;
       for (; o < 300; o++) {
