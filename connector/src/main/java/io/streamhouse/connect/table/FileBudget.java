@@ -31,6 +31,12 @@ public final class FileBudget {
   private long evictions;
 
   /**
+   * The bytes of every row written under this budget so far (all the task's tables): a partition's
+   * share of the rows written since it began tells a hot partition from a cold one.
+   */
+  private long written;
+
+  /**
    * At this many bytes {@link #charge} looks at the budget next: at most one byte over it, and at
    * most {@link #lookStep} above the bytes at the last look. The look, out of line, comes every
    * {@code lookStep} bytes of writing, so the JIT compiler sees its branch taken and does not
@@ -71,6 +77,16 @@ public final class FileBudget {
     if (bytes >= lookAt) {
       look();
     }
+  }
+
+  /** A row of {@code rowBytes} was written, to any table of the task. */
+  public void wrote(long rowBytes) {
+    written += rowBytes;
+  }
+
+  /** The bytes of the rows written under this budget so far ({@link #wrote}). */
+  public long written() {
+    return written;
   }
 
   /** Closes the largest files while over budget; sets when to look next. */

@@ -337,6 +337,7 @@ final class IcebergKeyedTableWriter implements TableWriter {
       writer.write(row); // first: a row the file refused takes no position
       long position = KeyIndex.pack(ordinal, rows++);
       buffered += size;
+      budget.wrote(size); // counts in the task's rows that tell an append table's hot partitions
       budget.charge(size);
       if (rows % 1000 == 0 && writer.length() >= targetFileSize) {
         long freed = buffered;

@@ -33,14 +33,15 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * The data files of one task for one Iceberg table, per partition value: rows are first held in
- * memory, and a partition that holds an eighth of the task's {@link FileBudget} turns into an open
- * rolling file that takes its rows as they come; a partition that had an open file when the files
- * were last taken (a commit) opens its next one after its first run of rows. Cold partitions (a
- * task fanning out to hundreds of tables) thus cost only their rows, not the page and compressor
- * buffers of an open Parquet file (about 1 MB per column), and every partition is charged to the
- * budget, which writes out the one holding the most when the task's memory is full: files of a fair
- * share of the budget, never one per record. At the commit the held rows are written out on the
- * committing thread.
+ * memory, and a partition turns into an open rolling file that takes its rows as they come once it
+ * is hot: at its first run of rows when they are at least an eighth of the rows the task wrote (all
+ * its tables) since the partition began, or when it had an open file when the files were last taken
+ * (a commit), and otherwise once it holds an eighth of the task's {@link FileBudget}. Cold
+ * partitions (a task fanning out to hundreds of tables) thus cost only their rows, not the page and
+ * compressor buffers of an open Parquet file (up to a page per column), and every partition is
+ * charged to the budget, which writes out the one holding the most when the task's memory is full:
+ * files of a fair share of the budget, never one per record. At the commit the held rows are
+ * written out on the committing thread.
  */
 final class IcebergTableWriter implements TableWriter {
   private static final Object UNPARTITIONED = new Object();
@@ -82,6 +83,14 @@ final class IcebergTableWriter implements TableWriter {
 
   /** A partition holding this much turns into an open file. */
   private final long streamingBytes;
+
+  /**
+   * A partition whose rows are at least this share (1/n) of the rows the task wrote since it began
+   * is hot at its first look: a table taking most of a task's records does not hold {@link
+   * #streamingBytes} of rows (some 75,000 of 15 columns) in every task's first round and after
+   * every rebalance, live through young collections and written out at once by a hand-in.
+   */
+  private static final int HOT_SHARE = 8;
 
   /**
    * The keys of the partitions that had an open file when the files were last taken: a partition
@@ -253,6 +262,14 @@ final class IcebergTableWriter implements TableWriter {
     abort();
   }
 
+  /** The partition values with an open file (for tests: the others hold their rows). */
+  Set<Object> openPartitions() {
+    return open.values().stream()
+        .filter(PartitionFile::isOpen)
+        .map(f -> f.mapKey)
+        .collect(toUnmodifiableSet());
+  }
+
   /**
    * One partition value: its rows held in memory, or, once it held {@code streamingBytes}, an open
    * rolling file. Closing it writes what it holds and keeps the files as finished.
@@ -285,10 +302,14 @@ final class IcebergTableWriter implements TableWriter {
     /** Whether its partition had an open file when the files were last taken. */
     private final boolean wasOpen;
 
+    /** The bytes of the rows the task had written (all its tables) before this partition's. */
+    private final long writtenBefore;
+
     PartitionFile(PartitionKey key) {
       this.key = key;
       this.mapKey = key == null ? UNPARTITIONED : key;
       this.wasOpen = openWhenTaken.contains(mapKey);
+      this.writtenBefore = budget.written();
     }
 
     boolean isOpen() {
@@ -298,6 +319,7 @@ final class IcebergTableWriter implements TableWriter {
     void write(Record row, long size) {
       rows.add(row);
       buffered += size;
+      budget.wrote(size);
       long charge = size;
       if (rows.size() >= lookAt) {
         charge += look();
@@ -309,7 +331,7 @@ final class IcebergTableWriter implements TableWriter {
     private long look() {
       long charge = 0;
       if (writer == null) {
-        if (buffered < streamingBytes && !wasOpen) {
+        if (buffered < streamingBytes && !wasOpen && !takesAHotShare()) {
           lookAt = rows.size() + RUN;
           return 0;
         }
@@ -320,6 +342,14 @@ final class IcebergTableWriter implements TableWriter {
       charge += writeHeld();
       lookAt = RUN;
       return charge;
+    }
+
+    /**
+     * Whether the rows it holds (all its rows: no file of it is open) are at least a {@link
+     * #HOT_SHARE}th of the rows the task wrote since it began.
+     */
+    private boolean takesAHotShare() {
+      return buffered * HOT_SHARE >= budget.written() - writtenBefore;
     }
 
     /** Hands the held rows to the open file; the change in the charge if it finished a file. */

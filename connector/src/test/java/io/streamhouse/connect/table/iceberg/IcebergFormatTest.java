@@ -24,7 +24,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -68,10 +70,14 @@ class IcebergFormatTest {
   }
 
   static SinkRecord record(long offset, long id) {
+    return record(offset, id, "c" + (id % 3));
+  }
+
+  private static SinkRecord record(long offset, long id, String customer) {
     Struct value =
         new Struct(ORDER)
             .put("id", id)
-            .put("customer", "c" + (id % 3))
+            .put("customer", customer)
             .put("amount", id * 1.5)
             .put("created_at", new java.util.Date(1_767_225_600_000L + id * 3_600_000L));
     return new SinkRecord("orders", 0, Schema.STRING_SCHEMA, "k" + id, ORDER, value, offset);
@@ -788,27 +794,34 @@ class IcebergFormatTest {
   }
 
   /**
-   * A partition holds its rows until it holds an eighth of the budget, then turns into an open file
-   * that takes its rows in runs and rolls at the target size: the budget's bytes drop to the open
-   * file's buffers instead of growing with the rows, and every row lands once.
+   * A partition that takes the task's rows turns into an open file at its first run of rows, takes
+   * its rows in runs and rolls at the target size: the budget holds the open file's buffers and the
+   * rows since it last rolled, and every row lands once.
    */
   @Test
-  void aHotPartitionTurnsIntoAnOpenFileThatRollsAtTheTargetSizeAndKeepsEveryRow() throws Exception {
+  void aPartitionTakingTheTasksRowsOpensItsFileAtItsFirstRunAndRollsAtTheTargetSize()
+      throws Exception {
     Map<String, String> props = new HashMap<>(config.originalsStrings());
     props.put("route.orders.partition-by", "");
     props.put("route.orders.target-file-size-bytes", "4096");
     config = new StreamhouseSinkConfig(props);
     try (IcebergFormat format = format()) {
-      FileBudget budget = new FileBudget(8, 2L << 20); // streams past 256 KB of held rows
+      FileBudget budget = new FileBudget(8, 2L << 20); // an eighth: 256 KB of held rows
       TableWriter writer = writerWithSmallPages(format, budget);
+      long openFileFloor = 64 << 10; // an open file's buffers: 64 KB and a page per column
       long most = 0;
       for (long o = 0; o < 40_000; o++) {
         writer.write(record(o, o));
         most = Math.max(most, budget.bufferedBytes());
+        if (o == 300) {
+          assertThat(budget.bufferedBytes())
+              .as("an open file after the first run of 256 rows")
+              .isGreaterThanOrEqualTo(openFileFloor);
+        }
       }
       assertThat(most)
-          .as("held rows, then an open file's buffers")
-          .isBetween(256L << 10, 512L << 10);
+          .as("an open file's buffers and the rows since it last rolled, not 4 MB of rows")
+          .isLessThan(512L << 10);
       assertThat(budget.evictions()).isZero();
       PreparedFiles files = writer.prepare();
       assertThat(files.files()).as("rolled at the target size").isGreaterThan(2);
@@ -818,52 +831,56 @@ class IcebergFormatTest {
   }
 
   /**
-   * A partition that had an open file when its files were taken opens its next file at its first
-   * look, instead of holding an eighth of the budget of rows again in every round: the second
-   * round's first runs of rows already go to a file (the budget holds the open file's buffers,
-   * which the first round's held rows did not reach), and every row lands once.
+   * Of a task's partitions, one taking at least an eighth of the rows written since it began opens
+   * its file at its first run; one taking less (fan-out) holds its rows, costing no file's buffers,
+   * until it holds an eighth of the budget, then opens its file, and in the next round it opens its
+   * file at its first run though its share is still small. Every row lands once.
    */
   @Test
-  void aPartitionWithAnOpenFileWhenItsFilesWereTakenOpensItsNextFileAtOnce() throws Exception {
+  void aPartitionOpensItsFileAtItsFirstRunWhenHotByShareOrOpenInTheLastRound() throws Exception {
     Map<String, String> props = new HashMap<>(config.originalsStrings());
-    props.put("route.orders.partition-by", "");
+    props.put("route.orders.partition-by", "customer");
+    props.put(
+        "route.orders.target-file-size-bytes", "4096"); // the hot partition's charge stays low
     config = new StreamhouseSinkConfig(props);
     try (IcebergFormat format = format()) {
-      FileBudget budget = new FileBudget(8, 2L << 20); // streams past 256 KB of held rows
-      TableWriter writer = writerWithSmallPages(format, budget);
-      long openFileFloor = 64 << 10; // an open file's buffers: 64 KB and a page per column
+      FileBudget budget = new FileBudget(8, 4L << 20); // an eighth: 512 KB of held rows
+      IcebergTableWriter writer = (IcebergTableWriter) writerWithSmallPages(format, budget);
       long o = 0;
-      for (; o < 300; o++) {
-        writer.write(record(o, o));
+      for (; o < 2_600; o++) { // hot 90 %, warm 10 %: warm's first look comes at its 256th row
+        writer.write(record(o, o, o % 10 == 9 ? "warm" : "hot"));
       }
-      assertThat(budget.bufferedBytes())
-          .as("a new partition holds its rows")
-          .isLessThan(openFileFloor);
-      for (; o < 40_000; o++) {
-        writer.write(record(o, o));
+      assertThat(customers(writer.openPartitions()))
+          .as("hot by its share (its rows far below an eighth of the budget); warm holds its rows")
+          .containsExactly("hot");
+      for (; o < 400_000 && writer.openPartitions().size() < 2; o++) {
+        writer.write(record(o, o, o % 10 == 9 ? "warm" : "hot"));
       }
+      assertThat(customers(writer.openPartitions()))
+          .as("warm opens once it holds an eighth of the budget")
+          .containsExactlyInAnyOrder("hot", "warm");
+      long firstRound = o;
       PreparedFiles first = writer.prepare();
-      for (; o < 40_300; o++) {
-        writer.write(record(o, o));
+      for (; o < firstRound + 3_000; o++) { // hot 80 %, warm 10 %, cold (new) 10 %
+        long kind = o % 10;
+        writer.write(record(o, o, kind == 8 ? "warm" : kind == 9 ? "cold" : "hot"));
       }
-      assertThat(budget.bufferedBytes())
-          .as("the partition open in the last round writes to a file after its first run")
-          .isGreaterThanOrEqualTo(openFileFloor);
+      assertThat(customers(writer.openPartitions()))
+          .as("warm was open in the last round; cold holds its rows")
+          .containsExactlyInAnyOrder("hot", "warm");
+      assertThat(budget.evictions()).isZero();
       PreparedFiles second = writer.prepare();
-      for (; o < 40_600; o++) {
-        writer.write(record(o, o));
-      }
-      PreparedFiles third = writer.prepare();
       format.commit(
           table,
           1L,
-          List.of(
-              batch("first", 0, 40_000, first),
-              batch("second", 40_000, 40_300, second),
-              batch("third", 40_300, 40_600, third)),
+          List.of(batch("first", 0, firstRound, first), batch("second", firstRound, o, second)),
           true);
-      assertThat(ids(format)).hasSize(40_600).doesNotHaveDuplicates();
+      assertThat(ids(format)).hasSize((int) o).doesNotHaveDuplicates();
     }
+  }
+
+  private static List<String> customers(Set<Object> partitions) {
+    return partitions.stream().map(k -> ((PartitionKey) k).get(0, String.class)).toList();
   }
 
   @Test
