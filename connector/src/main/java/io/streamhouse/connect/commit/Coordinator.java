@@ -57,6 +57,9 @@ public final class Coordinator implements Runnable, AutoCloseable {
   /** An incomplete round asks again this often: tasks whose assignment changed report anew. */
   static final long REPEAT_START_MS = 1_000;
 
+  /** The longest wait for control events in one tick. */
+  static final long POLL_MS = 100;
+
   /**
    * Rounds asked for by tasks handing over start at most this often, so that requests (a rebalance
    * of many tasks, or replayed events) cannot make the coordinator commit back to back.
@@ -185,7 +188,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     if (round == null && now >= nextRoundAt && !standsDown(now)) {
       startRound(now);
     }
-    for (ControlEvent event : channel.poll(Duration.ofMillis(100))) {
+    for (ControlEvent event : channel.poll(Duration.ofMillis(pollMs(clock.millis())))) {
       if (event instanceof ControlEvent.StartCommit start) {
         heard(start);
       } else if (event instanceof ControlEvent.CompactionResultChunk chunk) {
@@ -247,6 +250,20 @@ public final class Coordinator implements Runnable, AutoCloseable {
         commitRound(complete);
       }
     }
+  }
+
+  /**
+   * How long this tick waits for control events: {@link #POLL_MS}, but between rounds no longer
+   * than until the next is due, so that rounds start on time. A wait of {@code POLL_MS} ending past
+   * the due time started every round up to 100 ms late, and since the next round is due an interval
+   * after the last one started, each round added its delay to all after it: rounds every
+   * 2,006-2,096 ms at {@code commit.interval.ms} 2000 (2026-12-05 drains).
+   */
+  private long pollMs(long now) {
+    if (round != null || standingDown) {
+      return POLL_MS;
+    }
+    return Math.max(1, Math.min(POLL_MS, nextRoundAt - now));
   }
 
   /** A request of a coordinator, maybe another one of this connector: a later one is noted. */

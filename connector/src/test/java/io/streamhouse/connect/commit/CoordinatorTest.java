@@ -79,6 +79,31 @@ class CoordinatorTest {
                     .containsEntry("b0", BatchPlan.Decision.APPLY));
   }
 
+  /**
+   * Between rounds the coordinator waits for control events no longer than until the next round is
+   * due: each round starts on time, one interval after the last one started, and the rounds do not
+   * drift by a wait that ended past the due time (here 30 ms out of step with the 100 ms waits).
+   */
+  @Test
+  void roundsStartOnTimeWhileTheChannelWaitsForEvents() {
+    long created = clock.millis();
+    channel.waitsOn = clock;
+    clock.advance(30);
+    while (startCommits().isEmpty()) {
+      coordinator.tick();
+    }
+    long first = startCommits().get(0).commitId();
+    assertThat(first).as("the round's id is its start").isEqualTo(created + 1_000);
+    channel.deliver(batch(first, 0, "b0", P0, 0, 10));
+    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1)));
+    coordinator.tick();
+    assertThat(format.commits).hasSize(1);
+    while (startCommits().size() < 2) {
+      coordinator.tick();
+    }
+    assertThat(startCommits().get(1).commitId()).isEqualTo(first + 1_000);
+  }
+
   @Test
   void aCoordinatorThatHearsALaterOneCommitsNothingUntilTheLaterOneFellSilent() {
     clock.advance(1_000);
@@ -566,6 +591,9 @@ class CoordinatorTest {
     final List<ControlEvent> sent = new ArrayList<>();
     final List<ControlEvent> inbox = new ArrayList<>();
 
+    /** When set, a poll with nothing to deliver waits its whole timeout on this clock. */
+    MovableClock waitsOn;
+
     void deliver(ControlEvent event) {
       inbox.add(event);
     }
@@ -577,6 +605,9 @@ class CoordinatorTest {
 
     @Override
     public List<ControlEvent> poll(Duration timeout) {
+      if (inbox.isEmpty() && waitsOn != null) {
+        waitsOn.advance(timeout.toMillis());
+      }
       List<ControlEvent> out = new ArrayList<>(inbox);
       inbox.clear();
       return out;
