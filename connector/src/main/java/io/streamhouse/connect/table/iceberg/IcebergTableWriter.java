@@ -221,11 +221,7 @@ final class IcebergTableWriter implements TableWriter {
    */
   private Supplier<List<DataFile>> takeFiles() {
     List<PartitionFile> files = List.copyOf(open.values());
-    openWhenTaken =
-        files.stream()
-            .filter(PartitionFile::isOpen)
-            .map(f -> f.mapKey)
-            .collect(toUnmodifiableSet());
+    openWhenTaken = openPartitions();
     open.clear();
     unpartitioned = null;
     files.forEach(budget::release);
@@ -262,7 +258,7 @@ final class IcebergTableWriter implements TableWriter {
     abort();
   }
 
-  /** The partition values with an open file (for tests: the others hold their rows). */
+  /** The keys of the partitions with an open file (the others hold their rows). */
   Set<Object> openPartitions() {
     return open.values().stream()
         .filter(PartitionFile::isOpen)
@@ -271,17 +267,16 @@ final class IcebergTableWriter implements TableWriter {
   }
 
   /**
-   * One partition value: its rows held in memory, or, once it held {@code streamingBytes}, an open
-   * rolling file. Closing it writes what it holds and keeps the files as finished.
+   * One partition value: its rows held in memory, or, once hot (see the class), an open rolling
+   * file. Closing it writes what it holds and keeps the files as finished.
    *
    * <p>Rows are first added to the held rows in either state, and every {@link #RUN} rows the
-   * partition looks at them out of line: it opens its file once it holds {@code streamingBytes},
-   * and hands an open file the rows held since. The per-row path thus has one branch, taken every
-   * run, that the JIT's profile sees taken before it compiles the write path; a branch per row on
-   * the state (held or open) is taken the other way first when the first partition turns hot or the
-   * first cut-ahead leaves a new partition, after the path was compiled without it, and that threw
-   * away the task's compiled write path in the middle of a fresh drain (compilation logs,
-   * docs/performance.md).
+   * partition looks at them out of line: it opens its file once it is hot, and hands an open file
+   * the rows held since. The per-row path thus has one branch, taken every run, that the JIT's
+   * profile sees taken before it compiles the write path; a branch per row on the state (held or
+   * open) is taken the other way first when the first partition turns hot or the first cut-ahead
+   * leaves a new partition, after the path was compiled without it, and that threw away the task's
+   * compiled write path in the middle of a fresh drain (compilation logs, docs/performance.md).
    */
   private final class PartitionFile implements FileBudget.OpenFile {
     /** Rows handed to an open file at a time, and held between two looks while none is open. */
