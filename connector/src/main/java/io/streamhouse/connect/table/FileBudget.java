@@ -1,8 +1,6 @@
 package io.streamhouse.connect.table;
 
-import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.Set;
 
 /**
  * The open data files of one task, over all its tables, under two limits: the bytes they hold in
@@ -26,7 +24,15 @@ public final class FileBudget {
 
   private final int maxFiles;
   private final long maxBytes;
-  private final Set<OpenFile> open = Collections.newSetFromMap(new IdentityHashMap<>());
+
+  /**
+   * The open files, by identity. Not {@code Collections.newSetFromMap}: the JDK's one compiled
+   * {@code SetFromMap.remove} serves every map type a worker puts behind it (Kafka's and Connect's
+   * concurrent maps), and its type check failed here in every drain (JFR 2026-12-05 20:14, {@code
+   * class_check} at the release of a file).
+   */
+  private final IdentityHashMap<OpenFile, Boolean> open = new IdentityHashMap<>();
+
   private long bytes;
   private long evictions;
 
@@ -60,7 +66,7 @@ public final class FileBudget {
    * limits (never {@code file}, which is about to be written).
    */
   public void opened(OpenFile file, long bytes) {
-    open.add(file);
+    open.put(file, Boolean.TRUE);
     this.bytes += bytes;
     while ((open.size() > maxFiles || this.bytes > maxBytes) && open.size() > 1) {
       closeLargest(file);
@@ -104,7 +110,7 @@ public final class FileBudget {
 
   /** {@code file} was closed by its owner: what it held is free again. */
   public void release(OpenFile file) {
-    if (open.remove(file)) {
+    if (open.remove(file) != null) {
       bytes -= file.bufferedBytes();
       lookAt = Math.min(lookAt, lookLimit());
     }
@@ -112,7 +118,7 @@ public final class FileBudget {
 
   private void closeLargest(OpenFile spare) {
     OpenFile largest = null;
-    for (OpenFile f : open) {
+    for (OpenFile f : open.keySet()) {
       if (f != spare && (largest == null || f.bufferedBytes() > largest.bufferedBytes())) {
         largest = f;
       }

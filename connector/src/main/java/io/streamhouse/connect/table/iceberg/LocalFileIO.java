@@ -124,7 +124,11 @@ public final class LocalFileIO implements SupportsPrefixOperations {
   static File file(String location) {
     String path = location.startsWith("file:") ? location.substring("file:".length()) : location;
     if (path.startsWith("//")) {
-      path = "/" + path.replaceFirst("^/+", "");
+      int first = 2;
+      while (first < path.length() && path.charAt(first) == '/') {
+        first++;
+      }
+      path = path.substring(first - 1); // one slash: no regex per file written or listed
     }
     return new File(path);
   }

@@ -25,6 +25,17 @@ final class UtcDateTimes {
   private LocalDate date;
   private int untilRemade;
 
+  /**
+   * A time on the hour, made with the date: {@code LocalTime.ofNanoOfDay} returns a constant for a
+   * time on the hour, a branch that a stream of millisecond times takes once an hour or less, and
+   * that the JIT's profile had not seen taken when it compiled the converter. The first record on
+   * the hour then threw the compiled converter away (JFR 2026-12-05 20:14, {@code unstable_if} in
+   * {@code LocalTime.create}, three fresh drains of four). Made every {@link #REMAKE_EVERY}
+   * instants, the branch is one the profile has seen.
+   */
+  @SuppressWarnings("unused")
+  private LocalTime hourProfiled;
+
   LocalDateTime of(Instant instant) {
     long seconds = instant.getEpochSecond();
     long epochDay = Math.floorDiv(seconds, SECONDS_PER_DAY);
@@ -34,6 +45,7 @@ final class UtcDateTimes {
       date = LocalDate.ofEpochDay(epochDay); // throws for a day out of range: nothing kept then
       day = epochDay;
       untilRemade = REMAKE_EVERY;
+      hourProfiled = LocalTime.ofNanoOfDay(0);
     }
     long nanoOfDay = Math.floorMod(seconds, SECONDS_PER_DAY) * NANOS_PER_SECOND + instant.getNano();
     return LocalDateTime.of(date, LocalTime.ofNanoOfDay(nanoOfDay));

@@ -76,6 +76,9 @@ class LocalFileIOTest {
     }
     assertThat(io.newInputFile("file:" + file).getLength()).isEqualTo(3);
     assertThat(io.newInputFile("file://" + file).exists()).isTrue();
+    assertThat(io.newInputFile("file:////" + file).exists()).isTrue();
+    assertThat(LocalFileIO.file("file://x/y")).isEqualTo(new java.io.File("/x/y"));
+    assertThat(LocalFileIO.file("//")).isEqualTo(new java.io.File("/"));
     io.deleteFile("file:" + file);
     io.deleteFile(file.toString());
     assertThat(file).doesNotExist();
