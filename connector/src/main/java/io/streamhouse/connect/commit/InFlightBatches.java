@@ -123,8 +123,9 @@ final class InFlightBatches {
 
   /**
    * The coordinator decided batch {@code batchId}: an applied or already present batch is done (its
-   * offsets are durable). True when the batch was this task's and was rejected: the task must start
-   * over from its durable offsets.
+   * offsets are durable). True when the batch was this task's and was rejected, or was already
+   * present while its writer counts on its files (a keyed table's key index holds their rows, which
+   * are in no snapshot): the task must start over from its durable offsets.
    */
   boolean decided(String batchId, BatchPlan.Decision decision) {
     Pending p = pending.get(batchId);
@@ -142,6 +143,19 @@ final class InFlightBatches {
     }
     pending.remove(batchId);
     cutOrder.remove(batchId);
+    if (decision == BatchPlan.Decision.ALREADY_PRESENT
+        && p.batch().taskId() == taskId
+        && formats.get(p.table().catalog()).writerCountsOn(p.batch().files())) {
+      LOG.warn(
+          "Table {}: the offsets of batch {} {} are in the table already (another writer's commit,"
+              + " or its own whose answer was lost); the task reads its key index again",
+          p.table(),
+          batchId,
+          p.batch().ranges());
+      // Its files are not deleted: the batch itself may be what the table holds (a commit whose
+      // answer was lost); if not, orphan cleanup removes them.
+      return true;
+    }
     return false;
   }
 

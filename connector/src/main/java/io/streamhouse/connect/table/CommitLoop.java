@@ -65,7 +65,7 @@ public final class CommitLoop {
       long snapshotId, long records, int files, List<CompactionJob> compactions) {}
 
   /** Another commit changed the table between the plan and the commit. */
-  public static final class ConcurrentCommitException extends Exception {
+  public static class ConcurrentCommitException extends Exception {
     private static final long serialVersionUID = 1L;
 
     public ConcurrentCommitException(String message, Throwable cause) {

@@ -78,6 +78,15 @@ public interface TableFormat extends AutoCloseable {
   Watermarks watermarks(TableId table);
 
   /**
+   * Whether the writer that prepared {@code files} counts on them being committed (a keyed Iceberg
+   * table's key index holds their rows): when another writer's commit made them already present (a
+   * hand-over, a zombie), the task must start over rather than write on after them. By default no.
+   */
+  default boolean writerCountsOn(PreparedFiles files) {
+    return false;
+  }
+
+  /**
    * Commits {@code batches} (written records, each with its offset ranges) to {@code table} in one
    * snapshot under invariant <em>contiguity</em> (docs/architecture.md): the contiguity check and
    * the snapshot are atomic; batches already in are acknowledged, others rejected.

@@ -32,6 +32,14 @@ public final class SlowClosingFormat implements TableFormat {
 
   public volatile boolean failClosing;
 
+  /** Whether writers count on their files being committed, as a keyed Iceberg table's do. */
+  public volatile boolean writersCountOnFiles;
+
+  @Override
+  public boolean writerCountsOn(PreparedFiles files) {
+    return writersCountOnFiles;
+  }
+
   /** How long closing takes once the gate is open: a slow flush, as a format's would be. */
   public volatile long closeMillis;
 

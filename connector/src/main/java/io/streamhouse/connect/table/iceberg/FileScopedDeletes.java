@@ -51,9 +51,14 @@ import org.apache.iceberg.util.ContentFileUtil;
 final class FileScopedDeletes {
   /**
    * The delete files to add, the delete files they replace, and the data files the positions point
-   * into (after {@code moves}).
+   * into (after {@code moves}); or, when some batches delete rows that are deleted already, why, by
+   * batch id (nothing is written then).
    */
-  record Merged(List<DeleteFile> added, List<DeleteFile> replaced, Set<String> referenced) {}
+  record Merged(
+      List<DeleteFile> added,
+      List<DeleteFile> replaced,
+      Set<String> referenced,
+      Map<String, String> stale) {}
 
   private FileScopedDeletes() {}
 
@@ -63,19 +68,39 @@ final class FileScopedDeletes {
    * deletes. Positions into files a compaction of {@code moves} (oldest first) rewrote move to the
    * rows' new places first; a position whose row the compaction dropped deleted that row already
    * and is left out. Empty when a referenced data file is in neither (removed since the batch was
-   * checked: the caller plans again).
+   * checked: the caller plans again). A batch ({@code transport} holds each batch's files) that
+   * deletes a row the table deleted already is stale: its writer's index did not know the table (a
+   * key that came from two Kafka partitions, an index older than another writer's commit), and
+   * folding its positions in would leave the key's other row live; it is named in {@link
+   * Merged#stale()} instead.
    */
   static Optional<Merged> merge(
       Table table,
       Snapshot current,
       Collection<String> referencedBefore,
-      List<DeleteFile> transport,
+      Map<String, List<DeleteFile>> transport,
       List<DataFile> added,
       List<RewriteMap> moves) {
-    Map<String, PositionDeleteIndex> positions = positionsOf(table, transport);
-    for (RewriteMap map : moves) {
-      positions = moved(positions, map);
+    Map<String, Map<String, PositionDeleteIndex>> byBatch = new java.util.LinkedHashMap<>();
+    for (Map.Entry<String, List<DeleteFile>> e : transport.entrySet()) {
+      Map<String, PositionDeleteIndex> batch = positionsOf(table, e.getValue());
+      for (RewriteMap map : moves) {
+        batch = moved(batch, map);
+      }
+      byBatch.put(e.getKey(), batch);
     }
+    Map<String, PositionDeleteIndex> positions = new HashMap<>();
+    byBatch
+        .values()
+        .forEach(
+            batch ->
+                batch.forEach(
+                    (path, index) -> {
+                      PositionDeleteIndex known = positions.putIfAbsent(path, copy(index));
+                      if (known != null) {
+                        known.merge(index);
+                      }
+                    }));
     Set<String> referenced = new LinkedHashSet<>();
     for (String path : referencedBefore) {
       if (moves.stream().noneMatch(m -> m.rewrote(path))) {
@@ -87,6 +112,7 @@ final class FileScopedDeletes {
     added.forEach(f -> dataFiles.put(f.location(), f));
     boolean vectors = TableUtil.formatVersion(table) >= 3;
     Map<String, List<DeleteFile>> previous = new HashMap<>();
+    Map<String, List<DeleteFile>> partitionScoped = new HashMap<>();
     if (current != null) {
       try (CloseableIterable<FileScanTask> tasks =
           CallerThread.scan(table, current.snapshotId()).planFiles()) {
@@ -97,6 +123,10 @@ final class FileScopedDeletes {
             for (DeleteFile delete : task.deletes()) {
               if (location.equals(ContentFileUtil.referencedDataFileLocation(delete))) {
                 previous.computeIfAbsent(location, l -> new ArrayList<>()).add(delete);
+              } else if (delete.content() == org.apache.iceberg.FileContent.POSITION_DELETES) {
+                // Another writer's position deletes of the whole partition (or a table upgraded
+                // from v2): they apply to this file too.
+                partitionScoped.computeIfAbsent(location, l -> new ArrayList<>()).add(delete);
               }
             }
           }
@@ -105,22 +135,90 @@ final class FileScopedDeletes {
         throw new UncheckedIOException("Cannot plan the files of table " + table.name(), e);
       }
     }
-    BaseDeleteLoader loader = new BaseDeleteLoader(f -> table.io().newInputFile(f));
-    Function<CharSequence, PositionDeleteIndex> loadPrevious =
-        path -> {
-          List<DeleteFile> files = previous.get(path.toString());
-          return files == null ? null : loader.loadPositionDeletes(files, path);
-        };
     for (String path : referenced) {
       if (!dataFiles.containsKey(path)) {
         return Optional.empty();
       }
     }
+    BaseDeleteLoader loader = new BaseDeleteLoader(f -> table.io().newInputFile(f));
+    Map<String, PositionDeleteIndex> scoped = new HashMap<>();
+    Map<String, PositionDeleteIndex> applied = new HashMap<>();
+    for (String path : positions.keySet()) {
+      List<DeleteFile> own = previous.get(path);
+      List<DeleteFile> others = partitionScoped.get(path);
+      PositionDeleteIndex fileScoped = own == null ? null : loader.loadPositionDeletes(own, path);
+      if (fileScoped != null) {
+        scoped.put(path, fileScoped);
+      }
+      if (others == null) {
+        if (fileScoped != null) {
+          applied.put(path, fileScoped);
+        }
+      } else {
+        List<DeleteFile> all = new ArrayList<>(others);
+        if (own != null) {
+          all.addAll(own);
+        }
+        applied.put(path, loader.loadPositionDeletes(all, path));
+      }
+    }
+    Map<String, String> stale = staleBatches(byBatch, applied);
+    if (!stale.isEmpty()) {
+      return Optional.of(new Merged(List.of(), List.of(), referenced, stale));
+    }
     DeleteWriteResult result =
         vectors
-            ? writeVectors(table, referenced, dataFiles, positions, loadPrevious)
-            : writePositionDeletes(table, referenced, dataFiles, positions, loadPrevious);
-    return Optional.of(new Merged(result.deleteFiles(), result.rewrittenDeleteFiles(), referenced));
+            // A data file's deletion vector makes readers ignore its position delete files: it
+            // takes in those of the partition too (only file-scoped ones leave the table).
+            ? writeVectors(table, referenced, dataFiles, positions, p -> applied.get(p.toString()))
+            : writePositionDeletes(
+                table, referenced, dataFiles, positions, p -> scoped.get(p.toString()));
+    return Optional.of(
+        new Merged(result.deleteFiles(), result.rewrittenDeleteFiles(), referenced, Map.of()));
+  }
+
+  /** The batches that delete a row {@code applied} (the table's deletes) deleted already. */
+  private static Map<String, String> staleBatches(
+      Map<String, Map<String, PositionDeleteIndex>> byBatch,
+      Map<String, PositionDeleteIndex> applied) {
+    Map<String, String> stale = new java.util.LinkedHashMap<>();
+    byBatch.forEach(
+        (batch, positions) -> {
+          for (Map.Entry<String, PositionDeleteIndex> e : positions.entrySet()) {
+            PositionDeleteIndex deleted = applied.get(e.getKey());
+            if (deleted == null) {
+              continue;
+            }
+            long[] hit = {-1};
+            e.getValue()
+                .forEach(
+                    pos -> {
+                      if (hit[0] < 0 && deleted.isDeleted(pos)) {
+                        hit[0] = pos;
+                      }
+                    });
+            if (hit[0] >= 0) {
+              stale.put(
+                  batch,
+                  "it deletes row "
+                      + hit[0]
+                      + " of data file "
+                      + e.getKey()
+                      + ", which the table deleted already: its key index did not know the"
+                      + " table's rows of that key (a key on two Kafka partitions, or another"
+                      + " writer's commit)");
+              return;
+            }
+          }
+        });
+    return stale;
+  }
+
+  private static PositionDeleteIndex copy(PositionDeleteIndex index) {
+    PositionDeleteIndex copy =
+        Deletes.toPositionIndex(CloseableIterable.withNoopClose(List.<Long>of()));
+    copy.merge(index);
+    return copy;
   }
 
   private static DeleteWriteResult writeVectors(

@@ -102,6 +102,9 @@ final class IcebergCommit {
 
           private final Map<String, RewriteMap> maps = new HashMap<>();
 
+          /** Batches an attempt found to delete rows deleted already, with why: refused next. */
+          private final Map<String, String> stale = new HashMap<>();
+
           @Override
           public Watermarks refresh() {
             table = first ? loaded : format.table(id);
@@ -128,10 +131,12 @@ final class IcebergCommit {
               }
               Map<String, List<String>> needed = new HashMap<>();
               Optional<String> problem =
-                  KeyedBatchCheck.problem(
-                      table, batch, files, watermarks, writers, keys.rewriteMap(), needed);
+                  KeyedBatchCheck.problem(table, batch, files, watermarks, writers, keys, needed);
               if (problem.isEmpty() && needed.containsKey(batch.batchId())) {
                 problem = load(batch.batchId(), needed.get(batch.batchId()));
+              }
+              if (problem.isEmpty() && stale.containsKey(batch.batchId())) {
+                problem = Optional.of(stale.get(batch.batchId()));
               }
               for (TopicPartition tp : batch.ranges().keySet()) {
                 Long other = writerOf.putIfAbsent(tp, files.writer());
@@ -186,8 +191,14 @@ final class IcebergCommit {
                 moves = needed;
               }
             }
-            IcebergSnapshotUpdate update =
-                IcebergSnapshotUpdate.of(table, transaction, applying, checked, keyed, moves);
+            IcebergSnapshotUpdate update;
+            try {
+              update =
+                  IcebergSnapshotUpdate.of(table, transaction, applying, checked, keyed, moves);
+            } catch (IcebergSnapshotUpdate.StaleBatchesException e) {
+              stale.putAll(e.reasons());
+              throw e;
+            }
             if (update.keyed()) {
               Map<TopicPartition, Long> next = new HashMap<>(writers.asMap());
               for (OfferedBatch batch : applying) {

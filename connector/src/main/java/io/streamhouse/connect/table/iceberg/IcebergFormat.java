@@ -118,8 +118,7 @@ public final class IcebergFormat implements TableFormat {
         base.index().fileCount(),
         base.index().bytes() / 1024,
         (System.nanoTime() - start) / 1_000_000);
-    return Optional.of(
-        new IcebergKeyedTableWriter(table, taskId, budget, route, base, keys.rewriteMap()));
+    return Optional.of(new IcebergKeyedTableWriter(table, taskId, budget, route, base, keys));
   }
 
   /**
@@ -135,7 +134,7 @@ public final class IcebergFormat implements TableFormat {
     }
     Table table = table(id);
     return Optional.of(
-        new IcebergKeyedTableWriter(table, taskId, budget, route, keyed.base(), keys.rewriteMap()));
+        new IcebergKeyedTableWriter(table, taskId, budget, route, keyed.base(), keys));
   }
 
   private IcebergKeyedTableWriter.OwnState ownState(Table table) {
@@ -204,6 +203,11 @@ public final class IcebergFormat implements TableFormat {
    * read against the table's specs. The table comes from the cache when it is there: a batch
    * written against a spec the cached table does not know yet is not read on after.
    */
+  @Override
+  public boolean writerCountsOn(PreparedFiles files) {
+    return files.payloadVersion() == KeyedFilesCodec.VERSION;
+  }
+
   @Override
   public Optional<WriteAfter> writeAfter(TableId id, PreparedFiles files) {
     if (files.payloadVersion() != DataFilesCodec.VERSION) {

@@ -10,6 +10,7 @@ import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.schema.TableColumns;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.table.SnapshotKeys;
 import io.streamhouse.connect.table.TableWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,6 +19,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.iceberg.DataFile;
@@ -63,7 +65,7 @@ final class IcebergKeyedTableWriter implements TableWriter {
   private final int metadataPosition;
   private final List<String> keyNames;
   private final int[] keyPositions;
-  private final String rewriteMapKey;
+  private final SnapshotKeys keys;
 
   /** Replaced when the index moves past a compaction (the snapshot it is good for changes). */
   private Base base;
@@ -74,13 +76,16 @@ final class IcebergKeyedTableWriter implements TableWriter {
   /** Packed positions (see {@link KeyIndex#pack}) of rows this batch deletes. */
   private List<Long> deletes = new ArrayList<>();
 
+  /** The keys this batch changed: an outside writer's row of one must go too. */
+  private final BatchChanges changes;
+
   /** The key index and what it was read from; handed on to the writer after a schema change. */
   record Base(
       KeyIndex index, long writer, long snapshot, Watermarks watermarks, Watermarks writers) {}
 
   /**
-   * {@code rewriteMapKey}: the summary key under which the connector's compactions name their
-   * {@link RewriteMap}, with which the writer moves its index past them.
+   * {@code keys}: the summary keys of the connector's commits and of the {@link RewriteMap}s of its
+   * compactions, with which the writer moves its index past what others committed.
    */
   IcebergKeyedTableWriter(
       Table table,
@@ -88,11 +93,12 @@ final class IcebergKeyedTableWriter implements TableWriter {
       FileBudget budget,
       RouteSettings route,
       Base base,
-      String rewriteMapKey) {
+      SnapshotKeys keys) {
     this.table = table;
-    this.rewriteMapKey = rewriteMapKey;
+    this.keys = keys;
     this.budget = budget;
     this.base = base;
+    this.changes = new BatchChanges(base.index().fileCount());
     this.route = route.name();
     this.metadata = route.kafkaMetadata();
     Schema schema = table.schema();
@@ -173,7 +179,9 @@ final class IcebergKeyedTableWriter implements TableWriter {
               keyNames.get(i), "primary key field '" + keyNames.get(i) + "' is missing or null");
         }
       }
-      long previous = index.remove(index.hash().of(key));
+      long[] hash = index.hash().of(key);
+      changes.deleted(hash);
+      long previous = index.remove(hash);
       if (previous != KeyPositions.NONE) {
         deletes.add(previous);
       }
@@ -240,11 +248,26 @@ final class IcebergKeyedTableWriter implements TableWriter {
     deletes = new ArrayList<>();
     taken.addAll(base.index().takeDuplicates());
     long snapshot =
-        KeyIndexCatchUp.catchUp(table, rewriteMapKey, base.snapshot(), base.index(), taken);
+        KeyIndexCatchUp.catchUp(
+            table, keys, base.snapshot(), base.index(), taken, changes.keys(base.index()));
+    taken.addAll(base.index().takeDuplicates()); // found by the catch-up
+    changes.next(base.index().fileCount());
     if (snapshot != base.snapshot()) {
       base = new Base(base.index(), base.writer(), snapshot, base.watermarks(), base.writers());
     }
     Base batchBase = base;
+    Optional<String> keyChange = KeyIndexCatchUp.keyChange(table, base.index(), route);
+    if (keyChange.isPresent()) {
+      // Written by the old key: the task starts over and reads an index by the new one.
+      List<DataFile> written = new ArrayList<>(done);
+      return () -> {
+        for (OpenDataFile file : files) {
+          written.addAll(file.close());
+        }
+        written.forEach(f -> deleteQuietly(f.location()));
+        throw new IllegalStateException(keyChange.get());
+      };
+    }
     // Resolve file references now: the index goes on adding files on the writer's thread.
     Map<String, KeyIndex.FileRef> refs = new LinkedHashMap<>();
     Map<String, List<Long>> byFile = new TreeMap<>();
@@ -330,7 +353,8 @@ final class IcebergKeyedTableWriter implements TableWriter {
                     new KeyIndex.FileRef(
                         out.encryptingOutputFile().location(),
                         spec,
-                        key == null ? null : key.copy()));
+                        key == null ? null : key.copy(),
+                        KeyIndex.OWN));
         writer = writerFactory.newDataWriter(out, spec, key);
         rows = 0;
       }

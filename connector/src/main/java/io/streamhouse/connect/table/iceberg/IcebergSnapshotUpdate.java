@@ -63,6 +63,7 @@ final class IcebergSnapshotUpdate {
     Snapshot current = table.currentSnapshot();
     List<DataFile> data = new ArrayList<>();
     List<DeleteFile> deletes = new ArrayList<>();
+    Map<String, List<DeleteFile>> byBatch = new java.util.LinkedHashMap<>();
     List<String> referenced = new ArrayList<>();
     boolean anyKeyed = false;
     for (OfferedBatch batch : applying) {
@@ -71,6 +72,7 @@ final class IcebergSnapshotUpdate {
           data.add(dataFile);
         } else {
           deletes.add((DeleteFile) file);
+          byBatch.computeIfAbsent(batch.batchId(), b -> new ArrayList<>()).add((DeleteFile) file);
         }
       }
       KeyedFilesCodec.KeyedFiles files = keyed.get(batch.batchId());
@@ -94,12 +96,15 @@ final class IcebergSnapshotUpdate {
     // data file (a deletion vector on v3, a file-scoped position delete file on v2).
     FileScopedDeletes.Merged merged =
         FileScopedDeletes.merge(
-                table, current, new LinkedHashSet<>(referenced), deletes, data, moves)
+                table, current, new LinkedHashSet<>(referenced), byBatch, data, moves)
             .orElseThrow(
                 () ->
                     new CommitLoop.ConcurrentCommitException(
                         "a data file the deletes point into is no longer in table " + table.name(),
                         null));
+    if (!merged.stale().isEmpty()) {
+      throw new StaleBatchesException(merged.stale());
+    }
     merged.added().forEach(delta::addDeletes);
     merged.replaced().forEach(delta::removeDeletes);
     delta.validateDeletedFiles().validateNoConflictingDeleteFiles();
@@ -112,6 +117,25 @@ final class IcebergSnapshotUpdate {
       delta.validateDataFilesExist(merged.referenced());
     }
     return new IcebergSnapshotUpdate(delta, true, records, count, transport);
+  }
+
+  /**
+   * Batches whose deletes name rows the table deleted already: the commit refuses them in its next
+   * attempt ({@link IcebergCommit}), and their tasks read their indexes again.
+   */
+  static final class StaleBatchesException extends CommitLoop.ConcurrentCommitException {
+    private static final long serialVersionUID = 1L;
+    private final transient Map<String, String> reasons;
+
+    StaleBatchesException(Map<String, String> reasons) {
+      super("keyed batches delete rows that are deleted already: " + reasons, null);
+      this.reasons = Map.copyOf(reasons);
+    }
+
+    /** Why, by batch id. */
+    Map<String, String> reasons() {
+      return reasons;
+    }
   }
 
   /**

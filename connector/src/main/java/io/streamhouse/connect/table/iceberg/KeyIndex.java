@@ -31,12 +31,29 @@ import org.apache.iceberg.util.PartitionUtil;
  * About 32 bytes per key plus one entry per data file.
  */
 final class KeyIndex {
-  /** A data file the index points into: where it is and the partition its deletes go to. */
-  record FileRef(String location, PartitionSpec spec, StructLike partition) {}
+  /**
+   * A data file the index points into: where it is, the partition its deletes go to, and its data
+   * sequence number ({@link #OWN}: a file the writer is writing), which says which of two live rows
+   * of one key is the newer.
+   */
+  record FileRef(String location, PartitionSpec spec, StructLike partition, long sequence) {}
+
+  /** The sequence number of the files a writer writes: newer than any in the table. */
+  static final long OWN = Long.MAX_VALUE;
+
+  /** Receives the key and packed position of each live row read. */
+  @FunctionalInterface
+  interface RowSink {
+    void row(long[] key, long packed);
+  }
+
+  /** A data file's entry once the file left the table: nothing points into it any more. */
+  private static final FileRef GONE = new FileRef("", PartitionSpec.unpartitioned(), null, 0);
 
   private final List<FileRef> files = new ArrayList<>();
   private final KeyPositions positions = new KeyPositions();
   private final KeyHash hash;
+  private List<Integer> keyIds = List.of();
 
   /** Positions of rows that duplicate a key found when the index was read: to delete. */
   private final List<Long> duplicates = new ArrayList<>();
@@ -46,8 +63,10 @@ final class KeyIndex {
   }
 
   /** An index of a table without rows. */
-  static KeyIndex empty(KeyHash hash) {
-    return new KeyIndex(hash);
+  static KeyIndex empty(KeyHash hash, List<Integer> keyIds) {
+    KeyIndex index = new KeyIndex(hash);
+    index.keyIds = List.copyOf(keyIds);
+    return index;
   }
 
   /**
@@ -57,9 +76,20 @@ final class KeyIndex {
    */
   static KeyIndex read(Table table, Snapshot snapshot, List<Integer> keyIds, KeyHash hash) {
     KeyIndex index = new KeyIndex(hash);
+    index.keyIds = List.copyOf(keyIds);
     if (snapshot == null) {
       return index;
     }
+    index.readFiles(table, snapshot, location -> true, index::place);
+    return index;
+  }
+
+  /**
+   * Registers every data file of {@code snapshot} whose location {@code which} accepts and hands
+   * the key and position of each of its live rows (deletes applied) to {@code sink}.
+   */
+  void readFiles(
+      Table table, Snapshot snapshot, java.util.function.Predicate<String> which, RowSink sink) {
     Schema keys = TypeUtil.select(table.schema(), Set.copyOf(keyIds));
     List<Types.NestedField> projected = new ArrayList<>();
     for (int id : keyIds) {
@@ -68,42 +98,39 @@ final class KeyIndex {
     projected.add(MetadataColumns.ROW_POSITION);
     Schema requested = new Schema(projected);
     Map<Integer, PartitionSpec> specs = table.specs();
-    long[] sequences = new long[16];
     try (CloseableIterable<FileScanTask> tasks =
         CallerThread.scan(table, snapshot.snapshotId()).planFiles()) {
       for (FileScanTask task : tasks) {
+        if (!which.test(task.file().location())) {
+          continue;
+        }
+        Long sequence = task.file().dataSequenceNumber();
         int ordinal =
-            index.add(
+            add(
                 new FileRef(
                     task.file().location(),
                     specs.get(task.file().specId()),
-                    task.file().partition()));
-        if (ordinal >= sequences.length) {
-          sequences = java.util.Arrays.copyOf(sequences, sequences.length * 2);
-        }
-        Long sequence = task.file().dataSequenceNumber();
-        sequences[ordinal] = sequence == null ? 0 : sequence;
-        index.readFile(table, task, requested, keyIds.size(), sequences);
+                    task.file().partition(),
+                    sequence == null ? 0 : sequence));
+        readFile(table, task, requested, ordinal, sink);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(
           "Cannot read the key columns of table " + table.name() + ": " + e.getMessage(), e);
     }
-    return index;
   }
 
-  private void readFile(
-      Table table, FileScanTask task, Schema requested, int keyCount, long[] sequences)
+  private void readFile(Table table, FileScanTask task, Schema requested, int ordinal, RowSink sink)
       throws IOException {
     GenericDeleteFilter deletes =
         new GenericDeleteFilter(table.io(), task, table.schema(), requested);
     Schema read = deletes.requiredSchema();
+    int keyCount = keyIds.size();
     int[] keyPositions = new int[keyCount];
     for (int i = 0; i < keyCount; i++) {
       keyPositions[i] = position(read, requested.columns().get(i).fieldId());
     }
     int posPosition = position(read, MetadataColumns.ROW_POSITION.fieldId());
-    int ordinal = files.size() - 1;
     Map<Integer, ?> constants =
         PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
     try (CloseableIterable<Record> rows =
@@ -115,19 +142,51 @@ final class KeyIndex {
                 .build())) {
       for (Record row : rows) {
         long pos = (Long) row.get(posPosition);
-        long[] key = hash.of(KeyHash.values(row, keyPositions));
-        long previous = positions.put(key, pack(ordinal, pos));
-        if (previous != KeyPositions.NONE) {
-          // Two live rows of one key: keep the newer (higher data sequence number, else later).
-          if (sequences[fileOf(previous)] > sequences[ordinal]) {
-            positions.put(key, previous);
-            duplicates.add(pack(ordinal, pos));
-          } else {
-            duplicates.add(previous);
-          }
-        }
+        sink.row(hash.of(KeyHash.values(row, keyPositions)), pack(ordinal, pos));
       }
     }
+  }
+
+  /**
+   * Sets the live row of {@code key} to {@code packed}. When the key has another live row (a table
+   * written without keys before, an outside writer's second row), the row of the file with the
+   * higher data sequence number stays, the later one on a tie, and the other is listed in {@link
+   * #takeDuplicates()}, to delete.
+   */
+  void place(long[] key, long packed) {
+    long previous = positions.put(key, packed);
+    if (previous != KeyPositions.NONE && previous != packed) {
+      if (files.get(fileOf(previous)).sequence() > files.get(fileOf(packed)).sequence()) {
+        positions.put(key, previous);
+        duplicates.add(packed);
+      } else {
+        duplicates.add(previous);
+      }
+    }
+  }
+
+  /**
+   * Sets the live row of {@code key} to {@code packed}, a newer row than any the index knows: a row
+   * the key had before is listed in {@link #takeDuplicates()}, to delete.
+   */
+  void replace(long[] key, long packed) {
+    long previous = positions.put(key, packed);
+    if (previous != KeyPositions.NONE && previous != packed) {
+      duplicates.add(previous);
+    }
+  }
+
+  /**
+   * Forgets the data files of {@code ordinals} (they left the table, or their rows are read again):
+   * every key whose row is in one of them leaves the index, and so does every listed duplicate;
+   * returns the number of keys removed.
+   */
+  int dropFiles(java.util.BitSet ordinals) {
+    duplicates.removeIf(p -> ordinals.get(fileOf(p)));
+    for (int i = ordinals.nextSetBit(0); i >= 0; i = ordinals.nextSetBit(i + 1)) {
+      files.set(i, GONE);
+    }
+    return positions.translateAll(p -> ordinals.get(fileOf(p)) ? KeyPositions.NONE : p);
   }
 
   private static int position(Schema schema, int fieldId) {
@@ -147,6 +206,11 @@ final class KeyIndex {
 
   KeyHash hash() {
     return hash;
+  }
+
+  /** The identifier field ids the index is keyed by, in column order. */
+  List<Integer> keyIds() {
+    return keyIds;
   }
 
   /** Registers a data file; its ordinal. */
@@ -205,7 +269,8 @@ final class KeyIndex {
           }
           int ordinal =
               added.computeIfAbsent(
-                  place.get().location(), l -> add(new FileRef(l, ref.spec(), ref.partition())));
+                  place.get().location(),
+                  l -> add(new FileRef(l, ref.spec(), ref.partition(), ref.sequence())));
           return pack(ordinal, place.get().position());
         };
     List<Long> pendingMoved = new ArrayList<>(pending.size());

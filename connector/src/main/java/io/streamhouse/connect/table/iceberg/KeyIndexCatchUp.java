@@ -1,5 +1,6 @@
 package io.streamhouse.connect.table.iceberg;
 
+import io.streamhouse.connect.table.SnapshotKeys;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -9,14 +10,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Brings a keyed writer past the compactions committed since its key index was read, when it
- * prepares a batch: every snapshot since that removed data files must be one of the connector's
- * compactions with a {@link RewriteMap}, and the maps move the index's positions and the batch's
- * pending deletes to the rows' new places, so that the batch points only into live files and is not
- * rejected. A position at a row a compaction dropped (deleted before it, by another task whose keys
- * the index also holds) leaves the index. Whatever it cannot translate (a removal by another
- * writer, a map gone or unreadable) it leaves as it is: the coordinator then rejects the batch as
- * before ({@link KeyedBatchCheck}), and the task reads its index again.
+ * Brings a keyed writer past what others committed since its key index was read, when it prepares a
+ * batch. When an outside writer committed ({@link ForeignSnapshots}), {@link ForeignCatchUp} reads
+ * the keys of the files it touched. Otherwise every snapshot since that removed data files must be
+ * one of the connector's compactions with a {@link RewriteMap}, and the maps move the index's
+ * positions and the batch's pending deletes to the rows' new places, so that the batch points only
+ * into live files and is not rejected. A position at a row a compaction dropped (deleted before it,
+ * by another task whose keys the index also holds) leaves the index. Whatever it cannot translate
+ * (a removal by another writer, a map gone or unreadable) it leaves as it is: the coordinator then
+ * rejects the batch as before ({@link KeyedBatchCheck}), and the task reads its index again.
  */
 final class KeyIndexCatchUp {
   private static final Logger LOG = LoggerFactory.getLogger(KeyIndexCatchUp.class);
@@ -29,12 +31,23 @@ final class KeyIndexCatchUp {
    * good for, or {@code base} when nothing was translated. {@code mapKey} is the summary key of the
    * connector's rewrite maps.
    */
-  static long catchUp(Table table, String mapKey, long base, KeyIndex index, List<Long> pending) {
+  static long catchUp(
+      Table table,
+      SnapshotKeys keys,
+      long base,
+      KeyIndex index,
+      List<Long> pending,
+      ForeignCatchUp.BatchKeys batch) {
     table.refresh();
     Snapshot current = table.currentSnapshot();
     if (current == null || current.snapshotId() == base) {
       return base;
     }
+    Optional<ForeignSnapshots.Since> snapshots = ForeignSnapshots.since(table, keys, base);
+    if (snapshots.isPresent() && !snapshots.get().foreign().isEmpty()) {
+      return pastForeign(table, current, snapshots.get(), base, index, pending, batch);
+    }
+    String mapKey = keys.rewriteMap();
     Optional<List<String>> since = MappedCompactions.since(table, mapKey, base);
     if (since.isEmpty() || since.get().isEmpty()) {
       return base; // nothing removed, or removed by a writer without a map
@@ -68,5 +81,79 @@ final class KeyIndexCatchUp {
         index.keys(),
         dropped);
     return current.snapshotId();
+  }
+
+  private static long pastForeign(
+      Table table,
+      Snapshot current,
+      ForeignSnapshots.Since since,
+      long base,
+      KeyIndex index,
+      List<Long> pending,
+      ForeignCatchUp.BatchKeys batch) {
+    long start = System.nanoTime();
+    String first = ForeignSnapshots.describe(since.foreign().get(0));
+    Optional<ForeignCatchUp.Result> result;
+    try {
+      result = ForeignCatchUp.apply(table, current, since.notCommits(), index, pending, batch);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Cannot follow {} in table {} by its files; the next batch is rejected and the key index"
+              + " read again: {}",
+          first,
+          table.name(),
+          e.toString());
+      return base;
+    }
+    if (result.isEmpty()) {
+      LOG.warn(
+          "Table {} has equality deletes since snapshot {} ({} and after): the next batch is"
+              + " rejected and the key index read again",
+          table.name(),
+          base,
+          first);
+      return base;
+    }
+    ForeignCatchUp.Result r = result.get();
+    LOG.info(
+        "Moved the key index of {} past {} snapshot(s) of other writers ({} first) to snapshot {}"
+            + " in {} ms: {} data files read again or new, {} keys read, {} forgotten, {} rows"
+            + " the batch replaces besides",
+        table.name(),
+        since.foreign().size(),
+        first,
+        current.snapshotId(),
+        (System.nanoTime() - start) / 1_000_000,
+        r.filesRead(),
+        r.read(),
+        r.forgotten(),
+        r.superseded());
+    return current.snapshotId();
+  }
+
+  /**
+   * Why the identifier fields of {@code table} (refreshed) are no longer those {@code index} is
+   * keyed by (changed outside the connector), naming table and route; empty if they are.
+   */
+  static Optional<String> keyChange(Table table, KeyIndex index, String route) {
+    List<Integer> now;
+    try {
+      now = IcebergKeyedTableWriter.keyIds(table.schema());
+    } catch (IllegalStateException e) {
+      now = List.copyOf(table.schema().identifierFieldIds());
+    }
+    if (now.equals(index.keyIds())) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        "the identifier fields of table "
+            + table.name()
+            + " changed outside the connector (field ids "
+            + index.keyIds()
+            + " when its key index was read, "
+            + now
+            + " now); route "
+            + route
+            + " drops its batch and the task reads its key index again by the new key");
   }
 }

@@ -2,6 +2,7 @@ package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.Watermarks;
+import io.streamhouse.connect.table.SnapshotKeys;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +20,9 @@ import org.apache.kafka.common.TopicPartition;
  * Whether the positions of a keyed batch still point at the rows they mean, on the table as the
  * commit found it (docs/iceberg-primary-key-tables.md, "Exactly once"): rows of a key come from one
  * Kafka partition, so the index of the batch's writer knew every live row of the batch's keys
- * unless another writer committed rows of one of its partitions since the index was read, or a data
- * file its deletes point into was removed since (compaction, another engine). Either way the batch
+ * unless another writer committed rows of one of its partitions since the index was read, an
+ * outside writer (another engine, another connector) committed anything since ({@link
+ * ForeignSnapshots}), or a data file its deletes point into was removed since. Either way the batch
  * is rejected: its task starts over and reads its index again; unless every data file removal since
  * was one of the connector's compactions with a {@link RewriteMap}, whose maps then move the
  * batch's positions to the rows' new places ({@link MappedCompactions}).
@@ -32,7 +34,8 @@ final class KeyedBatchCheck {
    * Why {@code batch} ({@code files} decoded from it) cannot be committed to {@code table}, whose
    * connector state is {@code watermarks} and {@code writers}; empty if it can. When it can only
    * with its positions moved, the locations of the rewrite maps that move them (oldest first) go
-   * into {@code translations} under its batch id; {@code mapKey} names the maps.
+   * into {@code translations} under its batch id; {@code keys} name the maps and the connector's
+   * own commits.
    */
   static Optional<String> problem(
       Table table,
@@ -40,8 +43,9 @@ final class KeyedBatchCheck {
       KeyedFilesCodec.KeyedFiles files,
       Watermarks watermarks,
       Watermarks writers,
-      String mapKey,
+      SnapshotKeys keys,
       Map<String, List<String>> translations) {
+    String mapKey = keys.rewriteMap();
     for (TopicPartition tp : batch.ranges().keySet()) {
       OptionalLong writer = writers.of(tp);
       if (writer.isPresent() && writer.getAsLong() == files.writer()) {
@@ -59,6 +63,17 @@ final class KeyedBatchCheck {
               + ", now "
               + text(watermarks.of(tp))
               + ")");
+    }
+    Optional<ForeignSnapshots.Since> since =
+        ForeignSnapshots.since(table, keys, files.baseSnapshot());
+    if (since.isPresent() && !since.get().foreign().isEmpty()) {
+      // An outside writer may have added, moved or deleted rows of this batch's keys: a later
+      // change must replace whatever row the table holds for its key, so the index is read again.
+      return Optional.of(
+          ForeignSnapshots.describe(since.get().foreign().get(0))
+              + ", which the connector did not write, changed the table since its key index was"
+              + " read at snapshot "
+              + files.baseSnapshot());
     }
     if (files.referenced().isEmpty()) {
       return Optional.empty();

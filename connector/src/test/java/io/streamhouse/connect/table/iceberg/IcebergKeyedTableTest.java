@@ -153,12 +153,18 @@ class IcebergKeyedTableTest {
       writer.close();
       assertDeletesByPosition(format.table(table), formatVersion);
 
-      // Compaction applies the deletes; a writer whose index predates it is refused, not wrong.
+      // Compaction applies the deletes; a batch prepared before a compaction that left no rewrite
+      // map (another engine's) is refused, not wrong.
       long id = model.keySet().iterator().next();
       TableWriter stale =
           format
               .openWriter(table, route, upsert(0, offset, id, "x"), new FileBudget(8, 64L << 20))
               .get();
+      for (long key : model.keySet()) {
+        stale.write(upsert(0, offset, key, "stale"));
+      }
+      PreparedFiles staleFiles = stale.prepare();
+      stale.close();
       IcebergFileCompactor.CompactionResult compacted =
           new IcebergFileCompactor()
               .compact(
@@ -168,11 +174,6 @@ class IcebergKeyedTableTest {
                   System.nanoTime() + 300_000_000_000L);
       assertThat(compacted.filesRemoved()).isPositive();
       assertThat(rows(format.table(table))).isEqualTo(new TreeMap<>(model));
-      for (long key : model.keySet()) {
-        stale.write(upsert(0, offset, key, "stale"));
-      }
-      PreparedFiles staleFiles = stale.prepare();
-      stale.close();
       assertThat(commitOne(format, 8, offset, offset + 1, staleFiles))
           .isEqualTo(BatchPlan.Decision.REJECT);
 
