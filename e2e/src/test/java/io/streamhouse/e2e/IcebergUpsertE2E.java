@@ -183,6 +183,10 @@ class IcebergUpsertE2E {
       }
     }
     assertThat(twice).as("ids with more than one row in %s", table).isEmpty();
+    io.streamhouse.connect.table.iceberg.KeyedTableCheck.Report check =
+        io.streamhouse.connect.table.iceberg.KeyedTableCheck.check(tables.table(table));
+    assertThat(check.oneRowPerKey()).as("%s", check).isTrue();
+    assertThat(check.keys()).as("%s", check).isEqualTo(model.size());
     Set<Long> missing = new TreeSet<>(model.keySet());
     missing.removeAll(rows.keySet());
     Set<Long> extra = new TreeSet<>(rows.keySet());

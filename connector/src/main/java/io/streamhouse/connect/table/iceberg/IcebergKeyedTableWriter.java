@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
@@ -110,7 +109,7 @@ final class IcebergKeyedTableWriter implements TableWriter {
     this.spec = table.spec();
     this.partitionKey = new PartitionKey(spec, schema);
     this.wrapper = new InternalRecordWrapper(schema.asStruct());
-    List<Integer> keyIds = keyIds(schema);
+    List<Integer> keyIds = KeyIndex.keyIds(schema);
     this.keyNames = keyIds.stream().map(id -> schema.findField(id).name()).toList();
     this.keyPositions = new int[keyIds.size()];
     List<Types.NestedField> top = schema.columns();
@@ -125,29 +124,10 @@ final class IcebergKeyedTableWriter implements TableWriter {
     this.decoder = new ChangeDecoder(route.input(), keyNames);
   }
 
-  /**
-   * The identifier fields of {@code schema} in column order: top-level columns only (the table
-   * creator makes none other).
-   */
-  static List<Integer> keyIds(Schema schema) {
-    Set<Integer> ids = schema.identifierFieldIds();
-    List<Integer> ordered = new ArrayList<>();
-    for (Types.NestedField column : schema.columns()) {
-      if (ids.contains(column.fieldId())) {
-        ordered.add(column.fieldId());
-      }
-    }
-    if (ordered.size() != ids.size()) {
-      throw new IllegalStateException(
-          "table's identifier fields " + ids + " are not all top-level columns of " + schema);
-    }
-    return ordered;
-  }
-
   /** Reads the key index of {@code table} as it is now, for a new writer. */
   static Base readBase(Table table, OwnState own) {
     Schema schema = table.schema();
-    List<Integer> keyIds = keyIds(schema);
+    List<Integer> keyIds = KeyIndex.keyIds(schema);
     KeyHash hash = new KeyHash(KeyIndex.keyTypes(schema, keyIds));
     org.apache.iceberg.Snapshot current = table.currentSnapshot();
     return new Base(

@@ -51,20 +51,21 @@ final class KeyIndex {
   private static final FileRef GONE = new FileRef("", PartitionSpec.unpartitioned(), null, 0);
 
   private final List<FileRef> files = new ArrayList<>();
-  private final KeyPositions positions = new KeyPositions();
+  private final KeyPositions positions;
   private final KeyHash hash;
   private List<Integer> keyIds = List.of();
 
   /** Positions of rows that duplicate a key found when the index was read: to delete. */
   private final List<Long> duplicates = new ArrayList<>();
 
-  private KeyIndex(KeyHash hash) {
+  private KeyIndex(KeyHash hash, long expectedKeys) {
     this.hash = hash;
+    this.positions = new KeyPositions(expectedKeys);
   }
 
   /** An index of a table without rows. */
   static KeyIndex empty(KeyHash hash, List<Integer> keyIds) {
-    KeyIndex index = new KeyIndex(hash);
+    KeyIndex index = new KeyIndex(hash, 0);
     index.keyIds = List.copyOf(keyIds);
     return index;
   }
@@ -75,13 +76,31 @@ final class KeyIndex {
    * with the highest data sequence number stays, the others are listed in {@link #duplicates()}.
    */
   static KeyIndex read(Table table, Snapshot snapshot, List<Integer> keyIds, KeyHash hash) {
-    KeyIndex index = new KeyIndex(hash);
+    KeyIndex index = new KeyIndex(hash, liveRowsOf(snapshot));
     index.keyIds = List.copyOf(keyIds);
     if (snapshot == null) {
       return index;
     }
     index.readFiles(table, snapshot, location -> true, index::place);
     return index;
+  }
+
+  /**
+   * The live rows {@code snapshot}'s summary counts (records less position deletes), to size the
+   * index for: 0 when it does not say or says nonsense (the catalog is not trusted; {@link
+   * KeyPositions} bounds what a hint may allocate).
+   */
+  static long liveRowsOf(Snapshot snapshot) {
+    if (snapshot == null || snapshot.summary() == null) {
+      return 0;
+    }
+    try {
+      long records = Long.parseLong(snapshot.summary().getOrDefault("total-records", "0"));
+      long deleted = Long.parseLong(snapshot.summary().getOrDefault("total-position-deletes", "0"));
+      return Math.max(0, records - Math.max(0, deleted));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 
   /**
@@ -199,6 +218,25 @@ final class KeyIndex {
     throw new IllegalStateException("field " + fieldId + " is not in " + schema);
   }
 
+  /**
+   * The identifier fields of {@code schema} in column order: top-level columns only (the table
+   * creator makes none other).
+   */
+  static List<Integer> keyIds(Schema schema) {
+    Set<Integer> ids = schema.identifierFieldIds();
+    List<Integer> ordered = new ArrayList<>();
+    for (Types.NestedField column : schema.columns()) {
+      if (ids.contains(column.fieldId())) {
+        ordered.add(column.fieldId());
+      }
+    }
+    if (ordered.size() != ids.size()) {
+      throw new IllegalStateException(
+          "table's identifier fields " + ids + " are not all top-level columns of " + schema);
+    }
+    return ordered;
+  }
+
   /** The key types of {@code schema}'s identifier fields, in {@code keyIds} order. */
   static List<Type> keyTypes(Schema schema, List<Integer> keyIds) {
     return keyIds.stream().map(id -> schema.findField(id).type()).toList();
@@ -284,6 +322,13 @@ final class KeyIndex {
     dropped += positions.translateAll(moved);
     pending.clear();
     pending.addAll(pendingMoved);
+    duplicates.replaceAll(moved::applyAsLong);
+    duplicates.removeIf(p -> p == KeyPositions.NONE);
+    for (int i = 0; i < files.size(); i++) {
+      if (map.rewrote(files.get(i).location())) {
+        files.set(i, GONE); // nothing points into it any more
+      }
+    }
     return dropped;
   }
 

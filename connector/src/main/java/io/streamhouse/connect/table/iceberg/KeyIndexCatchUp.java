@@ -138,7 +138,7 @@ final class KeyIndexCatchUp {
   static Optional<String> keyChange(Table table, KeyIndex index, String route) {
     List<Integer> now;
     try {
-      now = IcebergKeyedTableWriter.keyIds(table.schema());
+      now = KeyIndex.keyIds(table.schema());
     } catch (IllegalStateException e) {
       now = List.copyOf(table.schema().identifierFieldIds());
     }

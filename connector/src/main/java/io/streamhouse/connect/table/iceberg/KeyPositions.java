@@ -15,8 +15,25 @@ final class KeyPositions {
   private int size;
   private int mask;
 
+  /** The most slots a size hint may ask for up front: 2^24 slots, 384 MiB, 12.5M keys. */
+  static final int MAX_HINTED_CAPACITY = 1 << 24;
+
   KeyPositions() {
     allocate(1 << 10);
+  }
+
+  /**
+   * A table sized for {@code expected} keys without growing (growing holds the old arrays and the
+   * new, twice as large, at once: 1.5 times the memory while it copies), up to {@link
+   * #MAX_HINTED_CAPACITY} slots; past that it grows as keys come.
+   */
+  KeyPositions(long expected) {
+    long wanted = Math.min(Math.max(0, expected), 1L << 40) * 4 / 3 + 1;
+    int capacity = 1 << 10;
+    while (capacity < wanted && capacity < MAX_HINTED_CAPACITY) {
+      capacity <<= 1;
+    }
+    allocate(capacity);
   }
 
   private void allocate(int capacity) {

@@ -13,6 +13,7 @@ import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.table.TableWriter;
+import io.streamhouse.connect.testing.OutsideWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,7 +74,7 @@ class IcebergKeyedOutsideWritersTest {
       OutsideWriter outside = new OutsideWriter(format.table(TABLE));
       outside.update(Map.of(1L, "o1", 5L, "o5")); // 1: the batch's change comes later
       outside.delete(Set.of(6L));
-      outside.append(Map.of(3L, "o3", 7L, "o7")); // 3: the batch deleted it; 7: a second row
+      outside.insertAgain(Map.of(3L, "o3", 7L, "o7")); // 3: the batch deleted it; 7: a second row
       model.putAll(Map.of(1L, "c1", 2L, "c2", 5L, "o5", 7L, "o7"));
       model.remove(3L);
       model.remove(6L);
@@ -105,23 +106,23 @@ class IcebergKeyedOutsideWritersTest {
       seed(format, config, 10);
       TableWriter writer = writer(format, config);
       writer.write(upsert(0, 10, 1, "c1"));
-      writer.write(upsert(0, 11, 12, "c12"));
+      writer.write(upsert(0, 11, 7, "c7"));
       PreparedFiles files = writer.prepare();
       writer.close();
-      new OutsideWriter(format.table(TABLE)).update(Map.of(1L, "o1", 12L, "o12"));
+      new OutsideWriter(format.table(TABLE)).update(Map.of(1L, "o1", 7L, "o7"));
       assertThat(commitOne(format, 2, TP0, 10, 12, files))
           .as("its index does not know the outside writer's rows")
           .isEqualTo(BatchPlan.Decision.REJECT);
-      model.putAll(Map.of(1L, "o1", 12L, "o12"));
+      model.putAll(Map.of(1L, "o1", 7L, "o7"));
       assertThat(rows(format.table(TABLE))).isEqualTo(model);
 
       TableWriter again = writer(format, config); // the task's replay reads its index again
       again.write(upsert(0, 10, 1, "c1"));
-      again.write(upsert(0, 11, 12, "c12"));
+      again.write(upsert(0, 11, 7, "c7"));
       assertThat(commitOne(format, 3, TP0, 10, 12, again.prepare()))
           .isEqualTo(BatchPlan.Decision.APPLY);
       again.close();
-      model.putAll(Map.of(1L, "c1", 12L, "c12"));
+      model.putAll(Map.of(1L, "c1", 7L, "c7"));
       assertThat(rows(format.table(TABLE))).isEqualTo(model);
     }
   }
@@ -259,6 +260,36 @@ class IcebergKeyedOutsideWritersTest {
           .hasMessageContaining("reads its key index again");
       writer.close();
       assertThat(rows(format.table(TABLE))).isEqualTo(model);
+    }
+  }
+
+  /**
+   * The check users run ({@link KeyedTableCheck}) names the keys an outside append doubled, with
+   * their row counts, and passes once the connector's next change of them left one row each.
+   */
+  @Test
+  void theKeyedTableCheckNamesDoubledKeysUntilTheyHaveOneRowAgain() throws Exception {
+    StreamhouseSinkConfig config = KeyedTableFixture.config(dir, 3);
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      seed(format, config, 10);
+      assertThat(KeyedTableCheck.check(format.table(TABLE)).oneRowPerKey()).isTrue();
+      new OutsideWriter(format.table(TABLE)).insertAgain(Map.of(4L, "o4", 8L, "o8"));
+      KeyedTableCheck.Report doubled = KeyedTableCheck.check(format.table(TABLE));
+      assertThat(doubled.liveRows()).isEqualTo(12);
+      assertThat(doubled.keys()).isEqualTo(10);
+      assertThat(doubled.duplicatedKeys()).isEqualTo(2);
+      assertThat(doubled.duplicated())
+          .containsOnly(Map.entry("{id=4}", 2L), Map.entry("{id=8}", 2L));
+
+      TableWriter writer = writer(format, config);
+      writer.write(upsert(0, 10, 4, "c4"));
+      writer.write(tombstone(0, 11, 8));
+      assertThat(commitOne(format, 2, TP0, 10, 12, writer.prepare()))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      writer.close();
+      KeyedTableCheck.Report after = KeyedTableCheck.check(format.table(TABLE));
+      assertThat(after.oneRowPerKey()).as("%s", after).isTrue();
+      assertThat(after.liveRows()).isEqualTo(9);
     }
   }
 

@@ -75,4 +75,23 @@ class KeyPositionsTest {
     assertThat(positions.size()).isEqualTo(1_000_000);
     assertThat(positions.bytes()).isEqualTo(24L * (1 << 21));
   }
+
+  /**
+   * Sized for the keys a snapshot's summary counts, the table does not grow while the index is
+   * read: ten million keys take 2^24 slots (384 MiB) from the start, never the 1.5 times of a
+   * growth step; a hint beyond 2^24 slots (a nonsense summary) allocates no more than that.
+   */
+  @Test
+  void aSizeHintAvoidsGrowingAndIsBounded() {
+    assertThat(new KeyPositions(10_000_000).bytes()).isEqualTo(24L << 24);
+    assertThat(new KeyPositions(Long.MAX_VALUE / 2).bytes()).isEqualTo(24L << 24);
+    assertThat(new KeyPositions(0).bytes()).isEqualTo(24L << 10);
+    KeyPositions hinted = new KeyPositions(1_000_000);
+    long before = hinted.bytes();
+    for (long k = 0; k < 1_000_000; k++) {
+      hinted.put(new long[] {k * 0x9E3779B97F4A7C15L, k}, k);
+    }
+    assertThat(hinted.bytes()).as("no growth while the hinted keys come").isEqualTo(before);
+    assertThat(before).isEqualTo(24L << 21);
+  }
 }

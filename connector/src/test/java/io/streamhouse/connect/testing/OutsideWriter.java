@@ -1,4 +1,4 @@
-package io.streamhouse.connect.table.iceberg;
+package io.streamhouse.connect.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,7 +25,6 @@ import org.apache.iceberg.TableUtil;
 import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.data.GenericDeleteFilter;
 import org.apache.iceberg.data.GenericFileWriterFactory;
-import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IdentityPartitionConverters;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
@@ -41,38 +40,43 @@ import org.apache.iceberg.types.Types;
 import org.apache.iceberg.util.PartitionUtil;
 
 /**
- * Another engine writing a keyed table of {@code (id, name, score)} with Iceberg's own Java API, as
- * Spark or Trino would: merge-on-read updates and deletes ({@link RowDelta} with new data files and
- * position deletes: partition-scoped position delete files on format v2, deletion vectors merged
- * with the file's current one on v3), appends of a second row of a key, copy-on-write rewrites and
- * {@code rewrite_data_files} ({@link RewriteFiles}). None of its snapshots carries the connector's
- * summary keys.
+ * Another engine writing a keyed table (key {@code id}, a string column {@code name}) with
+ * Iceberg's own Java API, as Spark or Trino would: merge-on-read updates and deletes ({@link
+ * RowDelta} with new data files and position deletes: partition-scoped position delete files on
+ * format v2, deletion vectors merged with the file's current one on v3), appends of a second row of
+ * a key, copy-on-write rewrites and {@code rewrite_data_files} ({@link RewriteFiles}). None of its
+ * snapshots carries the connector's summary keys.
  */
-final class OutsideWriter {
+public final class OutsideWriter {
   /** A live row: where it is and what it holds. */
-  record Row(DataFile file, long pos, Record record) {
-    long id() {
+  public record Row(DataFile file, long pos, Record record) {
+    public long id() {
       return (Long) record.getField("id");
     }
   }
 
   private final Table table;
 
-  OutsideWriter(Table table) {
+  /** The snapshot {@link #liveRows()} read: commits validate against what came after it. */
+  private org.apache.iceberg.Snapshot read;
+
+  public OutsideWriter(Table table) {
     this.table = table;
   }
 
   /** Every live row of the table, with the deletes applied. */
-  List<Row> liveRows() {
+  public List<Row> liveRows() {
     table.refresh();
+    read = table.currentSnapshot();
     List<Row> rows = new ArrayList<>();
-    if (table.currentSnapshot() == null) {
+    if (read == null) {
       return rows;
     }
     List<Types.NestedField> columns = new ArrayList<>(table.schema().columns());
     columns.add(MetadataColumns.ROW_POSITION);
     Schema requested = new Schema(columns);
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+    try (CloseableIterable<FileScanTask> tasks =
+        table.newScan().useSnapshot(read.snapshotId()).planFiles()) {
       for (FileScanTask task : tasks) {
         GenericDeleteFilter deletes =
             new GenericDeleteFilter(table.io(), task, table.schema(), requested);
@@ -96,33 +100,56 @@ final class OutsideWriter {
     return rows;
   }
 
-  /** A merge-on-read {@code UPDATE}: every live row of each id is deleted and the new row added. */
-  void update(Map<Long, String> names) {
+  /**
+   * A merge-on-read {@code UPDATE ... SET name = ? WHERE id = ?} per entry: every live row of each
+   * id is deleted and added again with the new name (ids without a live row change nothing).
+   * Returns the ids it changed.
+   */
+  public Set<Long> update(Map<Long, String> names) {
     List<Row> old = liveRows().stream().filter(r -> names.containsKey(r.id())).toList();
     List<Record> added = new ArrayList<>();
-    names.forEach((id, name) -> added.add(row(id, name, -1)));
+    Set<Long> changed = new java.util.TreeSet<>();
+    for (Row r : old) {
+      Record row = r.record().copy();
+      row.setField("name", names.get(r.id()));
+      added.add(row);
+      changed.add(r.id());
+    }
     rowDelta(old, added);
+    return changed;
   }
 
   /** A merge-on-read {@code DELETE} of every live row of {@code ids}. */
-  void delete(Set<Long> ids) {
+  public void delete(Set<Long> ids) {
     rowDelta(liveRows().stream().filter(r -> ids.contains(r.id())).toList(), List.of());
   }
 
-  /** An append of a second row of keys the table may hold. */
-  void append(Map<Long, String> names) {
+  /**
+   * An {@code INSERT} of a second row of keys the table holds (a copy of each one's live row with
+   * the new name): the table then holds those keys twice, as an engine without primary keys lets
+   * it. Returns the ids it inserted.
+   */
+  public Set<Long> insertAgain(Map<Long, String> names) {
     List<Record> added = new ArrayList<>();
-    names.forEach((id, name) -> added.add(row(id, name, -2)));
+    Set<Long> inserted = new java.util.TreeSet<>();
+    for (Row r : liveRows()) {
+      if (names.containsKey(r.id()) && inserted.add(r.id())) {
+        Record row = r.record().copy();
+        row.setField("name", names.get(r.id()));
+        added.add(row);
+      }
+    }
     var append = table.newAppend();
     writeData(added).forEach(append::appendFile);
     append.commit();
+    return inserted;
   }
 
   /**
    * A copy-on-write {@code UPDATE}: every data file holding a row of {@code names} is replaced by
    * one with its live rows, those rows changed.
    */
-  void copyOnWrite(Map<Long, String> names) {
+  public void copyOnWrite(Map<Long, String> names) {
     List<Row> live = liveRows();
     Set<String> files = new java.util.HashSet<>();
     live.stream()
@@ -132,10 +159,10 @@ final class OutsideWriter {
   }
 
   /** {@code rewrite_data_files}: every data file replaced by new ones with its live rows. */
-  void rewriteAll() {
+  public void rewriteAll() {
     List<Row> live = liveRows();
     Set<String> files = new java.util.HashSet<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+    try (CloseableIterable<FileScanTask> tasks = scanRead()) {
       tasks.forEach(t -> files.add(t.file().location()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -154,9 +181,9 @@ final class OutsideWriter {
         kept.add(record);
       }
     }
-    RewriteFiles rewrite =
-        table.newRewrite().validateFromSnapshot(table.currentSnapshot().snapshotId());
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+    // As Spark's rewrite and copy-on-write do: fails if rows of the files changed since the read.
+    RewriteFiles rewrite = table.newRewrite().validateFromSnapshot(read.snapshotId());
+    try (CloseableIterable<FileScanTask> tasks = scanRead()) {
       for (FileScanTask task : tasks) {
         if (files.contains(task.file().location())) {
           rewrite.deleteFile(task.file());
@@ -170,16 +197,24 @@ final class OutsideWriter {
     rewrite.commit();
   }
 
-  private Record row(long id, String name, int score) {
-    GenericRecord record = GenericRecord.create(table.schema());
-    record.setField("id", id);
-    record.setField("name", name);
-    record.setField("score", score);
-    return record;
+  private CloseableIterable<FileScanTask> scanRead() {
+    return table.newScan().useSnapshot(read.snapshotId()).planFiles();
   }
 
+  /**
+   * Commits as Spark's merge-on-read does under snapshot isolation: fails if a data file it deletes
+   * from was removed, or got new deletes, since the rows were read.
+   */
   private void rowDelta(List<Row> deleted, List<Record> added) {
     RowDelta delta = table.newRowDelta();
+    if (read != null) {
+      delta.validateFromSnapshot(read.snapshotId()).validateNoConflictingDeleteFiles();
+      Set<String> referenced = new java.util.HashSet<>();
+      deleted.forEach(r -> referenced.add(r.file().location()));
+      if (!referenced.isEmpty()) {
+        delta.validateDataFilesExist(referenced).validateDeletedFiles();
+      }
+    }
     writeData(added).forEach(delta::addRows);
     if (!deleted.isEmpty()) {
       DeleteWriteResult deletes =
@@ -225,7 +260,7 @@ final class OutsideWriter {
   /** Deletion vectors, each merged with the data file's current one, which it replaces. */
   private DeleteWriteResult vectors(List<Row> deleted) {
     Map<String, List<DeleteFile>> current = new HashMap<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+    try (CloseableIterable<FileScanTask> tasks = scanRead()) {
       tasks.forEach(t -> current.put(t.file().location(), t.deletes()));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
