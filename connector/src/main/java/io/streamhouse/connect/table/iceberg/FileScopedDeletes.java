@@ -79,6 +79,7 @@ final class FileScopedDeletes {
       Snapshot current,
       Collection<String> referencedBefore,
       Map<String, List<DeleteFile>> transport,
+      Map<String, Long> writers,
       List<DataFile> added,
       List<RewriteMap> moves) {
     Map<String, Map<String, PositionDeleteIndex>> byBatch = new java.util.LinkedHashMap<>();
@@ -162,7 +163,7 @@ final class FileScopedDeletes {
         applied.put(path, loader.loadPositionDeletes(all, path));
       }
     }
-    Map<String, String> stale = staleBatches(byBatch, applied);
+    Map<String, String> stale = StalePositions.of(byBatch, writers, applied);
     if (!stale.isEmpty()) {
       return Optional.of(new Merged(List.of(), List.of(), referenced, stale));
     }
@@ -175,43 +176,6 @@ final class FileScopedDeletes {
                 table, referenced, dataFiles, positions, p -> scoped.get(p.toString()));
     return Optional.of(
         new Merged(result.deleteFiles(), result.rewrittenDeleteFiles(), referenced, Map.of()));
-  }
-
-  /** The batches that delete a row {@code applied} (the table's deletes) deleted already. */
-  private static Map<String, String> staleBatches(
-      Map<String, Map<String, PositionDeleteIndex>> byBatch,
-      Map<String, PositionDeleteIndex> applied) {
-    Map<String, String> stale = new java.util.LinkedHashMap<>();
-    byBatch.forEach(
-        (batch, positions) -> {
-          for (Map.Entry<String, PositionDeleteIndex> e : positions.entrySet()) {
-            PositionDeleteIndex deleted = applied.get(e.getKey());
-            if (deleted == null) {
-              continue;
-            }
-            long[] hit = {-1};
-            e.getValue()
-                .forEach(
-                    pos -> {
-                      if (hit[0] < 0 && deleted.isDeleted(pos)) {
-                        hit[0] = pos;
-                      }
-                    });
-            if (hit[0] >= 0) {
-              stale.put(
-                  batch,
-                  "it deletes row "
-                      + hit[0]
-                      + " of data file "
-                      + e.getKey()
-                      + ", which the table deleted already: its key index did not know the"
-                      + " table's rows of that key (a key on two Kafka partitions, or another"
-                      + " writer's commit)");
-              return;
-            }
-          }
-        });
-    return stale;
   }
 
   private static PositionDeleteIndex copy(PositionDeleteIndex index) {

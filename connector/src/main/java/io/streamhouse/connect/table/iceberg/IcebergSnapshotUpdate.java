@@ -64,6 +64,7 @@ final class IcebergSnapshotUpdate {
     List<DataFile> data = new ArrayList<>();
     List<DeleteFile> deletes = new ArrayList<>();
     Map<String, List<DeleteFile>> byBatch = new java.util.LinkedHashMap<>();
+    Map<String, Long> writers = new java.util.HashMap<>();
     List<String> referenced = new ArrayList<>();
     boolean anyKeyed = false;
     for (OfferedBatch batch : applying) {
@@ -78,6 +79,7 @@ final class IcebergSnapshotUpdate {
       KeyedFilesCodec.KeyedFiles files = keyed.get(batch.batchId());
       if (files != null) {
         anyKeyed = true;
+        writers.put(batch.batchId(), files.writer());
         referenced.addAll(files.referenced());
       }
     }
@@ -96,7 +98,7 @@ final class IcebergSnapshotUpdate {
     // data file (a deletion vector on v3, a file-scoped position delete file on v2).
     FileScopedDeletes.Merged merged =
         FileScopedDeletes.merge(
-                table, current, new LinkedHashSet<>(referenced), byBatch, data, moves)
+                table, current, new LinkedHashSet<>(referenced), byBatch, writers, data, moves)
             .orElseThrow(
                 () ->
                     new CommitLoop.ConcurrentCommitException(

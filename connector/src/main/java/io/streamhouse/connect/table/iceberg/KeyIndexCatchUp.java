@@ -154,6 +154,7 @@ final class KeyIndexCatchUp {
             + now
             + " now); route "
             + route
-            + " drops its batch and the task reads its key index again by the new key");
+            + " drops its batch and its task fails: a restart of the task reads the key index by the"
+            + " new key");
   }
 }

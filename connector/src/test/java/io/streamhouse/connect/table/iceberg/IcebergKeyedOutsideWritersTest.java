@@ -205,6 +205,66 @@ class IcebergKeyedOutsideWritersTest {
   }
 
   /**
+   * The same key on two partitions, updated by two writers whose batches come in one commit: both
+   * delete the key's row, each adds its own. The later batch is rejected (folding both in would
+   * leave two rows), and its replay replaces the earlier batch's row.
+   */
+  @ParameterizedTest(name = "format version {0}")
+  @ValueSource(ints = {2, 3})
+  void twoWritersDeletingOneRowInOneCommitLeaveOneRow(int formatVersion) throws Exception {
+    StreamhouseSinkConfig config = KeyedTableFixture.config(dir, formatVersion);
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      seed(format, config, 10);
+      TableWriter first = writer(format, config);
+      TableWriter second = writer(format, config);
+      first.write(upsert(1, 0, 1, "p1"));
+      second.write(upsert(0, 10, 1, "p0"));
+      Map<String, BatchPlan.Decision> decisions =
+          format
+              .commit(
+                  TABLE,
+                  2,
+                  List.of(
+                      new io.streamhouse.connect.protocol.OfferedBatch(
+                          "first",
+                          1,
+                          Map.of(TP1, new io.streamhouse.connect.protocol.OffsetRange(0, 1)),
+                          first.prepare(),
+                          0),
+                      new io.streamhouse.connect.protocol.OfferedBatch(
+                          "second",
+                          0,
+                          Map.of(TP0, new io.streamhouse.connect.protocol.OffsetRange(10, 11)),
+                          second.prepare(),
+                          0)),
+                  true)
+              .decisions();
+      assertThat(decisions.values())
+          .containsExactlyInAnyOrder(BatchPlan.Decision.APPLY, BatchPlan.Decision.REJECT);
+      boolean firstWon = decisions.get("first") == BatchPlan.Decision.APPLY;
+      model.put(1L, firstWon ? "p1" : "p0");
+      assertThat(rows(format.table(TABLE))).isEqualTo(model);
+
+      TableWriter replay = writer(format, config);
+      if (firstWon) {
+        replay.write(upsert(0, 10, 1, "p0"));
+        assertThat(commitOne(format, 3, TP0, 10, 11, replay.prepare()))
+            .isEqualTo(BatchPlan.Decision.APPLY);
+        model.put(1L, "p0");
+      } else {
+        replay.write(upsert(1, 0, 1, "p1"));
+        assertThat(commitOne(format, 3, TP1, 0, 1, replay.prepare()))
+            .isEqualTo(BatchPlan.Decision.APPLY);
+        model.put(1L, "p1");
+      }
+      assertThat(rows(format.table(TABLE))).isEqualTo(model);
+      first.close();
+      second.close();
+      replay.close();
+    }
+  }
+
+  /**
    * A table upgraded from format v2 whose partition has position delete files of another writer
    * (naming two data files): the deletion vector the connector writes for one of those files takes
    * their positions in, since readers ignore position delete files once a data file has a vector.
@@ -257,7 +317,7 @@ class IcebergKeyedOutsideWritersTest {
       assertThatThrownBy(writer::prepare)
           .hasMessageContaining("identifier fields of table")
           .hasMessageContaining("orders")
-          .hasMessageContaining("reads its key index again");
+          .hasMessageContaining("a restart of the task reads the key index by the new key");
       writer.close();
       assertThat(rows(format.table(TABLE))).isEqualTo(model);
     }
