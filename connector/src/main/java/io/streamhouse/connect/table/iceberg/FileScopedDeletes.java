@@ -299,8 +299,7 @@ final class FileScopedDeletes {
   }
 
   /** The positions in {@code transport}, by data file; each file is read once. */
-  private static Map<String, PositionDeleteIndex> positionsOf(
-      Table table, List<DeleteFile> transport) {
+  static Map<String, PositionDeleteIndex> positionsOf(Table table, List<DeleteFile> transport) {
     Map<String, PositionDeleteIndex> all = new HashMap<>();
     for (DeleteFile file : transport) {
       try (CloseableIterable<Record> rows =

@@ -1,7 +1,5 @@
 package io.streamhouse.connect.table.iceberg;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.BitSet;
 import java.util.HashSet;
 import java.util.List;
@@ -13,11 +11,6 @@ import org.apache.iceberg.FileContent;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.deletes.Deletes;
-import org.apache.iceberg.formats.FormatModelRegistry;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.DeleteSchemaUtil;
 import org.apache.iceberg.util.ContentFileUtil;
 
 /**
@@ -127,18 +120,9 @@ final class ForeignCatchUp {
       into.add(IcebergFileCheck.normalized(referenced));
       return true;
     }
-    try (CloseableIterable<Record> rows =
-        FormatModelRegistry.<Record, Object>readBuilder(
-                file.format(), Record.class, table.io().newInputFile(file))
-            .project(DeleteSchemaUtil.pathPosSchema())
-            .build()) {
-      Deletes.toPositionIndexes(rows)
-          .keySet()
-          .forEach(path -> into.add(IcebergFileCheck.normalized(path.toString())));
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "Cannot read position delete file " + file.location() + " of " + table.name(), e);
-    }
+    FileScopedDeletes.positionsOf(table, List.of(file))
+        .keySet()
+        .forEach(path -> into.add(IcebergFileCheck.normalized(path)));
     return true;
   }
 }

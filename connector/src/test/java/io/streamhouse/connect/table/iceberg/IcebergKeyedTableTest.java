@@ -1,5 +1,8 @@
 package io.streamhouse.connect.table.iceberg;
 
+import static io.streamhouse.connect.table.iceberg.KeyedTableFixture.rows;
+import static io.streamhouse.connect.table.iceberg.KeyedTableFixture.tombstone;
+import static io.streamhouse.connect.table.iceberg.KeyedTableFixture.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamhouse.connect.config.RouteSettings;
@@ -21,13 +24,8 @@ import java.util.TreeMap;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.data.IcebergGenerics;
-import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.data.Schema;
-import org.apache.kafka.connect.data.SchemaBuilder;
-import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,12 +36,6 @@ import org.junit.jupiter.api.io.TempDir;
  * row, and a batch whose key index is out of date is rejected.
  */
 class IcebergKeyedTableTest {
-  private static final Schema VALUE =
-      SchemaBuilder.struct()
-          .field("id", Schema.INT64_SCHEMA)
-          .field("name", Schema.STRING_SCHEMA)
-          .field("score", Schema.OPTIONAL_INT32_SCHEMA)
-          .build();
   private static final TopicPartition TP0 = new TopicPartition("orders", 0);
   private static final TopicPartition TP1 = new TopicPartition("orders", 1);
 
@@ -62,15 +54,6 @@ class IcebergKeyedTableTest {
     return new StreamhouseSinkConfig(props);
   }
 
-  private static SinkRecord upsert(int partition, long offset, long id, String name) {
-    Struct value = new Struct(VALUE).put("id", id).put("name", name).put("score", (int) offset);
-    return new SinkRecord("orders", partition, Schema.INT64_SCHEMA, id, VALUE, value, offset);
-  }
-
-  private static SinkRecord tombstone(int partition, long offset, long id) {
-    return new SinkRecord("orders", partition, Schema.INT64_SCHEMA, id, VALUE, null, offset);
-  }
-
   private static PreparedFiles write(
       IcebergFormat format, TableId table, RouteSettings route, List<SinkRecord> records)
       throws Exception {
@@ -82,18 +65,6 @@ class IcebergKeyedTableTest {
     PreparedFiles files = writer.prepare();
     writer.close();
     return files;
-  }
-
-  private static Map<Long, String> rows(Table table) throws Exception {
-    table.refresh();
-    Map<Long, String> rows = new TreeMap<>();
-    try (CloseableIterable<Record> read = IcebergGenerics.read(table).build()) {
-      for (Record r : read) {
-        String previous = rows.put((Long) r.getField("id"), (String) r.getField("name"));
-        assertThat(previous).as("a second live row of key %s", r.getField("id")).isNull();
-      }
-    }
-    return rows;
   }
 
   /**
@@ -318,26 +289,7 @@ class IcebergKeyedTableTest {
   /** Offers one batch of partition 0's offsets {@code [from, to)} in a commit; its decision. */
   private BatchPlan.Decision commitOne(
       IcebergFormat format, long commitId, long from, long to, PreparedFiles files) {
-    return commitOne(format, commitId, TP0, from, to, files);
-  }
-
-  /** Offers one batch of {@code tp}'s offsets {@code [from, to)} in a commit; its decision. */
-  private BatchPlan.Decision commitOne(
-      IcebergFormat format,
-      long commitId,
-      TopicPartition tp,
-      long from,
-      long to,
-      PreparedFiles files) {
-    String batch = "b" + commitId;
-    return format
-        .commit(
-            table,
-            commitId,
-            List.of(new OfferedBatch(batch, 0, Map.of(tp, new OffsetRange(from, to)), files, 0)),
-            true)
-        .decisions()
-        .get(batch);
+    return KeyedTableFixture.commitOne(format, commitId, TP0, from, to, files);
   }
 
   /**
@@ -362,12 +314,16 @@ class IcebergKeyedTableTest {
         replaced.add(upsert(1, 20 + i, 100 + i, "c" + i));
         model.put(100L + i, "c" + i);
       }
-      assertThat(commitOne(format, 1, TP1, 0, 20, write(format, table, route, first)))
+      assertThat(
+              KeyedTableFixture.commitOne(
+                  format, 1, TP1, 0, 20, write(format, table, route, first)))
           .isEqualTo(BatchPlan.Decision.APPLY);
       // The writer of partition 0 opens now: its index holds partition 1's rows.
       TableWriter writer =
           format.openWriter(table, route, upsert(0, 0, 1, "x"), new FileBudget(8, 64L << 20)).get();
-      assertThat(commitOne(format, 2, TP1, 20, 40, write(format, table, route, replaced)))
+      assertThat(
+              KeyedTableFixture.commitOne(
+                  format, 2, TP1, 20, 40, write(format, table, route, replaced)))
           .isEqualTo(BatchPlan.Decision.APPLY);
       compact(format, maintenance); // drops partition 1's first rows
 
@@ -379,7 +335,8 @@ class IcebergKeyedTableTest {
       assertThat(((IcebergKeyedTableWriter) writer).base().snapshot())
           .as("the index moved past the compaction")
           .isEqualTo(format.table(table).currentSnapshot().snapshotId());
-      assertThat(commitOne(format, 3, TP0, 0, 10, files)).isEqualTo(BatchPlan.Decision.APPLY);
+      assertThat(KeyedTableFixture.commitOne(format, 3, TP0, 0, 10, files))
+          .isEqualTo(BatchPlan.Decision.APPLY);
       writer.close();
       assertThat(rows(format.table(table))).isEqualTo(new TreeMap<>(model));
     }
