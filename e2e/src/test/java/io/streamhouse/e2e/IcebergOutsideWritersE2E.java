@@ -37,10 +37,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(LocalStackExtension.class)
 class IcebergOutsideWritersE2E {
-  private static final int CHANGES = Integer.getInteger("streamhouse.e2e.outside-changes", 60_000);
+  private static final int CHANGES = Integer.getInteger("streamhouse.e2e.outside-changes", 40_000);
   private static final int KEYS = Integer.getInteger("streamhouse.e2e.outside-keys", 5_000);
   private static final long INTERVAL_MS = 2000;
-  private static final int SLICES = 12;
+  private static final int SLICES = 8;
 
   /** The outside commits that went through. */
   private static long committed(List<String> log) {

@@ -28,8 +28,8 @@ final class KeyIndexCatchUp {
   /**
    * Translates {@code index} and {@code pending} (packed positions) past the compactions of {@code
    * table} since snapshot {@code base} ({@code -1}: none then); returns the snapshot they are now
-   * good for, or {@code base} when nothing was translated. {@code mapKey} is the summary key of the
-   * connector's rewrite maps.
+   * good for (the current one when only the connector's commits came since), or {@code base} when
+   * it cannot say. {@code mapKey} is the summary key of the connector's rewrite maps.
    */
   static long catchUp(
       Table table,
@@ -49,8 +49,13 @@ final class KeyIndexCatchUp {
     }
     String mapKey = keys.rewriteMap();
     Optional<List<String>> since = MappedCompactions.since(table, mapKey, base);
-    if (since.isEmpty() || since.get().isEmpty()) {
-      return base; // nothing removed, or removed by a writer without a map
+    if (since.isEmpty()) {
+      return base; // removed by a writer without a map, or the base is gone: checked at commit
+    }
+    if (since.get().isEmpty()) {
+      // Only the connector's commits since: the index is good for the current snapshot (the rows
+      // of other writers' partitions are theirs), so the next check looks back only this far.
+      return current.snapshotId();
     }
     List<String> maps = since.get();
     long start = System.nanoTime();

@@ -66,7 +66,15 @@ final class KeyedBatchCheck {
     }
     Optional<ForeignSnapshots.Since> since =
         ForeignSnapshots.since(table, keys, files.baseSnapshot());
-    if (since.isPresent() && !since.get().foreign().isEmpty()) {
+    if (since.isEmpty()) {
+      // Whatever was committed between it and now cannot be seen: an outside insert of one of the
+      // batch's keys would go unnoticed.
+      return Optional.of(
+          "the snapshot its key index was read from ("
+              + files.baseSnapshot()
+              + ") is no longer in the table's history");
+    }
+    if (!since.get().foreign().isEmpty()) {
       // An outside writer may have added, moved or deleted rows of this batch's keys: a later
       // change must replace whatever row the table holds for its key, so the index is read again.
       return Optional.of(
