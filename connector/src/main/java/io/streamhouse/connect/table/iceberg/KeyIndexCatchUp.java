@@ -29,7 +29,8 @@ final class KeyIndexCatchUp {
    * Translates {@code index} and {@code pending} (packed positions) past the compactions of {@code
    * table} since snapshot {@code base} ({@code -1}: none then); returns the snapshot they are now
    * good for (the current one when only the connector's commits came since), or {@code base} when
-   * it cannot say. {@code mapKey} is the summary key of the connector's rewrite maps.
+   * it cannot say. {@code keys} name the connector's commits and its rewrite maps; {@code batch}
+   * says which keys the batch being prepared changed.
    */
   static long catchUp(
       Table table,
