@@ -84,6 +84,8 @@ final class ForeignCatchUp {
     pending.removeIf(p -> stale.get(KeyIndex.fileOf(p)));
     int[] counts = new int[3];
     int before = index.fileCount();
+    BitSet known = new BitSet();
+    BitSet addedFiles = new BitSet();
     index.readFiles(
         table,
         current,
@@ -96,8 +98,7 @@ final class ForeignCatchUp {
           if (batch.changed(key)) {
             pending.add(packed); // the batch's change comes later than any committed row
             counts[1]++;
-          } else if (added.contains(
-              IcebergFileCheck.normalized(index.file(KeyIndex.fileOf(packed)).location()))) {
+          } else if (isAdded(index, KeyIndex.fileOf(packed), added, known, addedFiles)) {
             index.replace(key, packed); // an outside writer's row: newer than what the index had
           } else {
             index.place(key, packed);
@@ -105,6 +106,18 @@ final class ForeignCatchUp {
         });
     counts[2] = index.fileCount() - before;
     return Optional.of(new Result(counts[2], forgotten, counts[0], counts[1]));
+  }
+
+  /** Whether the index's file {@code ordinal} is one of {@code added}; asked once per file. */
+  private static boolean isAdded(
+      KeyIndex index, int ordinal, Set<String> added, BitSet known, BitSet addedFiles) {
+    if (!known.get(ordinal)) {
+      known.set(ordinal);
+      if (added.contains(IcebergFileCheck.normalized(index.file(ordinal).location()))) {
+        addedFiles.set(ordinal);
+      }
+    }
+    return addedFiles.get(ordinal);
   }
 
   /**
