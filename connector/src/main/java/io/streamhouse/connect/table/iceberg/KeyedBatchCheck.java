@@ -83,18 +83,13 @@ final class KeyedBatchCheck {
               + " read at snapshot "
               + files.baseSnapshot());
     }
-    if (files.referenced().isEmpty()) {
-      return Optional.empty();
+    if (files.referenced().isEmpty() || since.get().compactions().isEmpty()) {
+      return Optional.empty(); // only the connector's commits since, which remove no data file
     }
-    Optional<Set<String>> removed = removedSince(table, files.baseSnapshot());
-    if (removed.isEmpty()) {
-      return Optional.of(
-          "the snapshot its key index was read from ("
-              + files.baseSnapshot()
-              + ") is no longer in the table's history");
-    }
+    // The base is in the history (checked above), so the set is there.
+    Set<String> removed = removedSince(table, files.baseSnapshot()).orElseThrow();
     for (String path : files.referenced()) {
-      if (removed.get().contains(IcebergFileCheck.normalized(path))) {
+      if (removed.contains(IcebergFileCheck.normalized(path))) {
         Optional<List<String>> maps = MappedCompactions.since(table, mapKey, files.baseSnapshot());
         if (maps.isPresent() && !maps.get().isEmpty()) {
           translations.put(batch.batchId(), maps.get());
