@@ -18,8 +18,11 @@ import org.apache.iceberg.Table;
  * the live rows are (docs/iceberg-primary-key-tables.md, "Outside writers").
  */
 final class ForeignSnapshots {
-  /** The snapshots after a base that the connector's commits did not make, oldest first. */
-  record Since(List<Snapshot> compactions, List<Snapshot> foreign) {
+  /**
+   * The snapshots after a base, oldest first: the connector's commits, its compactions and the
+   * outside writers' snapshots.
+   */
+  record Since(List<Snapshot> commits, List<Snapshot> compactions, List<Snapshot> foreign) {
     /** The connector's compactions and the outside writers' snapshots, oldest first. */
     List<Snapshot> notCommits() {
       List<Snapshot> all = new ArrayList<>(compactions);
@@ -33,10 +36,11 @@ final class ForeignSnapshots {
 
   /**
    * The snapshots of {@code table} after {@code base} ({@code -1}: the table had none) up to the
-   * current one that are not the connector's commits, split into its compactions and the rest;
-   * empty if {@code base} is not in the current snapshot's ancestry.
+   * current one, split into the connector's commits, its compactions and the rest; empty if {@code
+   * base} is not in the current snapshot's ancestry.
    */
   static Optional<Since> since(Table table, SnapshotKeys keys, long base) {
+    List<Snapshot> commits = new ArrayList<>();
     List<Snapshot> compactions = new ArrayList<>();
     List<Snapshot> foreign = new ArrayList<>();
     Snapshot s = table.currentSnapshot();
@@ -46,15 +50,18 @@ final class ForeignSnapshots {
         compactions.add(s);
       } else if (summary == null || !summary.containsKey(keys.watermarks())) {
         foreign.add(s);
+      } else {
+        commits.add(s);
       }
       s = s.parentId() == null ? null : table.snapshot(s.parentId());
     }
     if (s == null && base != -1) {
       return Optional.empty();
     }
+    Collections.reverse(commits);
     Collections.reverse(compactions);
     Collections.reverse(foreign);
-    return Optional.of(new Since(compactions, foreign));
+    return Optional.of(new Since(commits, compactions, foreign));
   }
 
   /** {@code snapshot 12 (overwrite by spark-3.5 app-1)}: what a log line or a rejection names. */

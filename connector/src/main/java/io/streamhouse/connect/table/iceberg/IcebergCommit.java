@@ -124,6 +124,7 @@ final class IcebergCommit {
             Set<String> refused = new LinkedHashSet<>();
             translations.clear();
             Map<TopicPartition, Long> writerOf = new HashMap<>();
+            List<UnseenKeyHistory.Batch> unseen = new ArrayList<>();
             for (OfferedBatch batch : applying) {
               KeyedFilesCodec.KeyedFiles files = keyed.get(batch.batchId());
               if (files == null) {
@@ -146,6 +147,9 @@ final class IcebergCommit {
                   problem = Optional.of("another writer's batch of " + tp + " is in this commit");
                 }
               }
+              if (problem.isEmpty()) {
+                problem = unseenKeys(files, unseen);
+              }
               if (problem.isPresent()) {
                 refused.add(batch.batchId());
                 LOG.warn(
@@ -159,6 +163,27 @@ final class IcebergCommit {
               }
             }
             return refused;
+          }
+
+          /**
+           * Why a batch's {@link UnseenKeys} clash with what another writer committed since its
+           * index was read or puts in this commit ({@code inCommit}, which takes it if not).
+           */
+          private Optional<String> unseenKeys(
+              KeyedFilesCodec.KeyedFiles files, List<UnseenKeyHistory.Batch> inCommit) {
+            Optional<String> problem =
+                format
+                    .unseenKeys()
+                    .problem(id, table, keys, files.writer(), files.baseSnapshot(), files.unseen());
+            if (problem.isEmpty()) {
+              problem =
+                  UnseenKeyHistory.clash(files.writer(), files.unseen(), inCommit)
+                      .map(clash -> clash + " in this commit");
+            }
+            if (problem.isEmpty()) {
+              inCommit.add(new UnseenKeyHistory.Batch(files.writer(), files.unseen()));
+            }
+            return problem;
           }
 
           /** Loads the maps a batch's positions need; why it cannot be committed if one fails. */
@@ -232,6 +257,16 @@ final class IcebergCommit {
               transaction.commitTransaction();
             } catch (ValidationException concurrent) {
               throw new CommitLoop.ConcurrentCommitException(concurrent.getMessage(), concurrent);
+            }
+            List<UnseenKeyHistory.Batch> committed = new ArrayList<>();
+            for (OfferedBatch batch : applying) {
+              KeyedFilesCodec.KeyedFiles files = keyed.get(batch.batchId());
+              if (files != null) {
+                committed.add(new UnseenKeyHistory.Batch(files.writer(), files.unseen()));
+              }
+            }
+            if (!committed.isEmpty()) {
+              format.unseenKeys().committed(id, snapshotId, committed);
             }
             update.transport().forEach(f -> IcebergFormat.deleteQuietly(table, f.location()));
             return new CommitLoop.Committed(

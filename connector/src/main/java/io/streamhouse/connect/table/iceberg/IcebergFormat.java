@@ -67,6 +67,8 @@ public final class IcebergFormat implements TableFormat {
   /** The converters of this task's append tables, kept across rounds. */
   private final IcebergConverters converters = new IcebergConverters();
 
+  private final UnseenKeyHistory unseenKeys = new UnseenKeyHistory();
+
   public IcebergFormat(CatalogSettings settings, String connector, int taskId) {
     this.catalog = IcebergCatalogLoader.load(settings);
     this.connector = connector;
@@ -141,6 +143,11 @@ public final class IcebergFormat implements TableFormat {
     Optional<Snapshot> own = latestOwnSnapshot(table);
     return new IcebergKeyedTableWriter.OwnState(
         watermarksOf(own), own.map(s -> keyWritersOf(s, table.name())).orElse(Watermarks.EMPTY));
+  }
+
+  /** The keys the coordinator's keyed commits inserted unseen, to check later batches against. */
+  UnseenKeyHistory unseenKeys() {
+    return unseenKeys;
   }
 
   /**

@@ -78,6 +78,9 @@ final class IcebergKeyedTableWriter implements TableWriter {
   /** The keys this batch changed: an outside writer's row of one must go too. */
   private final BatchChanges changes;
 
+  /** The keys this batch changed that the index had no row of: other writers' batches may too. */
+  private final UnseenKeys unseen = new UnseenKeys();
+
   /** The key index and what it was read from; handed on to the writer after a schema change. */
   record Base(
       KeyIndex index, long writer, long snapshot, Watermarks watermarks, Watermarks writers) {}
@@ -164,6 +167,8 @@ final class IcebergKeyedTableWriter implements TableWriter {
       long previous = index.remove(hash);
       if (previous != KeyPositions.NONE) {
         deletes.add(previous);
+      } else {
+        unseen.add(hash);
       }
       return;
     }
@@ -200,6 +205,8 @@ final class IcebergKeyedTableWriter implements TableWriter {
     long previous = index.put(hash, position);
     if (previous != KeyPositions.NONE) {
       deletes.add(previous);
+    } else {
+      unseen.add(hash);
     }
   }
 
@@ -227,9 +234,16 @@ final class IcebergKeyedTableWriter implements TableWriter {
     List<Long> taken = deletes;
     deletes = new ArrayList<>();
     taken.addAll(base.index().takeDuplicates());
+    UnseenKeys.Taken unseenKeys = unseen.take();
     long snapshot =
         KeyIndexCatchUp.catchUp(
-            table, keys, base.snapshot(), base.index(), taken, changes.keys(base.index()));
+            table,
+            keys,
+            base.snapshot(),
+            base.index(),
+            taken,
+            changes.keys(base.index()),
+            unseenKeys);
     taken.addAll(base.index().takeDuplicates()); // found by the catch-up
     changes.next(base.index().fileCount());
     if (snapshot != base.snapshot()) {
@@ -276,7 +290,8 @@ final class IcebergKeyedTableWriter implements TableWriter {
                   batchBase.writer(),
                   batchBase.snapshot(),
                   batchBase.watermarks(),
-                  batchBase.writers()),
+                  batchBase.writers(),
+                  unseenKeys.hashes()),
               table.specs());
       return new PreparedFiles(
           KeyedFilesCodec.VERSION, payload, data.size() + deleteFiles.size(), records, bytes);
@@ -295,6 +310,7 @@ final class IcebergKeyedTableWriter implements TableWriter {
     }
     done.forEach(f -> deleteQuietly(f.location()));
     deletes = new ArrayList<>();
+    unseen.take();
   }
 
   private void deleteQuietly(String location) {

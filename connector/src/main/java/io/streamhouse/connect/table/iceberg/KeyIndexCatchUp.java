@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
  * into live files and is not rejected. A position at a row a compaction dropped (deleted before it,
  * by another task whose keys the index also holds) leaves the index. Whatever it cannot translate
  * (a removal by another writer, a map gone or unreadable) it leaves as it is: the coordinator then
- * rejects the batch as before ({@link KeyedBatchCheck}), and the task reads its index again.
+ * rejects the batch as before ({@link KeyedBatchCheck}), and the task reads its index again. Last,
+ * the rows the connector's other tasks committed since are read ({@link OtherWritersCatchUp}), so
+ * the index knows every key, whichever task wrote it.
  */
 final class KeyIndexCatchUp {
   private static final Logger LOG = LoggerFactory.getLogger(KeyIndexCatchUp.class);
@@ -30,7 +32,8 @@ final class KeyIndexCatchUp {
    * table} since snapshot {@code base} ({@code -1}: none then); returns the snapshot they are now
    * good for (the current one when only the connector's commits came since), or {@code base} when
    * it cannot say. {@code keys} name the connector's commits and its rewrite maps; {@code batch}
-   * says which keys the batch being prepared changed.
+   * says which keys the batch being prepared changed, {@code unseen} which of them its index had no
+   * row of (one leaves when the batch now deletes another writer's row of it).
    */
   static long catchUp(
       Table table,
@@ -38,7 +41,8 @@ final class KeyIndexCatchUp {
       long base,
       KeyIndex index,
       List<Long> pending,
-      ForeignCatchUp.BatchKeys batch) {
+      ForeignCatchUp.BatchKeys batch,
+      UnseenKeys.Taken unseen) {
     table.refresh();
     Snapshot current = table.currentSnapshot();
     if (current == null || current.snapshotId() == base) {
@@ -46,7 +50,7 @@ final class KeyIndexCatchUp {
     }
     Optional<ForeignSnapshots.Since> snapshots = ForeignSnapshots.since(table, keys, base);
     if (snapshots.isPresent() && !snapshots.get().foreign().isEmpty()) {
-      return pastForeign(table, current, snapshots.get(), base, index, pending, batch);
+      return pastForeign(table, current, snapshots.get(), base, index, pending, batch, unseen);
     }
     String mapKey = keys.rewriteMap();
     Optional<List<String>> since = MappedCompactions.since(table, mapKey, base);
@@ -54,9 +58,10 @@ final class KeyIndexCatchUp {
       return base; // removed by a writer without a map, or the base is gone: checked at commit
     }
     if (since.get().isEmpty()) {
-      // Only the connector's commits since: the index is good for the current snapshot (the rows
-      // of other writers' partitions are theirs), so the next check looks back only this far.
-      return current.snapshotId();
+      // Only the connector's commits since: once the rows its other writers added are read, the
+      // index is good for the current snapshot, so the next check looks back only this far.
+      return pastOtherWriters(
+          table, current, snapshots.orElseThrow(), base, index, pending, batch, unseen);
     }
     List<String> maps = since.get();
     long start = System.nanoTime();
@@ -86,6 +91,66 @@ final class KeyIndexCatchUp {
         (System.nanoTime() - start) / 1_000_000,
         index.keys(),
         dropped);
+    return pastOtherWriters(
+        table, current, snapshots.orElseThrow(), base, index, pending, batch, unseen);
+  }
+
+  /**
+   * Reads the rows the connector's other writers committed since {@code base} ({@link
+   * OtherWritersCatchUp}); the current snapshot's id, or {@code base} when it cannot (the
+   * coordinator then judges the batch against what was committed since {@code base}).
+   */
+  private static long pastOtherWriters(
+      Table table,
+      Snapshot current,
+      ForeignSnapshots.Since since,
+      long base,
+      KeyIndex index,
+      List<Long> pending,
+      ForeignCatchUp.BatchKeys batch,
+      UnseenKeys.Taken unseen) {
+    if (since.commits().isEmpty()) {
+      return current.snapshotId();
+    }
+    long start = System.nanoTime();
+    OtherWritersCatchUp.Result result;
+    try {
+      result = OtherWritersCatchUp.apply(table, current, since, index, pending, batch, unseen);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "Cannot read the rows other tasks committed to {} since snapshot {}; the next batch is"
+              + " checked against them at commit: {}",
+          table.name(),
+          base,
+          e.toString());
+      return base;
+    }
+    if (result.conflicts() > 0) {
+      LOG.warn(
+          "Another task committed rows of {} key(s) of table {} that this task's batch changed"
+              + " too since snapshot {} (a key's records on two Kafka partitions): the coordinator"
+              + " rejects the batch and the task writes it again",
+          result.conflicts(),
+          table.name(),
+          base);
+      return base;
+    }
+    if (result.replaced() > 0) {
+      LOG.info(
+          "Another task committed rows of {} key(s) of table {} that this task's batch inserted or"
+              + " deleted too (a key's records on two Kafka partitions): the batch, committed later,"
+              + " replaces them",
+          result.replaced(),
+          table.name());
+    }
+    if (result.filesRead() > 0) {
+      LOG.debug(
+          "Read {} rows of {} data files other tasks committed to {} in {} ms",
+          result.read(),
+          result.filesRead(),
+          table.name(),
+          (System.nanoTime() - start) / 1_000_000);
+    }
     return current.snapshotId();
   }
 
@@ -96,7 +161,8 @@ final class KeyIndexCatchUp {
       long base,
       KeyIndex index,
       List<Long> pending,
-      ForeignCatchUp.BatchKeys batch) {
+      ForeignCatchUp.BatchKeys batch,
+      UnseenKeys.Taken unseen) {
     long start = System.nanoTime();
     String first = ForeignSnapshots.describe(since.foreign().get(0));
     Optional<ForeignCatchUp.Result> result;
@@ -121,6 +187,7 @@ final class KeyIndexCatchUp {
       return base;
     }
     ForeignCatchUp.Result r = result.get();
+    long caughtUp = pastOtherWriters(table, current, since, base, index, pending, batch, unseen);
     LOG.info(
         "Moved the key index of {} past {} snapshot(s) of other writers ({} first) to snapshot {}"
             + " in {} ms: {} data files read again or new, {} keys read, {} forgotten, {} rows"
@@ -134,7 +201,7 @@ final class KeyIndexCatchUp {
         r.read(),
         r.forgotten(),
         r.superseded());
-    return current.snapshotId();
+    return caughtUp;
   }
 
   /**

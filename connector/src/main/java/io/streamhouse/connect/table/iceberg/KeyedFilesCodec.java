@@ -21,8 +21,9 @@ import org.apache.iceberg.util.JsonUtil;
 /**
  * The batch of a keyed table's writer to and from bytes for the control topic: a JSON object with
  * its data files and position delete files (Iceberg's own content-file JSON), the data files the
- * deletes point into, the writer's id and what its key index was read from (snapshot, watermarks
- * and key writers), which the coordinator checks before it commits
+ * deletes point into, the writer's id, what its key index was read from (snapshot, watermarks and
+ * key writers) and the keys it changed without knowing a row of them ({@link UnseenKeys}: absent in
+ * a batch of an older version, read as none), which the coordinator checks before it commits
  * (docs/iceberg-primary-key-tables.md). Decoding refuses anything else: equality deletes, unknown
  * specs, missing fields.
  */
@@ -37,7 +38,8 @@ final class KeyedFilesCodec {
       long writer,
       long baseSnapshot,
       Watermarks baseWatermarks,
-      Watermarks baseWriters) {}
+      Watermarks baseWriters,
+      long[] unseen) {}
 
   private KeyedFilesCodec() {}
 
@@ -65,6 +67,7 @@ final class KeyedFilesCodec {
       json.writeNumberField("base-snapshot", files.baseSnapshot());
       json.writeStringField("base-watermarks", files.baseWatermarks().encode());
       json.writeStringField("base-writers", files.baseWriters().encode());
+      json.writeStringField("unseen-keys", UnseenKeys.encode(files.unseen()));
       json.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot encode the files of a keyed batch", e);
@@ -113,6 +116,10 @@ final class KeyedFilesCodec {
       }
       paths.add(path.asText());
     }
+    JsonNode unseen = root.get("unseen-keys");
+    if (unseen != null && !unseen.isTextual()) {
+      throw new InvalidDataFilesException("unseen keys that are not text");
+    }
     try {
       return new KeyedFiles(
           data,
@@ -121,7 +128,8 @@ final class KeyedFilesCodec {
           number(root, "writer"),
           number(root, "base-snapshot"),
           Watermarks.decode(text(root, "base-watermarks")),
-          Watermarks.decode(text(root, "base-writers")));
+          Watermarks.decode(text(root, "base-writers")),
+          unseen == null ? UnseenKeys.NONE : UnseenKeys.decode(unseen.asText()));
     } catch (IllegalArgumentException e) {
       throw new InvalidDataFilesException(e.getMessage());
     }

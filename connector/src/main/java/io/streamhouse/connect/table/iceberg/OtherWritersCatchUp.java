@@ -1,0 +1,122 @@
+package io.streamhouse.connect.table.iceberg;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
+import org.apache.iceberg.Table;
+
+/**
+ * Brings a keyed writer's index past the rows the connector's other task writers committed since
+ * the snapshot it is good for, when it prepares a batch: the key columns of the data files they
+ * added (and of the connector's compactions since, which may hold their rows) are read, so the
+ * index knows every live row of the table again, whichever task wrote it. Without this a task would
+ * not know a key another task inserted, and a record of that key reaching it later (a key on two
+ * Kafka partitions: partitions added to a topic, a producer keyed by another field, upserts without
+ * a Kafka key) would insert a second live row. The cost is a read of the new files' key columns.
+ *
+ * <p>A row read whose key the writer's own batch changed too means two writers changed one key
+ * since the index was read: the index is left behind that snapshot, and the coordinator rejects the
+ * batch ({@link StalePositions} for a key whose row both deleted, {@link UnseenKeys} for one both
+ * inserted or deleted unseen); its task reads its index again and writes it again.
+ */
+final class OtherWritersCatchUp {
+  /**
+   * Files read, rows read, rows of keys the batch changed unseen (now deleted by it), and rows of
+   * keys it changed through a row the other writer changed too.
+   */
+  record Result(int filesRead, int read, int replaced, int conflicts) {}
+
+  private OtherWritersCatchUp() {}
+
+  /**
+   * Reads into {@code index} the rows of the files the connector's commits in {@code since} added
+   * that its writer did not write, with the outputs of the connector's compactions in it, as they
+   * are in {@code current}; {@code pending} holds the batch's deletes (packed positions), {@code
+   * batch} tells the keys it changed and {@code unseen} those it changed unseen.
+   */
+  static Result apply(
+      Table table,
+      Snapshot current,
+      ForeignSnapshots.Since since,
+      KeyIndex index,
+      List<Long> pending,
+      ForeignCatchUp.BatchKeys batch,
+      UnseenKeys.Taken unseen) {
+    Set<String> own = new HashSet<>();
+    for (int i = 0; i < index.fileCount(); i++) {
+      if (index.file(i).sequence() == KeyIndex.OWN) {
+        own.add(IcebergFileCheck.normalized(index.file(i).location()));
+      }
+    }
+    Set<String> read = new HashSet<>();
+    for (String location : added(table, since.commits())) {
+      if (!own.contains(location)) {
+        read.add(location);
+      }
+    }
+    if (read.isEmpty()) {
+      return new Result(0, 0, 0, 0); // only this writer's rows: its compactions moved them already
+    }
+    // Another writer's rows may have been compacted since: the outputs are read too. A row there
+    // that the batch's deletes already point at (moved by the compaction's map) is no conflict.
+    Set<String> outputs = added(table, since.compactions());
+    read.addAll(outputs);
+    Map<String, List<Integer>> outputOrdinals = new HashMap<>();
+    for (int i = 0; i < index.fileCount(); i++) {
+      String location = IcebergFileCheck.normalized(index.file(i).location());
+      if (outputs.contains(location)) {
+        outputOrdinals.computeIfAbsent(location, l -> new ArrayList<>()).add(i);
+      }
+    }
+    Set<Long> deleted = outputs.isEmpty() ? Set.of() : new HashSet<>(pending);
+    int before = index.fileCount();
+    int[] counts = new int[3];
+    index.readFiles(
+        table,
+        current,
+        location -> read.contains(IcebergFileCheck.normalized(location)),
+        (key, packed) -> {
+          counts[0]++;
+          if (!batch.changed(key)) {
+            index.put(key, packed); // the other writer deleted the row the index had, if any
+          } else if (deletedAlready(index, packed, outputOrdinals, deleted)) {
+            return; // the key's row before the compaction: the batch deletes it already
+          } else if (unseen.contains(key)) {
+            pending.add(packed); // the batch's change comes later and replaces the row
+            unseen.seen(key);
+            counts[1]++;
+          } else {
+            counts[2]++;
+          }
+        });
+    return new Result(index.fileCount() - before, counts[0], counts[1], counts[2]);
+  }
+
+  /** Whether {@code packed}, a row of a compaction's output, is one the batch deletes already. */
+  private static boolean deletedAlready(
+      KeyIndex index, long packed, Map<String, List<Integer>> outputOrdinals, Set<Long> deleted) {
+    String location = IcebergFileCheck.normalized(index.file(KeyIndex.fileOf(packed)).location());
+    for (int ordinal : outputOrdinals.getOrDefault(location, List.of())) {
+      if (deleted.contains(KeyIndex.pack(ordinal, KeyIndex.rowOf(packed)))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Set<String> added(Table table, List<Snapshot> snapshots) {
+    Set<String> added = new HashSet<>();
+    for (Snapshot s : snapshots) {
+      for (DataFile file : SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
+        added.add(IcebergFileCheck.normalized(file.location()));
+      }
+    }
+    return added;
+  }
+}
