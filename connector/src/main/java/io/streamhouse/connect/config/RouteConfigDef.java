@@ -49,6 +49,7 @@ public final class RouteConfigDef {
   public static final String TABLE_PROPERTY_PREFIX = "table-property.";
   public static final String KAFKA_METADATA = "kafka-metadata";
   public static final String KAFKA_METADATA_COLUMN = "kafka-metadata.column";
+  public static final String ORDER_BY = "order-by";
 
   private RouteConfigDef() {}
 
@@ -246,6 +247,32 @@ public final class RouteConfigDef {
             ++order,
             Width.SHORT,
             "Input")
+        .define(
+            p + ORDER_BY,
+            Type.STRING,
+            null,
+            ConfigDef.LambdaValidator.with(
+                (key, value) -> {
+                  if (value != null) {
+                    ColumnNameValidator.INSTANCE.ensureValid(key, value);
+                  }
+                },
+                () -> "empty, or " + ColumnNameValidator.INSTANCE),
+            Importance.LOW,
+            "Keyed tables: a column whose value orders the changes of a key, so that its latest "
+                + "row wins even when its records arrive out of order on several Kafka partitions "
+                + "(partitions added to a topic with a backlog, a producer keyed by another "
+                + "field). A change whose value is lower than that of the row the table holds for "
+                + "its key is dropped (a log line per batch counts them); on a tie the later one "
+                + "wins. A tombstone of "
+                + "input=upsert carries no value and always applies; a Debezium delete is ordered "
+                + "by its before image. Iceberg: an int, long, date or timestamp column that no "
+                + "row leaves null. Paimon: the table's sequence.field. Unset: the order in which "
+                + "records arrive.",
+            group,
+            ++order,
+            Width.SHORT,
+            "Order by")
         .define(
             p + FORMAT_VERSION,
             Type.INT,

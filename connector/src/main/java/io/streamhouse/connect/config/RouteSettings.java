@@ -34,7 +34,8 @@ public record RouteSettings(
     Optional<FieldMatch> match,
     KafkaMetadata kafkaMetadata,
     int formatVersion,
-    boolean inputGiven) {
+    boolean inputGiven,
+    Optional<String> orderBy) {
 
   /** The route takes a record only when the value of {@code field} fully matches {@code regex}. */
   public record FieldMatch(String field, Pattern regex) {}
@@ -127,6 +128,7 @@ public record RouteSettings(
                         f.trim(), Pattern.compile((String) v.get(p + RouteConfigDef.MATCH_REGEX)))),
         KafkaMetadata.of((String) v.get(p + RouteConfigDef.KAFKA_METADATA_COLUMN), metadata),
         (Integer) v.get(p + RouteConfigDef.FORMAT_VERSION),
-        config.originals().containsKey(p + RouteConfigDef.INPUT));
+        config.originals().containsKey(p + RouteConfigDef.INPUT),
+        Optional.ofNullable((String) v.get(p + RouteConfigDef.ORDER_BY)));
   }
 }

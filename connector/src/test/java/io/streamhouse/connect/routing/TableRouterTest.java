@@ -98,7 +98,8 @@ class TableRouterTest {
             Optional.empty(),
             KafkaMetadata.NONE,
             2,
-            false);
+            false,
+            Optional.empty());
     org.apache.kafka.connect.sink.SinkRecord record =
         new org.apache.kafka.connect.sink.SinkRecord(
             "t", 0, null, null, null, Map.of("target", "DB.F0"), 0);
@@ -148,7 +149,8 @@ class TableRouterTest {
             Optional.of(new RouteSettings.FieldMatch("a.kind", Pattern.compile("click"))),
             KafkaMetadata.NONE,
             2,
-            false);
+            false,
+            Optional.empty());
     TableRouter router = new TableRouter(List.of(clicks));
     assertThat(router.staticDestinations("t")).isEmpty();
     assertThat(
@@ -199,6 +201,7 @@ class TableRouterTest {
         Optional.empty(),
         KafkaMetadata.NONE,
         2,
-        false);
+        false,
+        Optional.empty());
   }
 }

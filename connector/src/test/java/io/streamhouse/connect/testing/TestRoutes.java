@@ -37,6 +37,7 @@ public final class TestRoutes {
         Optional.empty(),
         KafkaMetadata.NONE,
         2,
-        false);
+        false,
+        Optional.empty());
   }
 }

@@ -93,15 +93,16 @@ final class ForeignCatchUp {
           String normalized = IcebergFileCheck.normalized(location);
           return touched.contains(normalized) || added.contains(normalized);
         },
-        (key, packed) -> {
+        (key, packed, order) -> {
           counts[0]++;
           if (batch.changed(key)) {
-            pending.add(packed); // the batch's change comes later than any committed row
+            pending.add(index.supersede(key, packed, order)); // the older of the two rows goes
             counts[1]++;
           } else if (isAdded(index, KeyIndex.fileOf(packed), added, known, addedFiles)) {
-            index.replace(key, packed); // an outside writer's row: newer than what the index had
+            index.replace(
+                key, packed, order); // an outside writer's row: newer than what the index had
           } else {
-            index.place(key, packed);
+            index.place(key, packed, order);
           }
         });
     counts[2] = index.fileCount() - before;

@@ -114,7 +114,7 @@ final class IcebergCommit {
             expectedOffAncestry = own.map(OwnSnapshot::offAncestry).orElse(false);
             watermarks = format.watermarksOf(own.map(OwnSnapshot::snapshot));
             writers =
-                own.map(o -> format.keyWritersOf(o.snapshot(), table.name()))
+                own.map(o -> KeyedWriterStart.keyWritersOf(format, o.snapshot(), table.name()))
                     .orElse(Watermarks.EMPTY);
             return watermarks;
           }

@@ -99,28 +99,7 @@ public final class IcebergFormat implements TableFormat {
     }
     Table table = loadOrCreate(id, route, sample);
     table.refresh();
-    if (table.schema().identifierFieldIds().isEmpty()) {
-      throw new IllegalStateException(
-          "Connector "
-              + connector
-              + ": route "
-              + route.name()
-              + " writes keyed rows but table "
-              + id
-              + " has no identifier fields (primary key); set them on the table (ALTER TABLE ... "
-              + "SET IDENTIFIER FIELDS) or route its topics as append-only");
-    }
-    long start = System.nanoTime();
-    IcebergKeyedTableWriter.Base base = IcebergKeyedTableWriter.readBase(table, ownState(table));
-    LOG.info(
-        "Read the key index of {} at snapshot {}: {} keys in {} data files ({} KB) in {} ms",
-        id,
-        base.snapshot(),
-        base.index().keys(),
-        base.index().fileCount(),
-        base.index().bytes() / 1024,
-        (System.nanoTime() - start) / 1_000_000);
-    return Optional.of(new IcebergKeyedTableWriter(table, taskId, budget, route, base, keys));
+    return Optional.of(KeyedWriterStart.open(this, table, id, route, budget, taskId));
   }
 
   /**
@@ -139,35 +118,9 @@ public final class IcebergFormat implements TableFormat {
         new IcebergKeyedTableWriter(table, taskId, budget, route, keyed.base(), keys));
   }
 
-  private IcebergKeyedTableWriter.OwnState ownState(Table table) {
-    Optional<Snapshot> own = latestOwnSnapshot(table);
-    return new IcebergKeyedTableWriter.OwnState(
-        watermarksOf(own), own.map(s -> keyWritersOf(s, table.name())).orElse(Watermarks.EMPTY));
-  }
-
   /** The keys the coordinator's keyed commits inserted unseen, to check later batches against. */
   UnseenKeyHistory unseenKeys() {
     return unseenKeys;
-  }
-
-  /**
-   * The key writers {@code snapshot} records; none when the summary value cannot be read (it comes
-   * from the catalog, which anyone may write): a WARN names the table.
-   */
-  Watermarks keyWritersOf(Snapshot snapshot, String table) {
-    String value = snapshot.summary().get(keys.keyWriters());
-    try {
-      return Watermarks.decode(value);
-    } catch (IllegalArgumentException e) {
-      LOG.warn(
-          "Connector {}: table {} has an unreadable {} in snapshot {}, read as none: {}",
-          connector,
-          table,
-          keys.keyWriters(),
-          snapshot.snapshotId(),
-          e.getMessage());
-      return Watermarks.EMPTY;
-    }
   }
 
   private Table loadOrCreate(TableId id, RouteSettings route, SinkRecord sample)

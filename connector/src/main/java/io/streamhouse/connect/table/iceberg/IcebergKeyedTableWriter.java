@@ -66,6 +66,9 @@ final class IcebergKeyedTableWriter implements TableWriter {
   private final int[] keyPositions;
   private final SnapshotKeys keys;
 
+  /** The route's order-by column, which drops changes older than their key's row. */
+  private final OrderColumn order;
+
   /** Replaced when the index moves past a compaction (the snapshot it is good for changes). */
   private Base base;
 
@@ -125,24 +128,8 @@ final class IcebergKeyedTableWriter implements TableWriter {
     }
     this.metadataPosition = DataWriterFactories.metadataPosition(schema, metadata);
     this.decoder = new ChangeDecoder(route.input(), keyNames);
+    this.order = OrderColumn.of(schema, route, table.name(), base.index().ordered());
   }
-
-  /** Reads the key index of {@code table} as it is now, for a new writer. */
-  static Base readBase(Table table, OwnState own) {
-    Schema schema = table.schema();
-    List<Integer> keyIds = KeyIndex.keyIds(schema);
-    KeyHash hash = new KeyHash(KeyIndex.keyTypes(schema, keyIds));
-    org.apache.iceberg.Snapshot current = table.currentSnapshot();
-    return new Base(
-        KeyIndex.read(table, current, keyIds, hash),
-        java.util.concurrent.ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE),
-        current == null ? -1 : current.snapshotId(),
-        own.watermarks(),
-        own.writers());
-  }
-
-  /** The connector's watermarks and key writers in a table's latest own snapshot. */
-  record OwnState(Watermarks watermarks, Watermarks writers) {}
 
   Base base() {
     return base;
@@ -163,6 +150,9 @@ final class IcebergKeyedTableWriter implements TableWriter {
         }
       }
       long[] hash = index.hash().of(key);
+      if (order.deletesOlder(change, converter, index, hash)) {
+        return; // deletes a row older than the one the table holds
+      }
       changes.deleted(hash);
       long previous = index.remove(hash);
       if (previous != KeyPositions.NONE) {
@@ -187,6 +177,10 @@ final class IcebergKeyedTableWriter implements TableWriter {
       }
     }
     long[] hash = index.hash().of(key);
+    long rowOrder = order.of(row);
+    if (order.older(index, hash, rowOrder)) {
+      return;
+    }
     OpenDataFile file;
     PartitionKey partition = null;
     if (spec.isUnpartitioned()) {
@@ -202,7 +196,7 @@ final class IcebergKeyedTableWriter implements TableWriter {
       budget.opened(file, 0);
     }
     long position = file.write(row, rowSizes.of(row)); // may close the file: position stays
-    long previous = index.put(hash, position);
+    long previous = index.put(hash, position, rowOrder);
     if (previous != KeyPositions.NONE) {
       deletes.add(previous);
     } else {
@@ -235,6 +229,7 @@ final class IcebergKeyedTableWriter implements TableWriter {
     deletes = new ArrayList<>();
     taken.addAll(base.index().takeDuplicates());
     UnseenKeys.Taken unseenKeys = unseen.take();
+    order.logDropped(table.name(), route);
     long snapshot =
         KeyIndexCatchUp.catchUp(
             table,

@@ -41,10 +41,13 @@ final class KeyIndex {
   /** The sequence number of the files a writer writes: newer than any in the table. */
   static final long OWN = Long.MAX_VALUE;
 
-  /** Receives the key and packed position of each live row read. */
+  /**
+   * Receives the key, packed position and order value ({@link KeyPositions#NO_ORDER} without an
+   * order column) of each live row read.
+   */
   @FunctionalInterface
   interface RowSink {
-    void row(long[] key, long packed);
+    void row(long[] key, long packed, long order);
   }
 
   /** A data file's entry once the file left the table: nothing points into it any more. */
@@ -55,17 +58,21 @@ final class KeyIndex {
   private final KeyHash hash;
   private List<Integer> keyIds = List.of();
 
+  /** The field id of the route's order-by column, or -1: changes are not ordered by a value. */
+  private final int orderId;
+
   /** Positions of rows that duplicate a key found when the index was read: to delete. */
   private final List<Long> duplicates = new ArrayList<>();
 
-  private KeyIndex(KeyHash hash, long expectedKeys) {
+  private KeyIndex(KeyHash hash, long expectedKeys, int orderId) {
     this.hash = hash;
-    this.positions = new KeyPositions(expectedKeys);
+    this.orderId = orderId;
+    this.positions = new KeyPositions(expectedKeys, orderId >= 0);
   }
 
-  /** An index of a table without rows. */
-  static KeyIndex empty(KeyHash hash, List<Integer> keyIds) {
-    KeyIndex index = new KeyIndex(hash, 0);
+  /** An index of a table without rows; {@code orderId}: the order-by column's field id, or -1. */
+  static KeyIndex empty(KeyHash hash, List<Integer> keyIds, int orderId) {
+    KeyIndex index = new KeyIndex(hash, 0, orderId);
     index.keyIds = List.copyOf(keyIds);
     return index;
   }
@@ -73,10 +80,12 @@ final class KeyIndex {
   /**
    * Reads the key columns of every live row of {@code snapshot} (null: the table has none). When a
    * key has several live rows (a table that was written without keys before), the row of the file
-   * with the highest data sequence number stays, the others are listed in {@link #duplicates()}.
+   * with the highest order value stays (see {@link #place}), the others are listed in {@link
+   * #duplicates()}. {@code orderId}: the order-by column's field id, or -1.
    */
-  static KeyIndex read(Table table, Snapshot snapshot, List<Integer> keyIds, KeyHash hash) {
-    KeyIndex index = new KeyIndex(hash, liveRowsOf(snapshot));
+  static KeyIndex read(
+      Table table, Snapshot snapshot, List<Integer> keyIds, int orderId, KeyHash hash) {
+    KeyIndex index = new KeyIndex(hash, KeyPositions.liveRowsOf(snapshot), orderId);
     index.keyIds = List.copyOf(keyIds);
     if (snapshot == null) {
       return index;
@@ -86,33 +95,22 @@ final class KeyIndex {
   }
 
   /**
-   * The live rows {@code snapshot}'s summary counts (records less position deletes), to size the
-   * index for: 0 when it does not say or says nonsense (the catalog is not trusted; {@link
-   * KeyPositions} bounds what a hint may allocate).
-   */
-  static long liveRowsOf(Snapshot snapshot) {
-    if (snapshot == null || snapshot.summary() == null) {
-      return 0;
-    }
-    try {
-      long records = Long.parseLong(snapshot.summary().getOrDefault("total-records", "0"));
-      long deleted = Long.parseLong(snapshot.summary().getOrDefault("total-position-deletes", "0"));
-      return Math.max(0, records - Math.max(0, deleted));
-    } catch (NumberFormatException e) {
-      return 0;
-    }
-  }
-
-  /**
    * Registers every data file of {@code snapshot} whose location {@code which} accepts and hands
    * the key and position of each of its live rows (deletes applied) to {@code sink}.
    */
   void readFiles(
       Table table, Snapshot snapshot, java.util.function.Predicate<String> which, RowSink sink) {
-    Schema keys = TypeUtil.select(table.schema(), Set.copyOf(keyIds));
+    Set<Integer> ids = new java.util.HashSet<>(keyIds);
+    if (orderId >= 0) {
+      ids.add(orderId);
+    }
+    Schema keys = TypeUtil.select(table.schema(), ids);
     List<Types.NestedField> projected = new ArrayList<>();
     for (int id : keyIds) {
       projected.add(keys.findField(id));
+    }
+    if (orderId >= 0 && !keyIds.contains(orderId)) {
+      projected.add(keys.findField(orderId));
     }
     projected.add(MetadataColumns.ROW_POSITION);
     Schema requested = new Schema(projected);
@@ -150,6 +148,7 @@ final class KeyIndex {
       keyPositions[i] = position(read, requested.columns().get(i).fieldId());
     }
     int posPosition = position(read, MetadataColumns.ROW_POSITION.fieldId());
+    int orderPosition = orderId >= 0 ? position(read, orderId) : -1;
     Map<Integer, ?> constants =
         PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
     try (CloseableIterable<Record> rows =
@@ -161,22 +160,30 @@ final class KeyIndex {
                 .build())) {
       for (Record row : rows) {
         long pos = (Long) row.get(posPosition);
-        sink.row(hash.of(KeyHash.values(row, keyPositions)), pack(ordinal, pos));
+        long order =
+            orderPosition < 0 ? KeyPositions.NO_ORDER : OrderColumn.valueOf(row.get(orderPosition));
+        sink.row(hash.of(KeyHash.values(row, keyPositions)), pack(ordinal, pos), order);
       }
     }
   }
 
   /**
-   * Sets the live row of {@code key} to {@code packed}. When the key has another live row (a table
-   * written without keys before, an outside writer's second row), the row of the file with the
-   * higher data sequence number stays, the later one on a tie, and the other is listed in {@link
-   * #takeDuplicates()}, to delete.
+   * Sets the live row of {@code key} to {@code packed} (order value {@code order}). When the key
+   * has another live row (a table written without keys before, an outside writer's second row), the
+   * row with the higher order value stays; on equal ones (always, without an order column) the row
+   * of the file with the higher data sequence number, the later one on a tie; the other is listed
+   * in {@link #takeDuplicates()}, to delete.
    */
-  void place(long[] key, long packed) {
-    long previous = positions.put(key, packed);
+  void place(long[] key, long packed, long order) {
+    long previousOrder = positions.orderOf(key);
+    long previous = positions.put(key, packed, order);
     if (previous != KeyPositions.NONE && previous != packed) {
-      if (files.get(fileOf(previous)).sequence() > files.get(fileOf(packed)).sequence()) {
-        positions.put(key, previous);
+      boolean keepPrevious =
+          previousOrder != order
+              ? previousOrder > order
+              : files.get(fileOf(previous)).sequence() > files.get(fileOf(packed)).sequence();
+      if (keepPrevious) {
+        positions.put(key, previous, previousOrder);
         duplicates.add(packed);
       } else {
         duplicates.add(previous);
@@ -188,8 +195,8 @@ final class KeyIndex {
    * Sets the live row of {@code key} to {@code packed}, a newer row than any the index knows: a row
    * the key had before is listed in {@link #takeDuplicates()}, to delete.
    */
-  void replace(long[] key, long packed) {
-    long previous = positions.put(key, packed);
+  void replace(long[] key, long packed, long order) {
+    long previous = positions.put(key, packed, order);
     if (previous != KeyPositions.NONE && previous != packed) {
       duplicates.add(previous);
     }
@@ -271,6 +278,35 @@ final class KeyIndex {
 
   long put(long[] key, long position) {
     return positions.put(key, position);
+  }
+
+  long put(long[] key, long position, long order) {
+    return positions.put(key, position, order);
+  }
+
+  /**
+   * Another writer committed row {@code packed} (order value {@code order}) of a key the writer's
+   * batch changed: returns the row the batch deletes. Without an order column, or when the batch's
+   * change orders at least as high, the committed row (the batch's change comes later); when the
+   * committed row orders higher, the batch's own row, and the index points at the committed one.
+   */
+  long supersede(long[] key, long packed, long order) {
+    long own = positions.get(key);
+    if (own != KeyPositions.NONE && positions.orderOf(key) < order) {
+      positions.put(key, packed, order);
+      return own;
+    }
+    return packed;
+  }
+
+  /** The order value of {@code key}'s row; {@link KeyPositions#NO_ORDER} if none is known. */
+  long orderOf(long[] key) {
+    return positions.orderOf(key);
+  }
+
+  /** Whether the index keeps an order value per key (the route has an order-by column). */
+  boolean ordered() {
+    return orderId >= 0;
   }
 
   long remove(long[] key) {

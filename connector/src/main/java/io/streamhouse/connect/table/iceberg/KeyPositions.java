@@ -3,15 +3,22 @@ package io.streamhouse.connect.table.iceberg;
 /**
  * Key hash (128 bits) to a row position (a long), in open addressing with linear probing: three
  * long arrays, about 32 bytes per key at the 0.75 load it grows at, and no object per key. Deleting
- * shifts the following entries back, so lookups never meet a tombstone. Not thread-safe.
+ * shifts the following entries back, so lookups never meet a tombstone. A table that keeps an order
+ * value per key (a route's {@code order-by}) has a fourth array: about 43 bytes per key. Not
+ * thread-safe.
  */
 final class KeyPositions {
   /** A position no row has: the mark of an empty slot. */
   static final long NONE = -1L;
 
+  /** The order value of a key without one: lower than any. */
+  static final long NO_ORDER = Long.MIN_VALUE;
+
+  private final boolean ordered;
   private long[] low;
   private long[] high;
   private long[] values;
+  private long[] orders;
   private int size;
   private int mask;
 
@@ -19,7 +26,7 @@ final class KeyPositions {
   static final int MAX_HINTED_CAPACITY = 1 << 24;
 
   KeyPositions() {
-    allocate(1 << 10);
+    this(0, false);
   }
 
   /**
@@ -27,7 +34,8 @@ final class KeyPositions {
    * new, twice as large, at once: 1.5 times the memory while it copies), up to {@link
    * #MAX_HINTED_CAPACITY} slots; past that it grows as keys come.
    */
-  KeyPositions(long expected) {
+  KeyPositions(long expected, boolean ordered) {
+    this.ordered = ordered;
     long wanted = Math.min(Math.max(0, expected), 1L << 40) * 4 / 3 + 1;
     int capacity = 1 << 10;
     while (capacity < wanted && capacity < MAX_HINTED_CAPACITY) {
@@ -40,6 +48,7 @@ final class KeyPositions {
     low = new long[capacity];
     high = new long[capacity];
     values = new long[capacity];
+    orders = ordered ? new long[capacity] : null;
     java.util.Arrays.fill(values, NONE);
     mask = capacity - 1;
     size = 0;
@@ -51,7 +60,22 @@ final class KeyPositions {
 
   /** Bytes the arrays take. */
   long bytes() {
-    return 24L * values.length;
+    return (ordered ? 32L : 24L) * values.length;
+  }
+
+  /** The order value of {@code key}'s row, {@link #NO_ORDER} if it has none or is absent. */
+  long orderOf(long[] key) {
+    if (!ordered) {
+      return NO_ORDER;
+    }
+    int slot = slot(key[0], key[1]);
+    while (values[slot] != NONE) {
+      if (low[slot] == key[0] && high[slot] == key[1]) {
+        return orders[slot];
+      }
+      slot = (slot + 1) & mask;
+    }
+    return NO_ORDER;
   }
 
   /** The position of {@code key}, or {@link #NONE}. */
@@ -70,6 +94,11 @@ final class KeyPositions {
    * Sets the position of {@code key} ({@code position} ≥ 0); the previous one, or {@link #NONE}.
    */
   long put(long[] key, long position) {
+    return put(key, position, NO_ORDER);
+  }
+
+  /** {@link #put(long[], long)}, with the order value of the row (kept if the table keeps them). */
+  long put(long[] key, long position, long order) {
     if (position < 0) {
       throw new IllegalArgumentException("position " + position);
     }
@@ -81,6 +110,9 @@ final class KeyPositions {
       if (low[slot] == key[0] && high[slot] == key[1]) {
         long previous = values[slot];
         values[slot] = position;
+        if (ordered) {
+          orders[slot] = order;
+        }
         return previous;
       }
       slot = (slot + 1) & mask;
@@ -88,6 +120,9 @@ final class KeyPositions {
     low[slot] = key[0];
     high[slot] = key[1];
     values[slot] = position;
+    if (ordered) {
+      orders[slot] = order;
+    }
     size++;
     return NONE;
   }
@@ -150,6 +185,9 @@ final class KeyPositions {
         low[hole] = low[next];
         high[hole] = high[next];
         values[hole] = values[next];
+        if (ordered) {
+          orders[hole] = orders[next];
+        }
         hole = next;
       }
       next = (next + 1) & mask;
@@ -161,10 +199,11 @@ final class KeyPositions {
     long[] oldLow = low;
     long[] oldHigh = high;
     long[] oldValues = values;
+    long[] oldOrders = orders;
     allocate(oldValues.length * 2);
     for (int i = 0; i < oldValues.length; i++) {
       if (oldValues[i] != NONE) {
-        put(new long[] {oldLow[i], oldHigh[i]}, oldValues[i]);
+        put(new long[] {oldLow[i], oldHigh[i]}, oldValues[i], ordered ? oldOrders[i] : NO_ORDER);
       }
     }
   }
@@ -176,5 +215,23 @@ final class KeyPositions {
     h *= 0xFF51AFD7ED558CCDL;
     h ^= h >>> 33;
     return (int) h & mask;
+  }
+
+  /**
+   * The live rows {@code snapshot}'s summary counts (records less position deletes), to size the
+   * index for: 0 when it does not say or says nonsense (the catalog is not trusted; {@link
+   * KeyPositions} bounds what a hint may allocate).
+   */
+  static long liveRowsOf(org.apache.iceberg.Snapshot snapshot) {
+    if (snapshot == null || snapshot.summary() == null) {
+      return 0;
+    }
+    try {
+      long records = Long.parseLong(snapshot.summary().getOrDefault("total-records", "0"));
+      long deleted = Long.parseLong(snapshot.summary().getOrDefault("total-position-deletes", "0"));
+      return Math.max(0, records - Math.max(0, deleted));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 }

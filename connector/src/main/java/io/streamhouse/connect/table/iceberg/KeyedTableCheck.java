@@ -95,15 +95,15 @@ public final class KeyedTableCheck {
       throw new IllegalArgumentException("table " + table.name() + " has no identifier fields");
     }
     KeyHash hash = new KeyHash(KeyIndex.keyTypes(schema, keyIds));
-    KeyPositions counts = new KeyPositions(KeyIndex.liveRowsOf(current));
+    KeyPositions counts = new KeyPositions(KeyPositions.liveRowsOf(current), false);
     long[] rows = {0};
     List<long[]> twice = new ArrayList<>();
-    KeyIndex.empty(hash, keyIds)
+    KeyIndex.empty(hash, keyIds, -1)
         .readFiles(
             table,
             current,
             location -> true,
-            (key, packed) -> {
+            (key, packed, order) -> {
               rows[0]++;
               long seen = counts.get(key);
               counts.put(key, seen == KeyPositions.NONE ? 1 : seen + 1);

@@ -81,14 +81,14 @@ final class OtherWritersCatchUp {
         table,
         current,
         location -> read.contains(IcebergFileCheck.normalized(location)),
-        (key, packed) -> {
+        (key, packed, order) -> {
           counts[0]++;
           if (!batch.changed(key)) {
             index.put(key, packed); // the other writer deleted the row the index had, if any
           } else if (deletedAlready(index, packed, outputOrdinals, deleted)) {
             return; // the key's row before the compaction: the batch deletes it already
           } else if (unseen.contains(key)) {
-            pending.add(packed); // the batch's change comes later and replaces the row
+            pending.add(index.supersede(key, packed, order)); // the older of the two rows goes
             unseen.seen(key);
             counts[1]++;
           } else {

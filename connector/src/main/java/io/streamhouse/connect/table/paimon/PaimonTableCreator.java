@@ -119,6 +119,7 @@ final class PaimonTableCreator {
     Map<String, String> options = new LinkedHashMap<>(SAFE_DEFAULTS);
     if (!primaryKey.isEmpty()) {
       options.put("bucket", Integer.toString(route.buckets()));
+      route.orderBy().ifPresent(column -> options.put("sequence.field", column));
     }
     options.put("file.format", route.fileFormat());
     if (!primaryKey.isEmpty() && !route.fileFormat().equals("avro")) {

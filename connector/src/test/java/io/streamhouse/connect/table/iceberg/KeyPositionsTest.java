@@ -32,6 +32,35 @@ class KeyPositionsTest {
     assertAgrees(positions, model);
   }
 
+  /** An ordered map keeps each key's order value with its position through growth and removals. */
+  @Test
+  void orderValuesFollowTheirKeysThroughGrowthAndRemovals() {
+    KeyPositions positions = new KeyPositions(0, true);
+    Map<Long, Long> orders = new HashMap<>();
+    Random random = new Random(5);
+    for (int i = 0; i < 200_000; i++) {
+      long k = random.nextInt(30_000);
+      long[] key = {k & 0xFF, k};
+      if (random.nextInt(4) == 0) {
+        positions.remove(key);
+        orders.remove(k);
+      } else {
+        long order = random.nextLong();
+        positions.put(key, k, order);
+        orders.put(k, order);
+      }
+    }
+    // A translation that drops every seventh key (its position is the key) shifts entries back.
+    positions.translateAll(p -> p % 7 == 0 ? KeyPositions.NONE : p);
+    orders.keySet().removeIf(k -> k % 7 == 0);
+    for (long k = 0; k < 30_000; k++) {
+      assertThat(positions.orderOf(new long[] {k & 0xFF, k}))
+          .as("order of key %d", k)
+          .isEqualTo(orders.getOrDefault(k, KeyPositions.NO_ORDER));
+    }
+    assertThat(new KeyPositions().orderOf(new long[] {1, 1})).isEqualTo(KeyPositions.NO_ORDER);
+  }
+
   /**
    * A translation moves every position and removes the keys whose position it drops, with colliding
    * keys (long probe chains) so that the removals shift entries that were translated already.
@@ -83,10 +112,10 @@ class KeyPositionsTest {
    */
   @Test
   void aSizeHintAvoidsGrowingAndIsBounded() {
-    assertThat(new KeyPositions(10_000_000).bytes()).isEqualTo(24L << 24);
-    assertThat(new KeyPositions(Long.MAX_VALUE / 2).bytes()).isEqualTo(24L << 24);
-    assertThat(new KeyPositions(0).bytes()).isEqualTo(24L << 10);
-    KeyPositions hinted = new KeyPositions(1_000_000);
+    assertThat(new KeyPositions(10_000_000, false).bytes()).isEqualTo(24L << 24);
+    assertThat(new KeyPositions(Long.MAX_VALUE / 2, false).bytes()).isEqualTo(24L << 24);
+    assertThat(new KeyPositions(0, false).bytes()).isEqualTo(24L << 10);
+    KeyPositions hinted = new KeyPositions(1_000_000, false);
     long before = hinted.bytes();
     for (long k = 0; k < 1_000_000; k++) {
       hinted.put(new long[] {k * 0x9E3779B97F4A7C15L, k}, k);

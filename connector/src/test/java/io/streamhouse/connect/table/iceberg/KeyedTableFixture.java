@@ -42,7 +42,13 @@ final class KeyedTableFixture {
   private KeyedTableFixture() {}
 
   static StreamhouseSinkConfig config(Path dir, int formatVersion) {
+    return config(dir, formatVersion, Map.of());
+  }
+
+  /** {@link #config(Path, int)} with {@code more} route settings. */
+  static StreamhouseSinkConfig config(Path dir, int formatVersion, Map<String, String> more) {
     Map<String, String> props = LocalCatalogConfigs.icebergOrders(dir);
+    props.putAll(more);
     props.put("route.orders.partition-by", "bucket(4,id)");
     props.put("route.orders.primary-key", "id");
     props.put("route.orders.format-version", Integer.toString(formatVersion));
