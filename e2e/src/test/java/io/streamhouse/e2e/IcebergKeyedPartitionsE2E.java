@@ -39,38 +39,34 @@ class IcebergKeyedPartitionsE2E {
   @Test
   void topicsThatGrowFromFourToEightPartitionsKeepEveryKeysLatestRow(LocalStack stack)
       throws Exception {
-    String v2 = "grow-v2";
-    String v3 = "grow-v3";
-    List<String> topics = List.of(v2, v3);
+    String flow = "grow-v2";
+    String backlog = "grow-v3";
+    List<String> topics = List.of(flow, backlog);
+    // The backlog's source has no deletes: a tombstone carries no version (it always applies).
     Map<String, SampleCustomers> sources =
-        Map.of(v2, new SampleCustomers(11, KEYS, 0.1), v3, new SampleCustomers(13, KEYS, 0.1));
-    ConnectorExample sink = connector(stack, "grow", v2, v3, topics);
+        Map.of(flow, new SampleCustomers(11, KEYS, 0.1), backlog, new SampleCustomers(13, KEYS, 0));
+    ConnectorExample sink = connector(stack, "grow", flow, backlog, topics, true);
     for (String topic : topics) {
       stack.createTopic(topic, 4, Map.of());
       PaimonSink.produce(
           stack, topic, sources.get(topic), CHANGES / 2, SampleCustomers::upsertValue);
     }
+    // A backlog on 4 partitions, then newer changes on 8: most keys' newer records on another
+    // partition, read at the same time as their older ones; the route orders them by version.
+    grow(stack, backlog);
+    PaimonSink.produce(
+        stack, backlog, sources.get(backlog), CHANGES / 2, SampleCustomers::upsertValue);
     stack.connect().putConfig(sink.name(), sink.config());
     try (IcebergTables tables = IcebergSink.tables(stack)) {
       long grownAt = 0;
       for (int slice = 0; slice < SLICES; slice++) {
-        for (String topic : topics) {
-          PaimonSink.produce(
-              stack, topic, sources.get(topic), CHANGES / 2 / SLICES, SampleCustomers::upsertValue);
-        }
+        PaimonSink.produce(
+            stack, flow, sources.get(flow), CHANGES / 2 / SLICES, SampleCustomers::upsertValue);
         if (slice == SLICES / 2 - 1) {
-          // A key's records before the growth stay on its old partition: they are committed before
-          // its newer records, which now go to another partition, are produced.
-          for (String topic : topics) {
-            IcebergUpsertE2E.awaitAllCommitted(stack, tables, sink.name(), topic);
-          }
-          try (Admin admin = stack.admin()) {
-            admin
-                .createPartitions(
-                    Map.of(v2, NewPartitions.increaseTo(8), v3, NewPartitions.increaseTo(8)))
-                .all()
-                .get();
-          }
+          // While records flow: a key's records before the growth stay on its old partition and are
+          // committed before its newer records, now on another partition, are produced.
+          IcebergUpsertE2E.awaitAllCommitted(stack, tables, sink.name(), flow);
+          grow(stack, flow);
           grownAt = System.currentTimeMillis();
         }
       }
@@ -78,16 +74,22 @@ class IcebergKeyedPartitionsE2E {
         assertThat(PaimonSink.endOffsets(stack, topic)).as("partitions of %s", topic).hasSize(8);
         IcebergUpsertE2E.awaitAllCommittedAndCheck(
             stack, tables, sink.name(), topic, sources.get(topic).state());
-        Table table = tables.table(IcebergSink.tableOf(topic));
-        assertEveryCommitHasOneRowPerKey(table, sink.name());
-        System.out.printf(
-            "IcebergKeyedPartitionsE2E: %s grew to 8 partitions; the first commit with a new"
-                + " partition's records came %d ms later%n",
-            topic, firstCommitOfNewPartitions(table, sink.name(), grownAt) - grownAt);
+        assertEveryCommitHasOneRowPerKey(tables.table(IcebergSink.tableOf(topic)), sink.name());
       }
+      Table table = tables.table(IcebergSink.tableOf(flow));
+      System.out.printf(
+          "IcebergKeyedPartitionsE2E: %s grew to 8 partitions while records flowed; the first"
+              + " commit with a new partition's records came %d ms later%n",
+          flow, firstCommitOfNewPartitions(table, sink.name(), grownAt) - grownAt);
       printRejections(stack);
     } finally {
       stack.connect().delete(sink.name());
+    }
+  }
+
+  private static void grow(LocalStack stack, String topic) throws Exception {
+    try (Admin admin = stack.admin()) {
+      admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(8))).all().get();
     }
   }
 
@@ -98,7 +100,7 @@ class IcebergKeyedPartitionsE2E {
     List<String> topics = List.of(v2, v3);
     Map<String, SampleCustomers> sources =
         Map.of(v2, new SampleCustomers(21, KEYS, 0), v3, new SampleCustomers(23, KEYS, 0));
-    ConnectorExample sink = connector(stack, "nokey", v2, v3, topics);
+    ConnectorExample sink = connector(stack, "nokey", v2, v3, topics, false);
     for (String topic : topics) {
       stack.createTopic(topic, 4, Map.of());
     }
@@ -133,9 +135,12 @@ class IcebergKeyedPartitionsE2E {
     }
   }
 
-  /** Upserts of two topics into a v2 and a v3 keyed table, 2 tasks, new partitions seen in 2 s. */
+  /**
+   * Upserts of two topics into a v2 and a v3 keyed table, 2 tasks, new partitions seen in 2 s; the
+   * v3 route ordered by version when {@code ordered}.
+   */
   private static ConnectorExample connector(
-      LocalStack stack, String name, String v2, String v3, List<String> topics) {
+      LocalStack stack, String name, String v2, String v3, List<String> topics, boolean ordered) {
     Map<String, String> overrides = new HashMap<>();
     overrides.put("route.orders.primary-key", "id");
     overrides.put("routes", "orders,v3");
@@ -144,6 +149,9 @@ class IcebergKeyedPartitionsE2E {
     overrides.put("route.v3.auto-create", "true");
     overrides.put("route.v3.primary-key", "id");
     overrides.put("route.v3.format-version", "3");
+    if (ordered) {
+      overrides.put("route.v3.order-by", "version");
+    }
     ConnectorExample sink =
         IcebergUpsertE2E.keyedConfig(stack, name, String.join("|", topics), overrides);
     Map<String, String> config = new HashMap<>(sink.config());

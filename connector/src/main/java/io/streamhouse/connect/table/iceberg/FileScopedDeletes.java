@@ -66,8 +66,9 @@ final class FileScopedDeletes {
    * Merges the positions of {@code transport} that point into {@code referenced} data files (the
    * files of {@code current}, or of {@code added} in this commit) with their current file-scoped
    * deletes. Positions into files a compaction of {@code moves} (oldest first) rewrote move to the
-   * rows' new places first; a position whose row the compaction dropped deleted that row already
-   * and is left out. Empty when a referenced data file is in neither (removed since the batch was
+   * rows' new places first; a batch with a position whose row the compaction dropped (deleted since
+   * its index was read, by another writer whose change of the key the batch would leave live) is
+   * stale too. Empty when a referenced data file is in neither (removed since the batch was
    * checked: the caller plans again). A batch ({@code transport} holds each batch's files) that
    * deletes a row the table deleted already is stale: its writer's index did not know the table (a
    * key that came from two Kafka partitions, an index older than another writer's commit), and
@@ -83,10 +84,22 @@ final class FileScopedDeletes {
       List<DataFile> added,
       List<RewriteMap> moves) {
     Map<String, Map<String, PositionDeleteIndex>> byBatch = new java.util.LinkedHashMap<>();
+    Map<String, String> stale = new java.util.LinkedHashMap<>();
     for (Map.Entry<String, List<DeleteFile>> e : transport.entrySet()) {
       Map<String, PositionDeleteIndex> batch = positionsOf(table, e.getValue());
+      List<String> dropped = new ArrayList<>(1);
       for (RewriteMap map : moves) {
-        batch = moved(batch, map);
+        batch = moved(batch, map, dropped);
+      }
+      if (!dropped.isEmpty()) {
+        // Deleted since the batch's index was read, and the key may have a new row of that
+        // writer's: folding the rest in could leave two rows of the key.
+        stale.put(
+            e.getKey(),
+            "it deletes "
+                + dropped.get(0)
+                + ", which a compaction since its key index was read dropped as deleted already"
+                + " (another writer changed its key)");
       }
       byBatch.put(e.getKey(), batch);
     }
@@ -163,7 +176,7 @@ final class FileScopedDeletes {
         applied.put(path, loader.loadPositionDeletes(all, path));
       }
     }
-    Map<String, String> stale = StalePositions.of(byBatch, writers, applied);
+    StalePositions.of(byBatch, writers, applied).forEach(stale::putIfAbsent);
     if (!stale.isEmpty()) {
       return Optional.of(new Merged(List.of(), List.of(), referenced, stale));
     }
@@ -266,9 +279,12 @@ final class FileScopedDeletes {
     }
   }
 
-  /** {@code positions} with those into files {@code map} rewrote moved to the rows' new places. */
+  /**
+   * {@code positions} with those into files {@code map} rewrote moved to the rows' new places; a
+   * position whose row the rewrite dropped is named in {@code dropped}.
+   */
   private static Map<String, PositionDeleteIndex> moved(
-      Map<String, PositionDeleteIndex> positions, RewriteMap map) {
+      Map<String, PositionDeleteIndex> positions, RewriteMap map, List<String> dropped) {
     Map<String, PositionDeleteIndex> result = new HashMap<>();
     Map<String, List<Long>> arriving = new HashMap<>();
     positions.forEach(
@@ -278,13 +294,16 @@ final class FileScopedDeletes {
             return;
           }
           index.forEach(
-              pos ->
-                  map.placeOf(path, pos)
-                      .ifPresent(
-                          place ->
-                              arriving
-                                  .computeIfAbsent(place.location(), l -> new ArrayList<>())
-                                  .add(place.position())));
+              pos -> {
+                Optional<RewriteMap.Place> place = map.placeOf(path, pos);
+                if (place.isEmpty()) {
+                  dropped.add("row " + pos + " of data file " + path);
+                } else {
+                  arriving
+                      .computeIfAbsent(place.get().location(), l -> new ArrayList<>())
+                      .add(place.get().position());
+                }
+              });
         });
     arriving.forEach(
         (path, list) -> {

@@ -125,21 +125,11 @@ final class KeyIndexCatchUp {
           e.toString());
       return base;
     }
-    if (result.conflicts() > 0) {
-      LOG.warn(
-          "Another task committed rows of {} key(s) of table {} that this task's batch changed"
-              + " too since snapshot {} (a key's records on two Kafka partitions): the coordinator"
-              + " rejects the batch and the task writes it again",
-          result.conflicts(),
-          table.name(),
-          base);
-      return base;
-    }
     if (result.replaced() > 0) {
       LOG.info(
-          "Another task committed rows of {} key(s) of table {} that this task's batch inserted or"
-              + " deleted too (a key's records on two Kafka partitions): the batch, committed later,"
-              + " replaces them",
+          "Another task committed rows of {} key(s) of table {} that this task's batch changed too"
+              + " (a key's records on two Kafka partitions): the batch, committed later, replaces"
+              + " them",
           result.replaced(),
           table.name());
     }

@@ -21,16 +21,15 @@ import org.apache.iceberg.Table;
  * a Kafka key) would insert a second live row. The cost is a read of the new files' key columns.
  *
  * <p>A row read whose key the writer's own batch changed too means two writers changed one key
- * since the index was read: the index is left behind that snapshot, and the coordinator rejects the
- * batch ({@link StalePositions} for a key whose row both deleted, {@link UnseenKeys} for one both
- * inserted or deleted unseen); its task reads its index again and writes it again.
+ * since the index was read: the batch's change comes later and deletes the row read (with an
+ * order-by column, the row with the lower value goes: see {@link KeyIndex#supersede}). A key the
+ * batch changed unseen ({@link UnseenKeys}: its index had no row of it) is then no longer unseen.
+ * If the batch also deletes the row the other writer deleted, the coordinator rejects it ({@link
+ * StalePositions}, or a compaction's map that dropped the row) and its task writes it again.
  */
 final class OtherWritersCatchUp {
-  /**
-   * Files read, rows read, rows of keys the batch changed unseen (now deleted by it), and rows of
-   * keys it changed through a row the other writer changed too.
-   */
-  record Result(int filesRead, int read, int replaced, int conflicts) {}
+  /** Files read, rows read, and rows of keys the batch changed too (the older row now deleted). */
+  record Result(int filesRead, int read, int replaced) {}
 
   private OtherWritersCatchUp() {}
 
@@ -61,7 +60,7 @@ final class OtherWritersCatchUp {
       }
     }
     if (read.isEmpty()) {
-      return new Result(0, 0, 0, 0); // only this writer's rows: its compactions moved them already
+      return new Result(0, 0, 0); // only this writer's rows: its compactions moved them already
     }
     // Another writer's rows may have been compacted since: the outputs are read too. A row there
     // that the batch's deletes already point at (moved by the compaction's map) is no conflict.
@@ -76,7 +75,7 @@ final class OtherWritersCatchUp {
     }
     Set<Long> deleted = outputs.isEmpty() ? Set.of() : new HashSet<>(pending);
     int before = index.fileCount();
-    int[] counts = new int[3];
+    int[] counts = new int[2];
     index.readFiles(
         table,
         current,
@@ -87,15 +86,13 @@ final class OtherWritersCatchUp {
             index.put(key, packed); // the other writer deleted the row the index had, if any
           } else if (deletedAlready(index, packed, outputOrdinals, deleted)) {
             return; // the key's row before the compaction: the batch deletes it already
-          } else if (unseen.contains(key)) {
+          } else {
             pending.add(index.supersede(key, packed, order)); // the older of the two rows goes
             unseen.seen(key);
             counts[1]++;
-          } else {
-            counts[2]++;
           }
         });
-    return new Result(index.fileCount() - before, counts[0], counts[1], counts[2]);
+    return new Result(index.fileCount() - before, counts[0], counts[1]);
   }
 
   /** Whether {@code packed}, a row of a compaction's output, is one the batch deletes already. */

@@ -221,4 +221,41 @@ class IcebergKeyedTwoPartitionsTest {
       third.close();
     }
   }
+
+  /**
+   * A batch prepared before another writer replaced a row it deletes, offered after a compaction
+   * dropped that row: the coordinator moves the batch's deletes with the compaction's map, finds
+   * the row gone, and rejects the batch (folding the rest in would leave the other writer's row of
+   * the key live beside the batch's).
+   */
+  @ParameterizedTest(name = "format version {0}")
+  @ValueSource(ints = {2, 3})
+  void aBatchDeletingARowACompactionDroppedSinceItsIndexWasReadIsRejected(int formatVersion)
+      throws Exception {
+    StreamhouseSinkConfig config = KeyedTableFixture.config(dir, formatVersion);
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      seed(format, config);
+      TableWriter late = writer(format, config);
+      TableWriter other = writer(format, config);
+      late.write(upsert(0, 10, 5, "late"));
+      PreparedFiles lateFiles = late.prepare();
+      other.write(upsert(1, 0, 5, "other"));
+      assertThat(commitOne(format, 2, TP1, 0, 1, other.prepare()))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      format.maintain(
+          TABLE,
+          new io.streamhouse.connect.config.MaintenanceSettings(
+              true, 60_000, 60_000, 0, 1, true, 1, 1L << 30, 16L << 20, 0, 0.0, 0, 0),
+          System.nanoTime() + 300_000_000_000L,
+          io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+      assertThat(format.table(TABLE).currentSnapshot().summary())
+          .as("a compaction with a rewrite map")
+          .containsKey(format.keys().rewriteMap());
+      assertThat(commitOne(format, 3, TP0, 10, 11, lateFiles)).isEqualTo(BatchPlan.Decision.REJECT);
+      model.put(5L, "other");
+      assertThat(rows(format.table(TABLE))).isEqualTo(model);
+      late.close();
+      other.close();
+    }
+  }
 }
