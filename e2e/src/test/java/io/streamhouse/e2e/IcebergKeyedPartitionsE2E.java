@@ -174,7 +174,8 @@ class IcebergKeyedPartitionsE2E {
     return first;
   }
 
-  private static void assertEveryCommitHasOneRowPerKey(Table table, String connector) {
+  /** Every commit of {@code connector} the table still has holds one live row per key. */
+  static void assertEveryCommitHasOneRowPerKey(Table table, String connector) {
     List<String> broken = new ArrayList<>();
     int checked = 0;
     for (Snapshot s : table.snapshots()) {
