@@ -39,51 +39,83 @@ class IcebergKeyedPartitionsE2E {
   @Test
   void topicsThatGrowFromFourToEightPartitionsKeepEveryKeysLatestRow(LocalStack stack)
       throws Exception {
-    String flow = "grow-v2";
-    String backlog = "grow-v3";
-    List<String> topics = List.of(flow, backlog);
-    // The backlog's source has no deletes: a tombstone carries no version (it always applies).
+    List<String> flowing = List.of("grow-v2", "grow-v3");
+    String backlog = "backlog-v3";
     Map<String, SampleCustomers> sources =
-        Map.of(flow, new SampleCustomers(11, KEYS, 0.1), backlog, new SampleCustomers(13, KEYS, 0));
-    ConnectorExample sink = connector(stack, "grow", flow, backlog, topics, true);
-    for (String topic : topics) {
+        Map.of(
+            "grow-v2",
+            new SampleCustomers(11, KEYS, 0.1),
+            "grow-v3",
+            new SampleCustomers(12, KEYS, 0.1),
+            // No deletes: a tombstone carries no version (it always applies).
+            backlog,
+            new SampleCustomers(13, KEYS, 0));
+    ConnectorExample sink = connector(stack, "grow", "grow-v2", "grow-v3", flowing, false);
+    // One task reads the backlog's 8 partitions: the consumer hands it a key's newer records from
+    // a new partition before its older ones from the old partition's backlog. Its route orders the
+    // changes by version.
+    Map<String, String> ordered =
+        new HashMap<>(
+            connector(stack, "backlog", "backlog-none", backlog, List.of(backlog), true).config());
+    ordered.put("tasks.max", "1");
+    // Small fetches interleave the partitions as a backlog larger than a fetch does.
+    ordered.put("consumer.override.max.partition.fetch.bytes", "16384");
+    ConnectorExample backlogSink = new ConnectorExample("backlog", ordered);
+    for (String topic : List.of("grow-v2", "grow-v3", backlog)) {
       stack.createTopic(topic, 4, Map.of());
       PaimonSink.produce(
           stack, topic, sources.get(topic), CHANGES / 2, SampleCustomers::upsertValue);
     }
-    // A backlog on 4 partitions, then newer changes on 8: most keys' newer records on another
-    // partition, read at the same time as their older ones; the route orders them by version.
     grow(stack, backlog);
     PaimonSink.produce(
         stack, backlog, sources.get(backlog), CHANGES / 2, SampleCustomers::upsertValue);
+    stack.connect().putConfig(backlogSink.name(), backlogSink.config());
     stack.connect().putConfig(sink.name(), sink.config());
     try (IcebergTables tables = IcebergSink.tables(stack)) {
       long grownAt = 0;
       for (int slice = 0; slice < SLICES; slice++) {
-        PaimonSink.produce(
-            stack, flow, sources.get(flow), CHANGES / 2 / SLICES, SampleCustomers::upsertValue);
+        for (String topic : flowing) {
+          PaimonSink.produce(
+              stack, topic, sources.get(topic), CHANGES / 2 / SLICES, SampleCustomers::upsertValue);
+        }
         if (slice == SLICES / 2 - 1) {
-          // While records flow: a key's records before the growth stay on its old partition and are
-          // committed before its newer records, now on another partition, are produced.
-          IcebergUpsertE2E.awaitAllCommitted(stack, tables, sink.name(), flow);
-          grow(stack, flow);
+          // A key's records before the growth stay on its old partition and are committed before
+          // its newer records, now on another partition, are produced.
+          for (String topic : flowing) {
+            IcebergUpsertE2E.awaitAllCommitted(stack, tables, sink.name(), topic);
+            grow(stack, topic);
+          }
           grownAt = System.currentTimeMillis();
         }
       }
-      for (String topic : topics) {
+      for (String topic : List.of("grow-v2", "grow-v3", backlog)) {
+        String name = topic.equals(backlog) ? backlogSink.name() : sink.name();
         assertThat(PaimonSink.endOffsets(stack, topic)).as("partitions of %s", topic).hasSize(8);
         IcebergUpsertE2E.awaitAllCommittedAndCheck(
-            stack, tables, sink.name(), topic, sources.get(topic).state());
-        assertEveryCommitHasOneRowPerKey(tables.table(IcebergSink.tableOf(topic)), sink.name());
+            stack, tables, name, topic, sources.get(topic).state());
+        assertEveryCommitHasOneRowPerKey(tables.table(IcebergSink.tableOf(topic)), name);
       }
-      Table table = tables.table(IcebergSink.tableOf(flow));
+      for (String topic : flowing) {
+        Table table = tables.table(IcebergSink.tableOf(topic));
+        System.out.printf(
+            "IcebergKeyedPartitionsE2E: %s grew to 8 partitions while records flowed; the first"
+                + " commit with a new partition's records came %d ms later%n",
+            topic, firstCommitOfNewPartitions(table, sink.name(), grownAt) - grownAt);
+      }
+      String log = Files.readString(stack.worker().logFile());
       System.out.printf(
-          "IcebergKeyedPartitionsE2E: %s grew to 8 partitions while records flowed; the first"
-              + " commit with a new partition's records came %d ms later%n",
-          flow, firstCommitOfNewPartitions(table, sink.name(), grownAt) - grownAt);
+          "IcebergKeyedPartitionsE2E: %s: %s%n",
+          backlog,
+          log.lines()
+                  .filter(l -> l.contains("Dropped") && l.contains("older by version"))
+                  .map(l -> l.replaceAll(".*Dropped ([0-9]+) change.*", "$1"))
+                  .mapToLong(Long::parseLong)
+                  .sum()
+              + " changes dropped as older than their key's row");
       printRejections(stack);
     } finally {
       stack.connect().delete(sink.name());
+      stack.connect().delete(backlogSink.name());
     }
   }
 
