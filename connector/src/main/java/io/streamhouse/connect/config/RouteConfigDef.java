@@ -267,8 +267,8 @@ public final class RouteConfigDef {
                 + "wins. A tombstone of "
                 + "input=upsert carries no value and always applies; a Debezium delete is ordered "
                 + "by its before image. Iceberg: an int, long, date or timestamp column that no "
-                + "row leaves null. Paimon: the table's sequence.field. Unset: the order in which "
-                + "records arrive.",
+                + "row leaves null. Paimon: the sequence.field of created tables. Unset: the order in "
+                + "which records arrive.",
             group,
             ++order,
             Width.SHORT,

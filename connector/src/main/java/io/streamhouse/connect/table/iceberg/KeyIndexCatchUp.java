@@ -61,7 +61,7 @@ final class KeyIndexCatchUp {
       // Only the connector's commits since: once the rows its other writers added are read, the
       // index is good for the current snapshot, so the next check looks back only this far.
       return pastOtherWriters(
-          table, current, snapshots.orElseThrow(), base, index, pending, batch, unseen);
+          table, current, snapshots.orElseThrow(), base, index, pending, batch, unseen, List.of());
     }
     List<String> maps = since.get();
     long start = System.nanoTime();
@@ -92,7 +92,7 @@ final class KeyIndexCatchUp {
         index.keys(),
         dropped);
     return pastOtherWriters(
-        table, current, snapshots.orElseThrow(), base, index, pending, batch, unseen);
+        table, current, snapshots.orElseThrow(), base, index, pending, batch, unseen, loaded);
   }
 
   /**
@@ -108,14 +108,16 @@ final class KeyIndexCatchUp {
       KeyIndex index,
       List<Long> pending,
       ForeignCatchUp.BatchKeys batch,
-      UnseenKeys.Taken unseen) {
+      UnseenKeys.Taken unseen,
+      List<RewriteMap> maps) {
     if (since.commits().isEmpty()) {
       return current.snapshotId();
     }
     long start = System.nanoTime();
     OtherWritersCatchUp.Result result;
     try {
-      result = OtherWritersCatchUp.apply(table, current, since, index, pending, batch, unseen);
+      result =
+          OtherWritersCatchUp.apply(table, current, since, index, pending, batch, unseen, maps);
     } catch (RuntimeException e) {
       LOG.warn(
           "Cannot read the rows other tasks committed to {} since snapshot {}; the next batch is"
@@ -177,7 +179,8 @@ final class KeyIndexCatchUp {
       return base;
     }
     ForeignCatchUp.Result r = result.get();
-    long caughtUp = pastOtherWriters(table, current, since, base, index, pending, batch, unseen);
+    long caughtUp =
+        pastOtherWriters(table, current, since, base, index, pending, batch, unseen, List.of());
     LOG.info(
         "Moved the key index of {} past {} snapshot(s) of other writers ({} first) to snapshot {}"
             + " in {} ms: {} data files read again or new, {} keys read, {} forgotten, {} rows"

@@ -1,10 +1,8 @@
 package io.streamhouse.connect.table.iceberg;
 
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Snapshot;
@@ -20,12 +18,14 @@ import org.apache.iceberg.Table;
  * Kafka partitions: partitions added to a topic, a producer keyed by another field, upserts without
  * a Kafka key) would insert a second live row. The cost is a read of the new files' key columns.
  *
- * <p>A row read whose key the writer's own batch changed too means two writers changed one key
- * since the index was read: the batch's change comes later and deletes the row read (with an
- * order-by column, the row with the lower value goes: see {@link KeyIndex#supersede}). A key the
- * batch changed unseen ({@link UnseenKeys}: its index had no row of it) is then no longer unseen.
- * If the batch also deletes the row the other writer deleted, the coordinator rejects it ({@link
- * StalePositions}, or a compaction's map that dropped the row) and its task writes it again.
+ * <p>A row read whose key the writer's own batch changed too, from another writer's file (or moved
+ * from one by a compaction, as its map says), means two writers changed one key since the index was
+ * read: the batch's change comes later and deletes that row (with an order-by column, the row with
+ * the lower value goes: see {@link KeyIndex#supersede}), and a key the batch changed unseen ({@link
+ * UnseenKeys}) is no longer unseen. If the batch also deletes the row the other writer deleted, the
+ * coordinator rejects it ({@link StalePositions}, or a compaction's map that dropped the row) and
+ * its task writes it again. A compacted row that came from an older file is the key's row the batch
+ * deletes, or one an earlier batch of this writer, not committed yet, deletes: it is left alone.
  */
 final class OtherWritersCatchUp {
   /** Files read, rows read, and rows of keys the batch changed too (the older row now deleted). */
@@ -37,7 +37,8 @@ final class OtherWritersCatchUp {
    * Reads into {@code index} the rows of the files the connector's commits in {@code since} added
    * that its writer did not write, with the outputs of the connector's compactions in it, as they
    * are in {@code current}; {@code pending} holds the batch's deletes (packed positions), {@code
-   * batch} tells the keys it changed and {@code unseen} those it changed unseen.
+   * batch} tells the keys it changed and {@code unseen} those it changed unseen; {@code maps} are
+   * the rewrite maps of the compactions in {@code since} that are known (oldest first).
    */
   static Result apply(
       Table table,
@@ -46,7 +47,8 @@ final class OtherWritersCatchUp {
       KeyIndex index,
       List<Long> pending,
       ForeignCatchUp.BatchKeys batch,
-      UnseenKeys.Taken unseen) {
+      UnseenKeys.Taken unseen,
+      List<RewriteMap> maps) {
     Set<String> own = new HashSet<>();
     for (int i = 0; i < index.fileCount(); i++) {
       if (index.file(i).sequence() == KeyIndex.OWN) {
@@ -62,18 +64,10 @@ final class OtherWritersCatchUp {
     if (read.isEmpty()) {
       return new Result(0, 0, 0); // only this writer's rows: its compactions moved them already
     }
-    // Another writer's rows may have been compacted since: the outputs are read too. A row there
-    // that the batch's deletes already point at (moved by the compaction's map) is no conflict.
+    // Another writer's rows may have been compacted since: the outputs are read too.
+    Set<String> others = Set.copyOf(read);
     Set<String> outputs = added(table, since.compactions());
     read.addAll(outputs);
-    Map<String, List<Integer>> outputOrdinals = new HashMap<>();
-    for (int i = 0; i < index.fileCount(); i++) {
-      String location = IcebergFileCheck.normalized(index.file(i).location());
-      if (outputs.contains(location)) {
-        outputOrdinals.computeIfAbsent(location, l -> new ArrayList<>()).add(i);
-      }
-    }
-    Set<Long> deleted = outputs.isEmpty() ? Set.of() : new HashSet<>(pending);
     int before = index.fileCount();
     int[] counts = new int[2];
     index.readFiles(
@@ -83,28 +77,36 @@ final class OtherWritersCatchUp {
         (key, packed, order) -> {
           counts[0]++;
           if (!batch.changed(key)) {
-            index.put(key, packed); // the other writer deleted the row the index had, if any
-          } else if (deletedAlready(index, packed, outputOrdinals, deleted)) {
-            return; // the key's row before the compaction: the batch deletes it already
-          } else {
-            pending.add(index.supersede(key, packed, order)); // the older of the two rows goes
-            unseen.seen(key);
-            counts[1]++;
+            index.put(key, packed, order); // the other writer deleted the row the index had
+            return;
           }
+          String file = IcebergFileCheck.normalized(index.file(KeyIndex.fileOf(packed)).location());
+          if (outputs.contains(file) && !fromOthers(file, KeyIndex.rowOf(packed), maps, others)) {
+            return; // the key's older row: this writer's batches delete it
+          }
+          pending.add(index.supersede(key, packed, order)); // the older of the two rows goes
+          unseen.seen(key);
+          counts[1]++;
         });
     return new Result(index.fileCount() - before, counts[0], counts[1]);
   }
 
-  /** Whether {@code packed}, a row of a compaction's output, is one the batch deletes already. */
-  private static boolean deletedAlready(
-      KeyIndex index, long packed, Map<String, List<Integer>> outputOrdinals, Set<Long> deleted) {
-    String location = IcebergFileCheck.normalized(index.file(KeyIndex.fileOf(packed)).location());
-    for (int ordinal : outputOrdinals.getOrDefault(location, List.of())) {
-      if (deleted.contains(KeyIndex.pack(ordinal, KeyIndex.rowOf(packed)))) {
-        return true;
+  /**
+   * Whether the row at {@code row} of compaction output {@code file} came from one of {@code
+   * others}' files, following {@code maps} back; true when no map tells (the safe side: the batch
+   * then deletes the row, and is rejected at worst).
+   */
+  private static boolean fromOthers(
+      String file, long row, List<RewriteMap> maps, Set<String> others) {
+    RewriteMap.Place place = new RewriteMap.Place(file, row);
+    for (int m = maps.size() - 1; m >= 0; m--) {
+      Optional<RewriteMap.Place> source = maps.get(m).sourceOf(place.location(), place.position());
+      if (source.isPresent()) {
+        place = source.get();
       }
     }
-    return false;
+    String origin = IcebergFileCheck.normalized(place.location());
+    return origin.equals(file) || others.contains(origin);
   }
 
   private static Set<String> added(Table table, List<Snapshot> snapshots) {

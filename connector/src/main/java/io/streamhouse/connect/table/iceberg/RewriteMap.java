@@ -90,6 +90,38 @@ final class RewriteMap {
     return Optional.of(new Place(outputs.get(out).location(), ordinal - outputStarts[out]));
   }
 
+  /**
+   * Where the row at {@code position} of written file {@code location} came from (its rewritten
+   * file and position there); empty if this compaction did not write {@code location} or the
+   * position is out of its range.
+   */
+  Optional<Place> sourceOf(String location, long position) {
+    String wanted = IcebergFileCheck.normalized(location);
+    for (int i = 0; i < outputs.size(); i++) {
+      if (IcebergFileCheck.normalized(outputs.get(i).location()).equals(wanted)) {
+        if (position < 0 || position >= outputs.get(i).rows()) {
+          return Optional.empty();
+        }
+        long ordinal = outputStarts[i] + position;
+        for (Input in : inputs.values()) {
+          long kept = in.rows() - in.dropped().length;
+          if (ordinal >= in.firstOrdinal() && ordinal < in.firstOrdinal() + kept) {
+            long row = ordinal - in.firstOrdinal(); // its rank among the file's kept rows
+            for (long dropped : in.dropped()) {
+              if (dropped > row) {
+                break;
+              }
+              row++;
+            }
+            return Optional.of(new Place(in.location(), row));
+          }
+        }
+        return Optional.empty();
+      }
+    }
+    return Optional.empty();
+  }
+
   /** Builds the map of one rewrite as its rows stream through, file by file. */
   static final class Builder {
     private final List<Input> inputs = new ArrayList<>();

@@ -258,4 +258,46 @@ class IcebergKeyedTwoPartitionsTest {
       other.close();
     }
   }
+
+  /**
+   * A writer prepares its next batch before its previous one is committed (the task cuts batches
+   * ahead), after a compaction moved a row that previous batch deletes and while another writer
+   * commits too: reading the compaction's output, the writer sees that row live but knows it as its
+   * own key's older row, not another writer's, and both batches commit.
+   */
+  @ParameterizedTest(name = "format version {0}")
+  @ValueSource(ints = {2, 3})
+  void aBatchPreparedBeforeItsWritersPreviousOneCommitsIsNotRejectedAfterACompaction(
+      int formatVersion) throws Exception {
+    StreamhouseSinkConfig config = KeyedTableFixture.config(dir, formatVersion);
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      seed(format, config);
+      TableWriter writer = writer(format, config);
+      TableWriter other = writer(format, config);
+      writer.write(upsert(0, 10, 2, "two")); // gives the seed's files deletes: compacted below
+      assertThat(commitOne(format, 2, TP0, 10, 11, writer.prepare()))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      writer.write(upsert(0, 11, 1, "first"));
+      PreparedFiles first = writer.prepare(); // deletes key 1's seeded row
+      other.write(upsert(1, 0, 100, "other"));
+      assertThat(commitOne(format, 3, TP1, 0, 1, other.prepare()))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      format.maintain(
+          TABLE,
+          new io.streamhouse.connect.config.MaintenanceSettings(
+              true, 60_000, 60_000, 0, 1, true, 1, 1L << 30, 16L << 20, 0, 0.0, 0, 0),
+          System.nanoTime() + 300_000_000_000L,
+          io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+      assertThat(format.table(TABLE).currentSnapshot().summary())
+          .containsKey(format.keys().rewriteMap());
+      writer.write(upsert(0, 12, 1, "second"));
+      PreparedFiles second = writer.prepare(); // key 1's seeded row, compacted, still live
+      assertThat(commitOne(format, 4, TP0, 11, 12, first)).isEqualTo(BatchPlan.Decision.APPLY);
+      assertThat(commitOne(format, 5, TP0, 12, 13, second)).isEqualTo(BatchPlan.Decision.APPLY);
+      model.putAll(Map.of(1L, "second", 2L, "two", 100L, "other"));
+      assertThat(rows(format.table(TABLE))).isEqualTo(model);
+      writer.close();
+      other.close();
+    }
+  }
 }

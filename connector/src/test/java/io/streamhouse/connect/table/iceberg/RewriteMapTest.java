@@ -48,6 +48,15 @@ class RewriteMapTest {
     assertThat(map.placeOf("b", 0)).contains(new RewriteMap.Place("y", 0));
     assertThat(map.placeOf("b", 2)).contains(new RewriteMap.Place("y", 2));
     assertThat(map.placeOf("c", 0)).isEqualTo(Optional.empty());
+    // And back: each written row's source.
+    for (long p : new long[] {0, 2, 3, 5}) {
+      RewriteMap.Place place = map.placeOf("a", p).orElseThrow();
+      assertThat(map.sourceOf(place.location(), place.position()))
+          .contains(new RewriteMap.Place("a", p));
+    }
+    assertThat(map.sourceOf("y", 1)).contains(new RewriteMap.Place("b", 1));
+    assertThat(map.sourceOf("y", 3)).as("past the file").isEmpty();
+    assertThat(map.sourceOf("z", 0)).as("not written").isEmpty();
   }
 
   @Test

@@ -672,7 +672,7 @@ class PaimonFormatTest {
     StreamhouseSinkConfig config =
         config(
             Map.of(
-                "route.items.table-property.sequence.field",
+                "route.items.order-by", // the table's sequence.field
                 "seq",
                 "route.items.table-property.full-compaction.delta-commits",
                 "1"));
@@ -697,6 +697,7 @@ class PaimonFormatTest {
       OfferedBatch b0 = batch(format, route, task0);
       OfferedBatch b1 = batch(format, route, task1);
       CommitOutcome written = format.commit(table, 1000, List.of(b0, b1), true);
+      assertThat(format.table(table).options()).containsEntry("sequence.field", "seq");
       assertThat(rows(format.table(table))).isEqualTo(model);
       // full-compaction.delta-commits=1: the commit hands out a full compaction of every touched
       // bucket; a task runs it and the coordinator commits its result in the next round.
