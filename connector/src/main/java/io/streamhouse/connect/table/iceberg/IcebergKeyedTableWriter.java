@@ -346,6 +346,7 @@ final class IcebergKeyedTableWriter implements TableWriter {
                         spec,
                         key == null ? null : key.copy(),
                         KeyIndex.OWN));
+        base.index().own().wrote(out.encryptingOutputFile().location());
         writer = writerFactory.newDataWriter(out, spec, key);
         rows = 0;
       }

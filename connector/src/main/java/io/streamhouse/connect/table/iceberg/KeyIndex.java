@@ -61,6 +61,8 @@ final class KeyIndex {
   /** The field id of the route's order-by column, or -1: changes are not ordered by a value. */
   private final int orderId;
 
+  private final OwnFiles own = new OwnFiles();
+
   /** Positions of rows that duplicate a key found when the index was read: to delete. */
   private final List<Long> duplicates = new ArrayList<>();
 
@@ -262,6 +264,11 @@ final class KeyIndex {
   int add(FileRef file) {
     files.add(file);
     return files.size() - 1;
+  }
+
+  /** The data files the writer wrote that no snapshot the index is good for holds yet. */
+  OwnFiles own() {
+    return own;
   }
 
   FileRef file(int ordinal) {

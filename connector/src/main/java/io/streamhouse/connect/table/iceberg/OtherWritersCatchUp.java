@@ -49,19 +49,15 @@ final class OtherWritersCatchUp {
       ForeignCatchUp.BatchKeys batch,
       UnseenKeys.Taken unseen,
       List<RewriteMap> maps) {
-    Set<String> own = new HashSet<>();
-    for (int i = 0; i < index.fileCount(); i++) {
-      if (index.file(i).sequence() == KeyIndex.OWN) {
-        own.add(IcebergFileCheck.normalized(index.file(i).location()));
-      }
-    }
+    Set<String> committed = added(table, since.commits());
     Set<String> read = new HashSet<>();
-    for (String location : added(table, since.commits())) {
-      if (!own.contains(location)) {
+    for (String location : committed) {
+      if (!index.own().contains(location)) {
         read.add(location);
       }
     }
     if (read.isEmpty()) {
+      index.own().committed(committed);
       return new Result(0, 0, 0); // only this writer's rows: its compactions moved them already
     }
     // Another writer's rows may have been compacted since: the outputs are read too.
@@ -88,6 +84,7 @@ final class OtherWritersCatchUp {
           unseen.seen(key);
           counts[1]++;
         });
+    index.own().committed(committed);
     return new Result(index.fileCount() - before, counts[0], counts[1]);
   }
 

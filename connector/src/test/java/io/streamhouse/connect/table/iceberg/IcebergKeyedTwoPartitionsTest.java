@@ -300,4 +300,50 @@ class IcebergKeyedTwoPartitionsTest {
       other.close();
     }
   }
+
+  /**
+   * One writer alone, batches cut ahead of their commits, the table compacted between every two:
+   * its own files, compacted away, are still known as its own, so nothing of its table is taken for
+   * another task's rows and no batch is rejected.
+   */
+  @ParameterizedTest(name = "format version {0}")
+  @ValueSource(ints = {2, 3})
+  void aWriterAloneWithCompactionsBetweenItsBatchesIsNeverRejected(int formatVersion)
+      throws Exception {
+    StreamhouseSinkConfig config = KeyedTableFixture.config(dir, formatVersion);
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      seed(format, config);
+      TableWriter writer = writer(format, config);
+      java.util.Random random = new java.util.Random(5);
+      long offset = 10;
+      PreparedFiles ahead = null;
+      long aheadFrom = 0;
+      for (int round = 0; round < 8; round++) {
+        long from = offset;
+        for (int i = 0; i < 20; i++) {
+          long id = random.nextInt(10);
+          writer.write(upsert(0, offset++, id, "r" + round + "-" + i));
+          model.put(id, "r" + round + "-" + i);
+        }
+        PreparedFiles files = writer.prepare();
+        if (ahead != null) {
+          assertThat(commitOne(format, 10 + round, TP0, aheadFrom, from, ahead))
+              .as("round %d", round)
+              .isEqualTo(BatchPlan.Decision.APPLY);
+          format.maintain(
+              TABLE,
+              new io.streamhouse.connect.config.MaintenanceSettings(
+                  true, 60_000, 60_000, 0, 1, true, 1, 1L << 30, 16L << 20, 0, 0.0, 0, 0),
+              System.nanoTime() + 300_000_000_000L,
+              io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+        }
+        ahead = files;
+        aheadFrom = from;
+      }
+      assertThat(commitOne(format, 99, TP0, aheadFrom, offset, ahead))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      assertThat(rows(format.table(TABLE))).isEqualTo(model);
+      writer.close();
+    }
+  }
 }
