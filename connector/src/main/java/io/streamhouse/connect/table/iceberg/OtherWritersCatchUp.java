@@ -72,13 +72,13 @@ final class OtherWritersCatchUp {
         location -> read.contains(IcebergFileCheck.normalized(location)),
         (key, packed, order) -> {
           counts[0]++;
-          if (!batch.changed(key)) {
-            index.put(key, packed, order); // the other writer deleted the row the index had
-            return;
-          }
           String file = IcebergFileCheck.normalized(index.file(KeyIndex.fileOf(packed)).location());
           if (outputs.contains(file) && !fromOthers(file, KeyIndex.rowOf(packed), maps, others)) {
-            return; // the key's older row: this writer's batches delete it
+            return; // this writer's row or an older one: the index has it where it went, or newer
+          }
+          if (!batch.changed(key) && !uncommitted(index, key, committed)) {
+            index.put(key, packed, order); // the other writer deleted the row the index had
+            return;
           }
           pending.add(index.supersede(key, packed, order)); // the older of the two rows goes
           unseen.seen(key);
@@ -86,6 +86,19 @@ final class OtherWritersCatchUp {
         });
     index.own().committed(committed);
     return new Result(index.fileCount() - before, counts[0], counts[1]);
+  }
+
+  /**
+   * Whether the index holds {@code key}'s row in a file this writer wrote that is not committed yet
+   * (an earlier batch, cut ahead): that row comes later than any committed one.
+   */
+  private static boolean uncommitted(KeyIndex index, long[] key, Set<String> committed) {
+    long at = index.get(key);
+    if (at == KeyPositions.NONE) {
+      return false;
+    }
+    String file = IcebergFileCheck.normalized(index.file(KeyIndex.fileOf(at)).location());
+    return index.own().contains(file) && !committed.contains(file);
   }
 
   /**

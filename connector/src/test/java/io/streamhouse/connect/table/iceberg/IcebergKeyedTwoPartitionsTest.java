@@ -346,4 +346,46 @@ class IcebergKeyedTwoPartitionsTest {
       writer.close();
     }
   }
+
+  /**
+   * As above, but the next batch changes another key: the compacted older row of the key the
+   * previous batch (not committed yet) replaces does not take that key's place in the index, so a
+   * later change of the key deletes the previous batch's row, not the older one again.
+   */
+  @ParameterizedTest(name = "format version {0}")
+  @ValueSource(ints = {2, 3})
+  void aCompactedOlderRowDoesNotTakeThePlaceOfTheWritersUncommittedRow(int formatVersion)
+      throws Exception {
+    StreamhouseSinkConfig config = KeyedTableFixture.config(dir, formatVersion);
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      seed(format, config);
+      TableWriter writer = writer(format, config);
+      TableWriter other = writer(format, config);
+      writer.write(upsert(0, 10, 2, "two"));
+      assertThat(commitOne(format, 2, TP0, 10, 11, writer.prepare()))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      writer.write(upsert(0, 11, 1, "first"));
+      PreparedFiles first = writer.prepare();
+      other.write(upsert(1, 0, 100, "other"));
+      assertThat(commitOne(format, 3, TP1, 0, 1, other.prepare()))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      format.maintain(
+          TABLE,
+          new io.streamhouse.connect.config.MaintenanceSettings(
+              true, 60_000, 60_000, 0, 1, true, 1, 1L << 30, 16L << 20, 0, 0.0, 0, 0),
+          System.nanoTime() + 300_000_000_000L,
+          io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+      writer.write(upsert(0, 12, 3, "three"));
+      PreparedFiles second = writer.prepare(); // reads the compacted seed, key 1's row live
+      assertThat(commitOne(format, 4, TP0, 11, 12, first)).isEqualTo(BatchPlan.Decision.APPLY);
+      assertThat(commitOne(format, 5, TP0, 12, 13, second)).isEqualTo(BatchPlan.Decision.APPLY);
+      writer.write(upsert(0, 13, 1, "third"));
+      assertThat(commitOne(format, 6, TP0, 13, 14, writer.prepare()))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      model.putAll(Map.of(1L, "third", 2L, "two", 3L, "three", 100L, "other"));
+      assertThat(rows(format.table(TABLE))).isEqualTo(model);
+      writer.close();
+      other.close();
+    }
+  }
 }
