@@ -60,9 +60,9 @@ final class OtherWritersCatchUp {
       index.own().committed(committed);
       return new Result(0, 0, 0); // only this writer's rows: its compactions moved them already
     }
-    // Another writer's rows may have been compacted since: the outputs are read too.
+    // Another writer's rows may have been compacted since: the outputs that hold them are read too.
     Set<String> others = Set.copyOf(read);
-    Set<String> outputs = added(table, since.compactions());
+    Set<String> outputs = outputsHolding(others, table, since, maps);
     read.addAll(outputs);
     int before = index.fileCount();
     int[] counts = new int[2];
@@ -117,6 +117,27 @@ final class OtherWritersCatchUp {
     }
     String origin = IcebergFileCheck.normalized(place.location());
     return origin.equals(file) || others.contains(origin);
+  }
+
+  /**
+   * The outputs of the compactions in {@code since} that hold rows of {@code others}' files, by
+   * their {@code maps} (a compaction of such an output too); all their outputs when the maps are
+   * not all known.
+   */
+  private static Set<String> outputsHolding(
+      Set<String> others, Table table, ForeignSnapshots.Since since, List<RewriteMap> maps) {
+    if (maps.size() != since.compactions().size()) {
+      return added(table, since.compactions());
+    }
+    Set<String> holding = new HashSet<>(others);
+    Set<String> outputs = new HashSet<>();
+    for (RewriteMap map : maps) {
+      if (!java.util.Collections.disjoint(map.rewritten(), holding)) {
+        outputs.addAll(map.written());
+        holding.addAll(map.written());
+      }
+    }
+    return outputs;
   }
 
   private static Set<String> added(Table table, List<Snapshot> snapshots) {

@@ -8,10 +8,12 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
@@ -58,6 +60,20 @@ final class RewriteMap {
       outputStarts[i] = start;
       start += outputs.get(i).rows();
     }
+  }
+
+  /** The normalized locations of the files this compaction rewrote. */
+  Set<String> rewritten() {
+    Set<String> rewritten = new HashSet<>();
+    inputs.keySet().forEach(l -> rewritten.add(IcebergFileCheck.normalized(l)));
+    return rewritten;
+  }
+
+  /** The normalized locations of the files this compaction wrote. */
+  Set<String> written() {
+    Set<String> written = new HashSet<>();
+    outputs.forEach(o -> written.add(IcebergFileCheck.normalized(o.location())));
+    return written;
   }
 
   /** Whether {@code location} is a file this compaction rewrote. */

@@ -388,4 +388,40 @@ class IcebergKeyedTwoPartitionsTest {
       other.close();
     }
   }
+
+  /**
+   * Another writer's new key, committed and then compacted before this writer prepares: the
+   * compaction's map says which output holds that writer's rows, the writer reads it there, and its
+   * own insert of the key replaces that row.
+   */
+  @ParameterizedTest(name = "format version {0}")
+  @ValueSource(ints = {2, 3})
+  void anotherWritersRowsCompactedBeforeTheWriterPreparesAreFoundInTheOutput(int formatVersion)
+      throws Exception {
+    StreamhouseSinkConfig config = KeyedTableFixture.config(dir, formatVersion);
+    try (IcebergFormat format = new IcebergFormat(config.catalog("local"), "c", 0)) {
+      seed(format, config);
+      TableWriter writer = writer(format, config);
+      TableWriter other = writer(format, config);
+      other.write(upsert(1, 0, 200, "other-a"));
+      other.write(upsert(1, 1, 200, "other-b")); // its own file gets a delete: compacted below
+      assertThat(commitOne(format, 2, TP1, 0, 2, other.prepare()))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      format.maintain(
+          TABLE,
+          new io.streamhouse.connect.config.MaintenanceSettings(
+              true, 60_000, 60_000, 0, 1, true, 1, 1L << 30, 16L << 20, 0, 0.0, 0, 0),
+          System.nanoTime() + 300_000_000_000L,
+          io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+      assertThat(format.table(TABLE).currentSnapshot().summary())
+          .containsKey(format.keys().rewriteMap());
+      writer.write(upsert(0, 10, 200, "writer"));
+      assertThat(commitOne(format, 3, TP0, 10, 11, writer.prepare()))
+          .isEqualTo(BatchPlan.Decision.APPLY);
+      model.put(200L, "writer");
+      assertThat(rows(format.table(TABLE))).isEqualTo(model);
+      writer.close();
+      other.close();
+    }
+  }
 }
