@@ -12,20 +12,22 @@ import org.apache.iceberg.Table;
 /**
  * Brings a keyed writer's index past the rows the connector's other task writers committed since
  * the snapshot it is good for, when it prepares a batch: the key columns of the data files they
- * added (and of the connector's compactions since, which may hold their rows) are read, so the
- * index knows every live row of the table again, whichever task wrote it. Without this a task would
- * not know a key another task inserted, and a record of that key reaching it later (a key on two
- * Kafka partitions: partitions added to a topic, a producer keyed by another field, upserts without
- * a Kafka key) would insert a second live row. The cost is a read of the new files' key columns.
+ * added are read (and of the connector's compaction outputs since that hold their rows, as the
+ * compactions' maps say), so the index knows every live row of the table again, whichever task
+ * wrote it. Without this a task would not know a key another task inserted, and a record of that
+ * key reaching it later (a key on two Kafka partitions: partitions added to a topic, a producer
+ * keyed by another field, upserts without a Kafka key) would insert a second live row. The cost is
+ * a read of the new files' key columns; a writer alone reads nothing ({@link OwnFiles}).
  *
- * <p>A row read whose key the writer's own batch changed too, from another writer's file (or moved
- * from one by a compaction, as its map says), means two writers changed one key since the index was
- * read: the batch's change comes later and deletes that row (with an order-by column, the row with
- * the lower value goes: see {@link KeyIndex#supersede}), and a key the batch changed unseen ({@link
- * UnseenKeys}) is no longer unseen. If the batch also deletes the row the other writer deleted, the
- * coordinator rejects it ({@link StalePositions}, or a compaction's map that dropped the row) and
- * its task writes it again. A compacted row that came from an older file is the key's row the batch
- * deletes, or one an earlier batch of this writer, not committed yet, deletes: it is left alone.
+ * <p>A row read of a key the writer's batch changed too, or that an earlier batch of the writer
+ * (cut ahead, not committed yet) changed, means two writers changed one key since the index was
+ * read: the writer's change comes later and the batch deletes that row (with an order-by column,
+ * the row with the lower value goes: see {@link KeyIndex#supersede}), and a key the batch changed
+ * unseen ({@link UnseenKeys}) is no longer unseen. If the batch also deletes the row the other
+ * writer deleted, the coordinator rejects it ({@link StalePositions}, or a compaction's map that
+ * dropped the row) and its task writes it again. A compacted row that came from this writer's or an
+ * older file is left alone: the index moved it with the compaction's map, or holds a newer row of
+ * its key (which may delete it in a batch not committed yet).
  */
 final class OtherWritersCatchUp {
   /** Files read, rows read, and rows of keys the batch changed too (the older row now deleted). */
