@@ -242,15 +242,7 @@ class IcebergKeyedTwoPartitionsTest {
       other.write(upsert(1, 0, 5, "other"));
       assertThat(commitOne(format, 2, TP1, 0, 1, other.prepare()))
           .isEqualTo(BatchPlan.Decision.APPLY);
-      format.maintain(
-          TABLE,
-          new io.streamhouse.connect.config.MaintenanceSettings(
-              true, 60_000, 60_000, 0, 1, true, 1, 1L << 30, 16L << 20, 0, 0.0, 0, 0),
-          System.nanoTime() + 300_000_000_000L,
-          io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
-      assertThat(format.table(TABLE).currentSnapshot().summary())
-          .as("a compaction with a rewrite map")
-          .containsKey(format.keys().rewriteMap());
+      KeyedTableFixture.compact(format);
       assertThat(commitOne(format, 3, TP0, 10, 11, lateFiles)).isEqualTo(BatchPlan.Decision.REJECT);
       model.put(5L, "other");
       assertThat(rows(format.table(TABLE))).isEqualTo(model);
@@ -282,14 +274,7 @@ class IcebergKeyedTwoPartitionsTest {
       other.write(upsert(1, 0, 100, "other"));
       assertThat(commitOne(format, 3, TP1, 0, 1, other.prepare()))
           .isEqualTo(BatchPlan.Decision.APPLY);
-      format.maintain(
-          TABLE,
-          new io.streamhouse.connect.config.MaintenanceSettings(
-              true, 60_000, 60_000, 0, 1, true, 1, 1L << 30, 16L << 20, 0, 0.0, 0, 0),
-          System.nanoTime() + 300_000_000_000L,
-          io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
-      assertThat(format.table(TABLE).currentSnapshot().summary())
-          .containsKey(format.keys().rewriteMap());
+      KeyedTableFixture.compact(format);
       writer.write(upsert(0, 12, 1, "second"));
       PreparedFiles second = writer.prepare(); // key 1's seeded row, compacted, still live
       assertThat(commitOne(format, 4, TP0, 11, 12, first)).isEqualTo(BatchPlan.Decision.APPLY);
@@ -330,12 +315,7 @@ class IcebergKeyedTwoPartitionsTest {
           assertThat(commitOne(format, 10 + round, TP0, aheadFrom, from, ahead))
               .as("round %d", round)
               .isEqualTo(BatchPlan.Decision.APPLY);
-          format.maintain(
-              TABLE,
-              new io.streamhouse.connect.config.MaintenanceSettings(
-                  true, 60_000, 60_000, 0, 1, true, 1, 1L << 30, 16L << 20, 0, 0.0, 0, 0),
-              System.nanoTime() + 300_000_000_000L,
-              io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+          KeyedTableFixture.maintain(format);
         }
         ahead = files;
         aheadFrom = from;
@@ -369,12 +349,7 @@ class IcebergKeyedTwoPartitionsTest {
       other.write(upsert(1, 0, 100, "other"));
       assertThat(commitOne(format, 3, TP1, 0, 1, other.prepare()))
           .isEqualTo(BatchPlan.Decision.APPLY);
-      format.maintain(
-          TABLE,
-          new io.streamhouse.connect.config.MaintenanceSettings(
-              true, 60_000, 60_000, 0, 1, true, 1, 1L << 30, 16L << 20, 0, 0.0, 0, 0),
-          System.nanoTime() + 300_000_000_000L,
-          io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+      KeyedTableFixture.compact(format);
       writer.write(upsert(0, 12, 3, "three"));
       PreparedFiles second = writer.prepare(); // reads the compacted seed, key 1's row live
       assertThat(commitOne(format, 4, TP0, 11, 12, first)).isEqualTo(BatchPlan.Decision.APPLY);
@@ -407,14 +382,7 @@ class IcebergKeyedTwoPartitionsTest {
       other.write(upsert(1, 1, 200, "other-b")); // its own file gets a delete: compacted below
       assertThat(commitOne(format, 2, TP1, 0, 2, other.prepare()))
           .isEqualTo(BatchPlan.Decision.APPLY);
-      format.maintain(
-          TABLE,
-          new io.streamhouse.connect.config.MaintenanceSettings(
-              true, 60_000, 60_000, 0, 1, true, 1, 1L << 30, 16L << 20, 0, 0.0, 0, 0),
-          System.nanoTime() + 300_000_000_000L,
-          io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
-      assertThat(format.table(TABLE).currentSnapshot().summary())
-          .containsKey(format.keys().rewriteMap());
+      KeyedTableFixture.compact(format);
       writer.write(upsert(0, 10, 200, "writer"));
       assertThat(commitOne(format, 3, TP0, 10, 11, writer.prepare()))
           .isEqualTo(BatchPlan.Decision.APPLY);

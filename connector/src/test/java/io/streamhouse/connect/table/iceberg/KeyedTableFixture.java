@@ -103,4 +103,25 @@ final class KeyedTableFixture {
         .decisions()
         .get(batch);
   }
+
+  /**
+   * Runs a maintenance pass that compacts every data file with deletes, and checks it left a
+   * compaction with a rewrite map as the current snapshot.
+   */
+  static void compact(IcebergFormat format) {
+    maintain(format);
+    assertThat(format.table(TABLE).currentSnapshot().summary())
+        .as("a compaction with a rewrite map")
+        .containsKey(format.keys().rewriteMap());
+  }
+
+  /** Runs a maintenance pass that compacts every data file with deletes, if there is any. */
+  static void maintain(IcebergFormat format) {
+    format.maintain(
+        TABLE,
+        new io.streamhouse.connect.config.MaintenanceSettings(
+            true, 60_000, 60_000, 0, 1, true, 1, 1L << 30, 16L << 20, 0, 0.0, 0, 0),
+        System.nanoTime() + 300_000_000_000L,
+        io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+  }
 }
