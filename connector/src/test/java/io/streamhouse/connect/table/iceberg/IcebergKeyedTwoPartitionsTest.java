@@ -266,15 +266,7 @@ class IcebergKeyedTwoPartitionsTest {
       seed(format, config);
       TableWriter writer = writer(format, config);
       TableWriter other = writer(format, config);
-      writer.write(upsert(0, 10, 2, "two")); // gives the seed's files deletes: compacted below
-      assertThat(commitOne(format, 2, TP0, 10, 11, writer.prepare()))
-          .isEqualTo(BatchPlan.Decision.APPLY);
-      writer.write(upsert(0, 11, 1, "first"));
-      PreparedFiles first = writer.prepare(); // deletes key 1's seeded row
-      other.write(upsert(1, 0, 100, "other"));
-      assertThat(commitOne(format, 3, TP1, 0, 1, other.prepare()))
-          .isEqualTo(BatchPlan.Decision.APPLY);
-      KeyedTableFixture.compact(format);
+      PreparedFiles first = firstBatchThenACompaction(format, writer, other);
       writer.write(upsert(0, 12, 1, "second"));
       PreparedFiles second = writer.prepare(); // key 1's seeded row, compacted, still live
       assertThat(commitOne(format, 4, TP0, 11, 12, first)).isEqualTo(BatchPlan.Decision.APPLY);
@@ -341,15 +333,7 @@ class IcebergKeyedTwoPartitionsTest {
       seed(format, config);
       TableWriter writer = writer(format, config);
       TableWriter other = writer(format, config);
-      writer.write(upsert(0, 10, 2, "two"));
-      assertThat(commitOne(format, 2, TP0, 10, 11, writer.prepare()))
-          .isEqualTo(BatchPlan.Decision.APPLY);
-      writer.write(upsert(0, 11, 1, "first"));
-      PreparedFiles first = writer.prepare();
-      other.write(upsert(1, 0, 100, "other"));
-      assertThat(commitOne(format, 3, TP1, 0, 1, other.prepare()))
-          .isEqualTo(BatchPlan.Decision.APPLY);
-      KeyedTableFixture.compact(format);
+      PreparedFiles first = firstBatchThenACompaction(format, writer, other);
       writer.write(upsert(0, 12, 3, "three"));
       PreparedFiles second = writer.prepare(); // reads the compacted seed, key 1's row live
       assertThat(commitOne(format, 4, TP0, 11, 12, first)).isEqualTo(BatchPlan.Decision.APPLY);
@@ -391,5 +375,24 @@ class IcebergKeyedTwoPartitionsTest {
       writer.close();
       other.close();
     }
+  }
+
+  /**
+   * The start of the two cases above: {@code writer} commits key 2 (the seed's file gets a delete),
+   * prepares a batch that replaces key 1's seeded row (returned, not committed), {@code other}
+   * commits key 100, and the table is compacted, moving key 1's seeded row, still live.
+   */
+  private PreparedFiles firstBatchThenACompaction(
+      IcebergFormat format, TableWriter writer, TableWriter other) throws Exception {
+    writer.write(upsert(0, 10, 2, "two"));
+    assertThat(commitOne(format, 2, TP0, 10, 11, writer.prepare()))
+        .isEqualTo(BatchPlan.Decision.APPLY);
+    writer.write(upsert(0, 11, 1, "first"));
+    PreparedFiles first = writer.prepare();
+    other.write(upsert(1, 0, 100, "other"));
+    assertThat(commitOne(format, 3, TP1, 0, 1, other.prepare()))
+        .isEqualTo(BatchPlan.Decision.APPLY);
+    KeyedTableFixture.compact(format);
+    return first;
   }
 }
