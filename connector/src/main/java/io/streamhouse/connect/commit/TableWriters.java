@@ -61,8 +61,16 @@ final class TableWriters {
     /** In the table's writer. */
     WRITTEN,
     /** The table has it already, or it changes nothing in a table that does not exist yet. */
-    SKIPPED
+    SKIPPED,
+    /** The table has no writer yet: the caller opens one ({@link #openWriter}) and writes again. */
+    NO_WRITER
   }
+
+  /**
+   * A writer opened for {@code table} by {@link #openWriter}: empty when the record changes nothing
+   * in a table that does not exist yet; {@code notFound} when the table is missing.
+   */
+  record Opened(TableId table, Optional<TableWriter> writer, TableNotFoundException notFound) {}
 
   /** Files and offset ranges taken out of one table's writer for a batch. */
   record Detached(
@@ -135,8 +143,8 @@ final class TableWriters {
   }
 
   /**
-   * {@link #write} the slow way: the table looked up again, and if it has no writer yet, {@code
-   * record} skipped if the table has it, else a writer opened.
+   * {@link #write} the slow way: the table looked up again; if it has no writer yet, {@code record}
+   * skipped if the table has it, else {@link Written#NO_WRITER}.
    */
   private Written writeLookedUp(SinkRecord record, TopicPartition tp, Destination to)
       throws RecordConversionException {
@@ -147,12 +155,51 @@ final class TableWriters {
       if (position != NO_POSITION && record.originalKafkaOffset() < position) {
         return Written.SKIPPED; // the table has it already
       }
-      table = open(record, to);
-      if (table == null) {
-        return Written.SKIPPED; // a tombstone for a table that does not exist yet
-      }
+      missing.check(to.table());
+      return Written.NO_WRITER;
     }
     return writeTo(table, record, tp, to);
+  }
+
+  /**
+   * A new writer of {@code to.table()}, whose first record is {@code record}, for {@link #install}.
+   * Called without the task's lock: opening reads the table (a keyed Iceberg table's whole key
+   * index, 0.65 s per million keys, docs/iceberg-primary-key-tables.md), and the control thread
+   * answers commit requests meanwhile. Reads only this object's final fields, which never change.
+   */
+  Opened openWriter(SinkRecord record, Destination to) throws RecordConversionException {
+    TableFormat format = formats.get(to.table().catalog());
+    try {
+      return new Opened(
+          to.table(), format.openWriter(to.table(), to.route(), record, budget), null);
+    } catch (TableNotFoundException e) {
+      return new Opened(to.table(), Optional.empty(), e);
+    }
+  }
+
+  /**
+   * Takes the writer {@link #openWriter} opened; false when there is none (the record changes
+   * nothing in a table that does not exist yet).
+   *
+   * @throws TableUnavailableException if the table is missing: the record's fault as much as a bad
+   *     value; with errors.tolerance=all it is skipped or lands in the dead-letter table (stage
+   *     table), otherwise the task fails with this message
+   */
+  boolean install(Opened opened) throws TableUnavailableException {
+    if (opened.notFound() != null) {
+      missing.missing(opened.table(), opened.notFound().getMessage());
+      throw new TableUnavailableException(opened.notFound().getMessage(), opened.notFound());
+    }
+    missing.found(opened.table());
+    if (opened.writer().isEmpty()) {
+      return false;
+    }
+    if (open.containsKey(opened.table())) {
+      closeQuietly(opened.writer().get()); // only the task's thread opens writers: never here
+      return true;
+    }
+    open.put(opened.table(), new OpenTable(opened.writer().get()));
+    return true;
   }
 
   /** {@link #write} to {@code table}, open. */
@@ -198,7 +245,7 @@ final class TableWriters {
     open.remove(to.table());
     OpenTable next;
     try {
-      next = open(record, to, Optional.of(table.writer));
+      next = openAfter(record, to, table.writer);
     } finally {
       closeQuietly(table.writer);
     }
@@ -221,35 +268,25 @@ final class TableWriters {
     return next;
   }
 
-  /** A new writer of {@code to.table()}; null when {@code record} changes nothing in it. */
-  private OpenTable open(SinkRecord record, Destination to) throws RecordConversionException {
-    return open(record, to, Optional.empty());
-  }
-
-  /** A new writer of {@code to.table()}, going on after {@code previous} if there is one. */
-  private OpenTable open(SinkRecord record, Destination to, Optional<TableWriter> previous)
+  /**
+   * A writer of {@code to.table()}'s new schema, going on after {@code previous}; null when {@code
+   * record} changes nothing in the table.
+   */
+  private OpenTable openAfter(SinkRecord record, Destination to, TableWriter previous)
       throws RecordConversionException {
     TableFormat format = formats.get(to.table().catalog());
     missing.check(to.table());
-    Optional<TableWriter> writer;
+    Opened opened;
     try {
-      writer =
-          previous.isPresent()
-              ? format.openWriterAfter(previous.get(), to.table(), to.route(), record, budget)
-              : format.openWriter(to.table(), to.route(), record, budget);
+      opened =
+          new Opened(
+              to.table(),
+              format.openWriterAfter(previous, to.table(), to.route(), record, budget),
+              null);
     } catch (TableNotFoundException e) {
-      // The record's fault as much as a bad value: with errors.tolerance=all it is skipped or
-      // lands in the dead-letter table (stage table); otherwise the task fails with this message.
-      missing.missing(to.table(), e.getMessage());
-      throw new TableUnavailableException(e.getMessage(), e);
+      opened = new Opened(to.table(), Optional.empty(), e);
     }
-    missing.found(to.table());
-    if (writer.isEmpty()) {
-      return null;
-    }
-    OpenTable table = new OpenTable(writer.get());
-    open.put(to.table(), table);
-    return table;
+    return install(opened) ? open.get(to.table()) : null;
   }
 
   /**

@@ -109,17 +109,36 @@ final class TaskState {
   /**
    * See {@link Participant#write}. A writer that a schema change rolls over has its files closed
    * here, under the lock, and offered: a round must never offer a later batch of a partition while
-   * an earlier one is still closing elsewhere.
+   * an earlier one is still closing elsewhere. A table's first writer is opened without the lock
+   * ({@link TableWriters#openWriter}): commit requests are answered while it reads the table.
    */
   boolean write(SinkRecord record, TopicPartition tp, Destination to, BatchCloser closer)
+      throws RecordConversionException {
+    TableWriters.Written written = write(record, tp, to, closer, null);
+    if (written == TableWriters.Written.NO_WRITER) {
+      written = write(record, tp, to, closer, writers.openWriter(record, to));
+    }
+    return written == TableWriters.Written.WRITTEN;
+  }
+
+  /** {@link #write}, under the lock, with {@code opened} (if any) installed first. */
+  private TableWriters.Written write(
+      SinkRecord record,
+      TopicPartition tp,
+      Destination to,
+      BatchCloser closer,
+      TableWriters.Opened opened)
       throws RecordConversionException {
     call(lockForWrite);
     try {
       // Connect applies a requested seek before its next poll: a record delivered after a reset
       // comes from the new position, and Connect's own offsets now reflect it.
       ledger.arrived(tp);
+      if (opened != null && !writers.install(opened)) {
+        return TableWriters.Written.SKIPPED; // a tombstone for a table that does not exist yet
+      }
       try {
-        return writers.write(record, tp, to) == TableWriters.Written.WRITTEN;
+        return writers.write(record, tp, to);
       } finally {
         List<TableWriters.Detached> rolled = writers.takeRolled();
         if (!rolled.isEmpty()) {

@@ -11,6 +11,7 @@ import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -51,10 +52,33 @@ public final class SlowClosingFormat implements TableFormat {
   public final java.util.concurrent.atomic.AtomicInteger writersOpened =
       new java.util.concurrent.atomic.AtomicInteger();
 
+  /**
+   * Opening a writer of this table waits for {@link #opening}, as a keyed Iceberg table's writer
+   * reads the table's key index; {@link #openingStarted} tells that it waits.
+   */
+  public volatile TableId slowToOpen;
+
+  public final CountDownLatch opening = new CountDownLatch(1);
+  public final CountDownLatch openingStarted = new CountDownLatch(1);
+
+  /** Opening a writer of this table finds it missing. */
+  public volatile TableId missing;
+
   @Override
   public Optional<TableWriter> openWriter(
       TableId table, RouteSettings route, SinkRecord sample, FileBudget budget) {
     writersOpened.incrementAndGet();
+    if (table.equals(missing)) {
+      throw new TableNotFoundException("Table " + table + " does not exist");
+    }
+    if (table.equals(slowToOpen)) {
+      openingStarted.countDown();
+      try {
+        opening.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     return Optional.of(
         new TableWriter() {
           private long records;
