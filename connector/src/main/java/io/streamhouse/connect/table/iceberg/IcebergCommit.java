@@ -80,7 +80,7 @@ final class IcebergCommit {
                 return check.problem(file);
               }
             });
-    List<OfferedBatch> batches = checked.accepted(offered);
+    List<OfferedBatch> batches = WriterTurns.order(checked.accepted(offered), keyed, commitId);
     return CommitLoop.run(
         connector,
         id,
