@@ -8,7 +8,6 @@ import io.streamhouse.connect.errors.DeadLetterStage;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.monitor.TaskMetrics;
 import io.streamhouse.connect.routing.TableRouter;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -74,13 +73,6 @@ final class RecordIntake {
    * Partitions whose first records since their assignment or the last rewind have not arrived yet.
    */
   private final Set<TopicPartition> unseen = new HashSet<>();
-
-  /**
-   * Per partition whose first records showed that its tables hold more than Connect's position: the
-   * offset they hold everything below. Records below it are dropped before they are written ({@link
-   * #withoutHeld}), until one at or above it arrives.
-   */
-  private final Map<TopicPartition, Long> heldBelow = new HashMap<>();
 
   RecordIntake(
       String taskName,
@@ -223,11 +215,10 @@ final class RecordIntake {
     if (firstSeen != null) {
       skipWhatTheTablesHold(firstSeen, lastSeen);
     }
-    Collection<SinkRecord> toWrite = heldBelow.isEmpty() ? records : withoutHeld(records);
     tp = null;
     long next = NOTHING_NEW; // the offset after tp's last record written, not yet in consumed
     try {
-      for (SinkRecord record : toWrite) {
+      for (SinkRecord record : records) {
         TopicPartition of = partitionOf(record, tp);
         if (of != tp) {
           noteConsumed(tp, next);
@@ -246,43 +237,6 @@ final class RecordIntake {
     } finally {
       noteConsumed(tp, next);
     }
-  }
-
-  /**
-   * {@code records} without those below what their partition's tables hold ({@link #heldBelow}):
-   * the tables would skip each of them, but in the compiled write path, which has not seen a record
-   * skipped before the first rebalance or restart; the first such record there throws that code
-   * away for the JIT to compile it again (JFR, a 2-task drain: the hot write path discarded 1 s
-   * after its compilation by the records read again after the rebalance, recompiled 1.2 s later).
-   * Skipped records count as consumed and as arrived, as a skipped write did.
-   */
-  private Collection<SinkRecord> withoutHeld(Collection<SinkRecord> records) {
-    List<SinkRecord> kept = new ArrayList<>(records.size());
-    Map<TopicPartition, Long> skippedUpTo = new HashMap<>();
-    TopicPartition tp = null;
-    Long below = null;
-    for (SinkRecord record : records) {
-      TopicPartition of = partitionOf(record, tp);
-      if (of != tp) {
-        tp = of;
-        below = heldBelow.get(tp);
-      }
-      if (below != null && record.originalKafkaOffset() < below) {
-        skippedUpTo.put(tp, record.originalKafkaOffset() + 1);
-        continue;
-      }
-      if (below != null) {
-        heldBelow.remove(tp); // past what the tables hold: the write path decides from here on
-        below = null;
-      }
-      kept.add(record);
-    }
-    skippedUpTo.forEach(
-        (partition, next) -> {
-          consumed.merge(partition, next, Math::max);
-          participant.arrived(partition);
-        });
-    return kept;
   }
 
   private void noteConsumed(TopicPartition tp, long next) {
@@ -354,7 +308,6 @@ final class RecordIntake {
     Rewind rewind = handedIn ? null : participant.reset(consumed);
     partitions.forEach(consumed::remove);
     unseen.removeAll(partitions);
-    heldBelow.keySet().removeAll(partitions);
     returnable = null;
     if (handedIn) {
       if (participant.assignedPartitions().isEmpty()) {
@@ -410,7 +363,6 @@ final class RecordIntake {
   }
 
   private void watchFirstRecords(Collection<TopicPartition> partitions) {
-    heldBelow.keySet().removeAll(partitions); // positions change with an assignment or a rewind
     if (tablesKnownByTopic) {
       unseen.addAll(partitions);
     }
@@ -421,9 +373,9 @@ final class RecordIntake {
    * offset, which lags the tables' watermarks by up to the worker's offset flush interval (after a
    * crash, for example). When every table the partition feeds holds more than this batch brings,
    * the task seeks to the last record they hold instead of reading the rest again only to skip it;
-   * reading that one record again moves Connect's position, so that Connect commits it. The records
-   * below what the tables hold are dropped before the write path ({@link #withoutHeld}). Not with
-   * transforms: one could send records of the partition to other tables than its topic's.
+   * reading that one record again moves Connect's position, so that Connect commits it. The tables
+   * skip the records below what they hold. Not with transforms: one could send records of the
+   * partition to other tables than its topic's.
    */
   private void skipWhatTheTablesHold(
       Map<TopicPartition, SinkRecord> firstSeen, Map<TopicPartition, Long> lastSeen) {
@@ -436,9 +388,6 @@ final class RecordIntake {
             return; // a route names tables from record fields: the partition's tables are unknown
           }
           OptionalLong held = participant.commonPosition(tp, destinations.get());
-          if (held.isPresent() && held.getAsLong() > first.originalKafkaOffset()) {
-            heldBelow.put(tp, held.getAsLong());
-          }
           if (held.isPresent() && held.getAsLong() - 1 > lastSeen.get(tp) + 1) {
             LOG.info(
                 "{} hold {} below offset {} already; skipping from offset {} to offset {}",

@@ -45,17 +45,6 @@ final class TableWriters {
   /** No position known for a table and partition. */
   private static final long NO_POSITION = -1;
 
-  /**
-   * How often {@link #write} takes the path of a table with no writer yet on purpose. The JIT
-   * compiles the write path with what its profile saw: a task whose every table had a writer while
-   * the path was profiled never saw the lookup miss, and the first record of a task that starts
-   * later in the same worker (the second task after a rebalance: its writers are new) threw the
-   * compiled path away ({@code null_check} on the looked-up table, JFR of 2-task drains, 09:16 and
-   * 09:41 of 2026-12-05: once the whole compiled {@code RecordIntake.write}, 0.39 s of C2). Taken
-   * every 1,024th record, the miss is in every profile, and the slow path stays out of line.
-   */
-  static final int LOOK_UP_EVERY = 1_024;
-
   /** What became of a record. */
   enum Written {
     /** In the table's writer. */
@@ -97,9 +86,6 @@ final class TableWriters {
 
   private final MissingTables missing = new MissingTables();
 
-  /** Records until {@link #write} looks the table up the slow way ({@link #LOOK_UP_EVERY}). */
-  private int untilLookUp = LOOK_UP_EVERY;
-
   /** Files of writers rolled over by a schema change, for the caller to close and offer. */
   private final List<Detached> rolled = new ArrayList<>();
 
@@ -127,38 +113,22 @@ final class TableWriters {
 
   /**
    * Writes {@code record} (of {@code tp}, its original topic-partition) to {@code to.table()},
-   * unless that table already has it.
+   * unless that table already has it; {@link Written#NO_WRITER} when the table has no writer yet.
    *
    * @throws RecordConversionException if the value does not fit the table
    */
   Written write(SinkRecord record, TopicPartition tp, Destination to)
       throws RecordConversionException {
-    // Every LOOK_UP_EVERY-th record takes the path of a table with no writer yet, where the task
-    // looks the table up again: see LOOK_UP_EVERY.
-    Object found = --untilLookUp == 0 ? null : open.get(to.table());
-    if (found == null) {
-      return writeLookedUp(record, tp, to);
-    }
-    return writeTo((OpenTable) found, record, tp, to);
-  }
-
-  /**
-   * {@link #write} the slow way: the table looked up again; if it has no writer yet, {@code record}
-   * skipped if the table has it, else {@link Written#NO_WRITER}.
-   */
-  private Written writeLookedUp(SinkRecord record, TopicPartition tp, Destination to)
-      throws RecordConversionException {
-    untilLookUp = LOOK_UP_EVERY;
     OpenTable table = open.get(to.table());
-    if (table == null) {
-      long position = positionOrNone(to.table(), tp);
-      if (position != NO_POSITION && record.originalKafkaOffset() < position) {
-        return Written.SKIPPED; // the table has it already
-      }
-      missing.check(to.table());
-      return Written.NO_WRITER;
+    if (table != null) {
+      return writeTo(table, record, tp, to);
     }
-    return writeTo(table, record, tp, to);
+    long position = positionOrNone(to.table(), tp);
+    if (position != NO_POSITION && record.originalKafkaOffset() < position) {
+      return Written.SKIPPED; // the table has it already
+    }
+    missing.check(to.table());
+    return Written.NO_WRITER;
   }
 
   /**

@@ -6,9 +6,6 @@ import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.routing.TableRouter.Destination;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -29,42 +26,12 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * takes the lock itself and holds it only for its own step, never while files close.
  */
 final class TaskState {
-  private static final MethodHandle LOCK;
-  private static final MethodHandle UNLOCK;
-
-  static {
-    try {
-      MethodHandles.Lookup lookup = MethodHandles.publicLookup();
-      LOCK = lookup.findVirtual(ReentrantLock.class, "lock", MethodType.methodType(void.class));
-      UNLOCK = lookup.findVirtual(ReentrantLock.class, "unlock", MethodType.methodType(void.class));
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
-
   /**
    * Fair: {@code put} takes it for every record and a record may open a writer under it (a Paimon
    * writer reads its bucket's files first); unfair, {@code put} took it back before the control
    * thread waiting for a commit request got it, for seconds after a restart at 200 tables.
    */
   private final ReentrantLock lock = new ReentrantLock(true);
-
-  /**
-   * {@link #lock}'s {@code lock} and {@code unlock} for {@link #write}, which runs for every
-   * record, called through method handles held by this instance: the JIT cannot inline a call
-   * through a handle that is not a constant, so the JDK's lock code stays out of the compiled write
-   * path. Inlined, each case of contention that the lock's shared profile had not seen when the
-   * path was compiled threw the whole compiled path away: the control thread holding the lock at
-   * the task's turn ({@code initialTryLock}), a thread queued ({@code hasQueuedThreads}), a waiter
-   * not parked yet at the release ({@code signalNext}); JFR of fresh 1-task drains, 2026-12-05
-   * 12:13 and 12:51: the compiled {@code RecordIntake.write}, 0.26 s of C2, discarded 1.1 s after
-   * its compilation and its next compilation 0.6 s after that, the task running slower code
-   * meanwhile. Called out of line, a trap there throws away only the small compiled lock method.
-   * The call costs a few nanoseconds a record.
-   */
-  private final MethodHandle lockForWrite = LOCK.bindTo(lock);
-
-  private final MethodHandle unlockForWrite = UNLOCK.bindTo(lock);
 
   /** Signalled when batches become pending or get decided, or a reset is asked for. */
   private final Condition settled = lock.newCondition();
@@ -129,7 +96,7 @@ final class TaskState {
       BatchCloser closer,
       TableWriters.Opened opened)
       throws RecordConversionException {
-    call(lockForWrite);
+    lock.lock();
     try {
       // Connect applies a requested seek before its next poll: a record delivered after a reset
       // comes from the new position, and Connect's own offsets now reflect it.
@@ -147,18 +114,7 @@ final class TaskState {
         }
       }
     } finally {
-      call(unlockForWrite);
-    }
-  }
-
-  /** Calls {@code lockOrUnlock}, one of the handles of {@link #lockForWrite}. */
-  private static void call(MethodHandle lockOrUnlock) {
-    try {
-      lockOrUnlock.invokeExact();
-    } catch (RuntimeException | Error e) {
-      throw e;
-    } catch (Throwable e) {
-      throw new IllegalStateException(e); // lock() and unlock() throw nothing checked
+      lock.unlock();
     }
   }
 

@@ -10,7 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.TreeMap;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.connect.data.Schema;
@@ -75,8 +74,7 @@ public final class FastJsonConverter implements Converter {
         "converter.type", isKey ? ConverterType.KEY.getName() : ConverterType.VALUE.getName());
     AbstractConfig config = new AbstractConfig(delegate.config(), typed, false);
     schemasEnabled = config.getBoolean("schemas.enable");
-    schemas =
-        new SchemaSliceCache(config.getInt("schemas.cache.size"), new TreeMap<>(typed).toString());
+    schemas = new SchemaSliceCache(config.getInt("schemas.cache.size"));
     // Kafka before 3.8 has no such key and always replaces a null with the default.
     boolean replaceNull =
         !delegate.config().names().contains(REPLACE_NULL_WITH_DEFAULT)

@@ -3,7 +3,6 @@ package io.streamhouse.connect.converter;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.connect.data.Schema;
 
 /**
@@ -18,42 +17,12 @@ final class SchemaSliceCache {
   /** The largest schema, in bytes of JSON, the cache keeps. */
   static final int MAX_SLICE_BYTES = 1 << 20;
 
-  /**
-   * Per configuration of the converters, the slice that a cache of it kept or found last: shared by
-   * every cache of that configuration, the tasks of a connector read the same schemas. A task's
-   * converter then takes its first record down the path the JIT compiled for another task's, even
-   * when both were configured before either read a record (Connect starts a connector's tasks
-   * together). Starting without a last slice, it took a branch that compiled path had never taken
-   * ({@code last == null}), and the compiled code was thrown away ({@code unstable_if}) while the
-   * drain was still compiling.
-   */
-  private static final Map<String, LastSlice> RECENT = new ConcurrentHashMap<>();
-
-  /** Configurations whose last slice is shared; past that the map starts over. */
-  static final int MAX_ORIGINS = 64;
-
-  /**
-   * The slice read last. Written and read without a lock by the caches that share it: a slice is
-   * immutable (final fields), and a stale one only sends a lookup to the map.
-   */
-  private static final class LastSlice {
-    Slice slice;
-  }
-
   private final Map<Slice, Slice> schemas;
-  private final LastSlice last;
 
-  /** A cache that starts empty. */
+  /** The slice read or kept last. */
+  private Slice last;
+
   SchemaSliceCache(int capacity) {
-    this(capacity, null);
-  }
-
-  /**
-   * A cache that shares the last slice with the other caches of the same {@code origin} (the
-   * converter's settings, which decide how JSON becomes a schema): it starts where they are. Null:
-   * it starts empty and shares nothing.
-   */
-  SchemaSliceCache(int capacity, String origin) {
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity must be at least 1: " + capacity);
     }
@@ -66,33 +35,18 @@ final class SchemaSliceCache {
             return size() > capacity;
           }
         };
-    this.last = origin == null ? new LastSlice() : shared(origin);
-  }
-
-  private static LastSlice shared(String origin) {
-    if (RECENT.size() >= MAX_ORIGINS && !RECENT.containsKey(origin)) {
-      RECENT.clear(); // caches made before keep theirs; they no longer share it with new ones
-    }
-    return RECENT.computeIfAbsent(origin, o -> new LastSlice());
-  }
-
-  private void remember(Slice slice) {
-    if (last.slice != slice) { // a shared field: no write, and no cache line taken, when unchanged
-      last.slice = slice;
-    }
   }
 
   /** The schema whose JSON is {@code bytes[from, to)}, or null when it is not cached. */
   synchronized Schema get(byte[] bytes, int from, int to) {
-    Slice lastHit = last.slice;
-    if (lastHit != null && lastHit.sameBytes(bytes, from, to)) {
-      return lastHit.schema;
+    if (last != null && last.sameBytes(bytes, from, to)) {
+      return last.schema;
     }
     Slice hit = schemas.get(new Slice(bytes, from, to, null));
     if (hit == null) {
       return null;
     }
-    remember(hit);
+    last = hit;
     return hit.schema;
   }
 
@@ -101,12 +55,11 @@ final class SchemaSliceCache {
    * lets a record that repeats the last schema skip parsing it at all.
    */
   synchronized Slice lastAt(byte[] bytes, int from) {
-    Slice lastHit = last.slice;
-    if (lastHit == null) {
+    if (last == null) {
       return null;
     }
-    int to = from + lastHit.length();
-    return to <= bytes.length && lastHit.sameBytes(bytes, from, to) ? lastHit : null;
+    int to = from + last.length();
+    return to <= bytes.length && last.sameBytes(bytes, from, to) ? last : null;
   }
 
   /** Keeps {@code schema} for the JSON {@code bytes[from, to)} unless that is too long to keep. */
@@ -116,7 +69,7 @@ final class SchemaSliceCache {
     }
     Slice key = new Slice(Arrays.copyOfRange(bytes, from, to), 0, to - from, schema);
     schemas.put(key, key);
-    remember(key);
+    last = key;
   }
 
   synchronized int size() {

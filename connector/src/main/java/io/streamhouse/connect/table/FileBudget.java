@@ -19,18 +19,10 @@ public final class FileBudget {
     void closeEarly();
   }
 
-  /** The least step between two looks at the budget. */
-  private static final long LOOK_STEP_MIN = 64 * 1024;
-
   private final int maxFiles;
   private final long maxBytes;
 
-  /**
-   * The open files, by identity. Not {@code Collections.newSetFromMap}: the JDK's one compiled
-   * {@code SetFromMap.remove} serves every map type a worker puts behind it (Kafka's and Connect's
-   * concurrent maps), and its type check failed here in every drain (JFR 2026-12-05 20:14, {@code
-   * class_check} at the release of a file).
-   */
+  /** The open files, by identity. */
   private final IdentityHashMap<OpenFile, Boolean> open = new IdentityHashMap<>();
 
   private long bytes;
@@ -42,23 +34,9 @@ public final class FileBudget {
    */
   private long written;
 
-  /**
-   * At this many bytes {@link #charge} looks at the budget next: at most one byte over it, and at
-   * most {@link #lookStep} above the bytes at the last look. The look, out of line, comes every
-   * {@code lookStep} bytes of writing, so the JIT compiler sees its branch taken and does not
-   * compile the write path (which inlines {@code charge}) without it: a budget run over for the
-   * first time would otherwise throw that compiled code away, and every caller it was inlined into
-   * after it (1-4 times in each fresh 1M-record drain, docs/performance.md).
-   */
-  private long lookAt;
-
-  private final long lookStep;
-
   public FileBudget(int maxFiles, long maxBytes) {
     this.maxFiles = maxFiles;
     this.maxBytes = maxBytes;
-    this.lookStep = Math.max(LOOK_STEP_MIN, maxBytes / 256);
-    this.lookAt = lookLimit();
   }
 
   /**
@@ -71,7 +49,6 @@ public final class FileBudget {
     while ((open.size() > maxFiles || this.bytes > maxBytes) && open.size() > 1) {
       closeLargest(file);
     }
-    lookAt = Math.min(lookAt, lookLimit());
   }
 
   /**
@@ -80,8 +57,8 @@ public final class FileBudget {
    */
   public void charge(long delta) {
     bytes += delta;
-    if (bytes >= lookAt) {
-      look();
+    while (bytes > maxBytes && !open.isEmpty()) {
+      closeLargest(null);
     }
   }
 
@@ -95,24 +72,10 @@ public final class FileBudget {
     return written;
   }
 
-  /** Closes the largest files while over budget; sets when to look next. */
-  private void look() {
-    while (bytes > maxBytes && !open.isEmpty()) {
-      closeLargest(null);
-    }
-    lookAt = lookLimit();
-  }
-
-  /** The next look: {@link #lookStep} above the bytes now, but never past one byte over budget. */
-  private long lookLimit() {
-    return Math.min(maxBytes, bytes + lookStep - 1) + 1;
-  }
-
   /** {@code file} was closed by its owner: what it held is free again. */
   public void release(OpenFile file) {
     if (open.remove(file) != null) {
       bytes -= file.bufferedBytes();
-      lookAt = Math.min(lookAt, lookLimit());
     }
   }
 

@@ -307,36 +307,6 @@ class FastJsonConverterTest {
     }
   }
 
-  /**
-   * The next task's converter, configured as the first, reads its first record of the first's last
-   * schema without parsing that schema (nor handing the record to JsonConverter), and gets the same
-   * schema; one configured otherwise starts empty.
-   */
-  @Test
-  void aConverterConfiguredAsAnotherStartsWithTheSchemaItReadLastEvenIfConfiguredBeforeItRead() {
-    String schema = "{\"type\":\"struct\",\"fields\":[{\"type\":\"int32\",\"field\":\"n\"}]}";
-    byte[] first = ("{\"schema\":" + schema + ",\"payload\":{\"n\":1}}").getBytes(UTF_8);
-    byte[] second = ("{\"schema\":" + schema + ",\"payload\":{\"n\":2}}").getBytes(UTF_8);
-    Map<String, Object> settings = Map.of("schemas.cache.size", 4321); // this test's own origin
-    FastJsonConverter task0 = new FastJsonConverter();
-    task0.configure(settings, false);
-    FastJsonConverter task1 =
-        new FastJsonConverter(); // Connect starts a connector's tasks together
-    task1.configure(settings, false);
-    SchemaAndValue read0 = task0.toConnectData("t", first);
-    assertThat(task0.handedOver()).isEqualTo(1);
-
-    SchemaAndValue read1 = task1.toConnectData("t", second);
-    assertThat(task1.handedOver()).isZero();
-    assertThat(read1.schema()).isSameAs(read0.schema());
-    assertThat(((Struct) read1.value()).get("n")).isEqualTo(2);
-
-    FastJsonConverter otherwise = new FastJsonConverter();
-    otherwise.configure(Map.of("schemas.cache.size", 4322), false);
-    assertThat(((Struct) otherwise.toConnectData("t", second).value()).get("n")).isEqualTo(2);
-    assertThat(otherwise.handedOver()).isEqualTo(1);
-  }
-
   @Test
   void keepsAtMostSchemasCacheSizeSchemasAndFindsEachByItsBytes() {
     ConverterPair pair = new ConverterPair(Map.of("schemas.cache.size", 3));

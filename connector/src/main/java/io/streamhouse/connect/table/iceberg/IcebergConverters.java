@@ -9,10 +9,9 @@ import org.apache.iceberg.types.Type;
 /**
  * The record converters of one task's append tables: one per table, kept from round to round while
  * the table's schema and the kind of its partitioning stay the same. A table writer lasts one
- * round; a converter made afresh with each started every round with empty caches (record templates,
- * field layouts), and its first record took a path the JIT had compiled the converter without,
- * which threw that compiled code away in the middle of a fresh drain (compilation logs,
- * docs/performance.md). At most {@link #MAX_TABLES} are kept, the least recently used going first.
+ * round; a converter made afresh with each would build its tree of the table's schema and its
+ * caches (record templates, field layouts) again every round. At most {@link #MAX_TABLES} are kept,
+ * the least recently used going first.
  */
 final class IcebergConverters {
   /** Converters kept at most; a converter is a few KB. */

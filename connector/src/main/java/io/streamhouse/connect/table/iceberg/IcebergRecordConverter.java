@@ -39,9 +39,6 @@ public final class IcebergRecordConverter {
   /** Layouts kept per struct type. */
   private static final int MAX_LAYOUTS = 64;
 
-  /** How often a struct looks its layout up as for a new schema ({@code Node#sources}). */
-  static final int LOOK_UP_EVERY = 256;
-
   private final Schema schema;
   private final boolean utf8Strings;
 
@@ -58,9 +55,7 @@ public final class IcebergRecordConverter {
    * copy (cheaper than creating one by type) and, per Connect schema of its values (by identity:
    * converters hand out the same schema object for every record of a schema), the source field of
    * each column; the nodes of its fields, list element, map key and value. Made for the whole
-   * schema up front, so that converting a value has no first time per type: a first lookup that
-   * missed took a branch the JIT had compiled the converter without (compilation logs,
-   * docs/performance.md).
+   * schema up front, once per converter, instead of per value.
    */
   private static final class Node {
     final Type type;
@@ -77,7 +72,6 @@ public final class IcebergRecordConverter {
 
     Field[] lastSources;
     final Map<org.apache.kafka.connect.data.Schema, Field[]> layouts;
-    private int untilLookUp = LOOK_UP_EVERY;
 
     Node(Type type) {
       this.type = type;
@@ -100,20 +94,9 @@ public final class IcebergRecordConverter {
 
     /**
      * Per column, the field of {@code valueSchema} with its name (null: none), kept per schema:
-     * looking each name up per record was about 3 % of a task thread (JFR).
-     *
-     * <p>Every {@link #LOOK_UP_EVERY}th call forgets what it kept and looks the layout up as for a
-     * schema never seen. A branch that only a new schema takes would otherwise be one the JIT never
-     * saw taken when it compiled the write path: the first record of the next task's converter
-     * (same schema, a converter with nothing kept) would throw that compiled code away ({@code
-     * unstable_if}, 0.7 s at the lower tier in a 2-task drain's compilation log).
+     * looking each name up per record was about 3 % of a task thread's time in a profile.
      */
     Field[] sources(org.apache.kafka.connect.data.Schema valueSchema) {
-      if (--untilLookUp == 0) {
-        untilLookUp = LOOK_UP_EVERY;
-        lastSchema = null;
-        layouts.clear();
-      }
       if (valueSchema == lastSchema) {
         return lastSources;
       }

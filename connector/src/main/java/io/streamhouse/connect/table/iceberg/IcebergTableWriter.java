@@ -59,18 +59,13 @@ final class IcebergTableWriter implements TableWriter {
 
   /**
    * Open partitions by their key; the one partition of an unpartitioned table under {@link
-   * #UNPARTITIONED}, not under null: a null key takes a branch of {@code HashMap.hash} that the
-   * JDK's compiled code had never taken, and the first such lookup threw that code away ({@code
-   * unstable_if}, JFR) while the drain was compiling.
+   * #UNPARTITIONED}.
    */
   private final Map<Object, PartitionFile> open = new HashMap<>();
 
   /**
    * An unpartitioned table's one open partition, also in {@link #open}; null when there is none.
-   * Each row takes it from here, not from the map: a new writer's map has no hash table yet, and a
-   * lookup in it took the one branch that the rows of the writers before it never took (a null
-   * check the JIT had left to a trap), which threw the compiled write path away for the next task's
-   * first rows after a rebalance (JFR, 2-task drains).
+   * Each row of an unpartitioned table takes it from here, without a partition key or a lookup.
    */
   private PartitionFile unpartitioned;
 
@@ -270,16 +265,12 @@ final class IcebergTableWriter implements TableWriter {
    * One partition value: its rows held in memory, or, once hot (see the class), an open rolling
    * file. Closing it writes what it holds and keeps the files as finished.
    *
-   * <p>Rows are first added to the held rows in either state, and every {@link #RUN} rows the
-   * partition looks at them out of line: it opens its file once it is hot, and hands an open file
-   * the rows held since. The per-row path thus has one branch, taken every run, that the JIT's
-   * profile sees taken before it compiles the write path; a branch per row on the state (held or
-   * open) is taken the other way first when the first partition turns hot or the first cut-ahead
-   * leaves a new partition, after the path was compiled without it, and that threw away the task's
-   * compiled write path in the middle of a fresh drain (compilation logs, docs/performance.md).
+   * <p>While it holds its rows, the partition looks at them every {@link #RUN} rows, enough to
+   * judge its share of the task's rows: it opens its file once it is hot and hands it the held
+   * rows. Once its file is open, each row goes straight to the file.
    */
   private final class PartitionFile implements FileBudget.OpenFile {
-    /** Rows handed to an open file at a time, and held between two looks while none is open. */
+    /** Rows held between two looks while no file is open. */
     private static final int RUN = 256;
 
     private final PartitionKey key;
@@ -287,7 +278,7 @@ final class IcebergTableWriter implements TableWriter {
     /** Its key in {@link #open}. */
     private final Object mapKey;
 
-    /** All rows while no file is open; the rows since the last look while one is. */
+    /** The rows held while no file is open. */
     private List<Record> rows = new ArrayList<>();
 
     private RollingDataWriter<Record> writer;
@@ -312,31 +303,29 @@ final class IcebergTableWriter implements TableWriter {
     }
 
     void write(Record row, long size) {
-      rows.add(row);
       buffered += size;
       budget.wrote(size);
       long charge = size;
-      if (rows.size() >= lookAt) {
-        charge += look();
+      if (writer != null) {
+        charge += writeToFile(row);
+      } else {
+        rows.add(row);
+        if (rows.size() >= lookAt) {
+          charge += look();
+        }
       }
       budget.charge(charge); // last: the budget may close this very file
     }
 
     /** Opens the file of a hot partition and hands it the held rows; the change in the charge. */
     private long look() {
-      long charge = 0;
-      if (writer == null) {
-        if (buffered < streamingBytes && !wasOpen && !takesAHotShare()) {
-          lookAt = rows.size() + RUN;
-          return 0;
-        }
-        writer = newWriter(); // a hot partition: its rows go to an open file from now on
-        buffered += openFileBytes;
-        charge = openFileBytes;
+      if (buffered < streamingBytes && !wasOpen && !takesAHotShare()) {
+        lookAt = rows.size() + RUN;
+        return 0;
       }
-      charge += writeHeld();
-      lookAt = RUN;
-      return charge;
+      writer = newWriter(); // a hot partition: its rows go to an open file from now on
+      buffered += openFileBytes;
+      return openFileBytes + writeHeld();
     }
 
     /**
@@ -349,20 +338,26 @@ final class IcebergTableWriter implements TableWriter {
 
     /** Hands the held rows to the open file; the change in the charge if it finished a file. */
     private long writeHeld() {
+      if (rows.isEmpty()) {
+        return 0;
+      }
       long charge = 0;
       for (Record held : rows) {
-        writer.write(held);
-        if (writer.currentFileRows() == 0) {
-          // The rolling writer finished a file at the target size: its rows are on disk now.
-          charge += openFileBytes - buffered;
-          buffered = openFileBytes;
-        }
+        charge += writeToFile(held);
       }
-      if (rows.size() > RUN) {
-        rows = new ArrayList<>(RUN); // the rows held before the file opened: let their array go
-      } else {
-        rows.clear();
+      rows = new ArrayList<>(); // let the array of the rows held before the file opened go
+      return charge;
+    }
+
+    /** Writes {@code row} to the open file; the change in the charge if it finished a file. */
+    private long writeToFile(Record row) {
+      writer.write(row);
+      if (writer.currentFileRows() != 0) {
+        return 0;
       }
+      // The rolling writer finished a file at the target size: its rows are on disk now.
+      long charge = openFileBytes - buffered;
+      buffered = openFileBytes;
       return charge;
     }
 

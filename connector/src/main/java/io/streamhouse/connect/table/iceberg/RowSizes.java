@@ -25,9 +25,7 @@ final class RowSizes {
 
   /**
    * The bytes to charge for {@code row}: the mean of the first {@link #WEIGHT} samples, then a
-   * moving average. Without a branch for the first sample: a new table writer's first row (the next
-   * task's, after a rebalance) then takes the path the JIT compiled for the rows before, and does
-   * not throw that compiled code away ({@code unstable_if} at {@code average < 0}, JFR).
+   * moving average.
    */
   long of(Record row) {
     if (rows++ % SAMPLE_EVERY == 0) {
