@@ -590,11 +590,11 @@ class IcebergFileCompactorTest {
             .openWriter(
                 orders,
                 config.routes().get(0),
-                IcebergFormatTest.record(from, from),
+                AppendTableFixture.record(from, from),
                 new FileBudget(64, 64L << 20))
             .orElseThrow();
     for (long o = from; o < to; o++) {
-      writer.write(IcebergFormatTest.record(o, o));
+      writer.write(AppendTableFixture.record(o, o));
     }
     return writer.prepare();
   }

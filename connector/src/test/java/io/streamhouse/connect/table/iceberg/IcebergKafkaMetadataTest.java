@@ -55,7 +55,7 @@ class IcebergKafkaMetadataTest {
   }
 
   private static SinkRecord record(long offset, Object key, ConnectHeaders headers) {
-    SinkRecord plain = IcebergFormatTest.record(offset, offset);
+    SinkRecord plain = AppendTableFixture.record(offset, offset);
     return new SinkRecord(
         "orders",
         0,

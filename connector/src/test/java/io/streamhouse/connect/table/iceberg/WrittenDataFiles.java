@@ -17,17 +17,17 @@ public final class WrittenDataFiles {
 
   /**
    * Files of {@code n} new order rows with ids {@code from} to {@code from + n - 1} (see {@link
-   * IcebergFormatTest#record}), written to {@code table} through {@code route}.
+   * AppendTableFixture#record}), written to {@code table} through {@code route}.
    */
   public static List<DataFile> write(
       IcebergFormat format, TableId table, RouteSettings route, long from, int n) throws Exception {
     TableWriter writer =
         format
             .openWriter(
-                table, route, IcebergFormatTest.record(from, from), new FileBudget(64, 64L << 20))
+                table, route, AppendTableFixture.record(from, from), new FileBudget(64, 64L << 20))
             .orElseThrow();
     for (long id = from; id < from + n; id++) {
-      writer.write(IcebergFormatTest.record(id, id));
+      writer.write(AppendTableFixture.record(id, id));
     }
     PreparedFiles files = writer.prepare();
     writer.close();

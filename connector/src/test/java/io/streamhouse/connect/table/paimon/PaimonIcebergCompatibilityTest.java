@@ -1,9 +1,9 @@
 package io.streamhouse.connect.table.paimon;
 
-import static io.streamhouse.connect.table.paimon.PaimonFormatTest.ROW;
-import static io.streamhouse.connect.table.paimon.PaimonFormatTest.batch;
-import static io.streamhouse.connect.table.paimon.PaimonFormatTest.tombstone;
-import static io.streamhouse.connect.table.paimon.PaimonFormatTest.upsert;
+import static io.streamhouse.connect.table.paimon.ItemsTableFixture.ROW;
+import static io.streamhouse.connect.table.paimon.ItemsTableFixture.batch;
+import static io.streamhouse.connect.table.paimon.ItemsTableFixture.tombstone;
+import static io.streamhouse.connect.table.paimon.ItemsTableFixture.upsert;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -45,7 +45,7 @@ class PaimonKafkaMetadataTest {
   }
 
   private static SinkRecord upsert(long offset, long id, String name, ConnectHeaders headers) {
-    SinkRecord plain = PaimonFormatTest.upsert(0, offset, id, name, null);
+    SinkRecord plain = ItemsTableFixture.upsert(0, offset, id, name, null);
     return new SinkRecord(
         "items",
         0,
@@ -72,7 +72,7 @@ class PaimonKafkaMetadataTest {
           table,
           1,
           List.of(
-              PaimonFormatTest.batch(
+              ItemsTableFixture.batch(
                   format,
                   table,
                   before,
@@ -95,7 +95,7 @@ class PaimonKafkaMetadataTest {
                   .commit(
                       table,
                       2,
-                      List.of(PaimonFormatTest.batch(format, table, route, List.of(update))),
+                      List.of(ItemsTableFixture.batch(format, table, route, List.of(update))),
                       true)
                   .decisions()
                   .values())
