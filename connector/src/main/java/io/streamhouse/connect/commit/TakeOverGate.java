@@ -8,11 +8,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import org.apache.kafka.common.TopicPartition;
@@ -45,15 +43,14 @@ import org.slf4j.LoggerFactory;
  * and had {@code commit.timeout.ms} to be answered; with no round at all, a hold runs out after
  * {@link #NO_ROUND_FACTOR} times its wait.
  *
- * <p>The batches are read from the control topic, which is untrusted: at most {@link #MAX_TRACKED}
- * are kept, and one not offered again for {@code forgetAfterMs} (tasks offer undecided batches
- * again in every round), in a round that started after it, is forgotten. Thread-safe: the control
- * thread feeds it, the task's thread holds and opens partitions.
+ * <p>The batches are read from the control topic, which is untrusted: at most {@link
+ * UndecidedBatches#MAX_TRACKED} are kept, and one not offered again for {@code forgetAfterMs}
+ * (tasks offer undecided batches again in every round), in a round that started after it, is
+ * forgotten ({@link UndecidedBatches}; the rounds are counted by {@link RoundStarts}). Thread-safe:
+ * the control thread feeds it, the task's thread holds and opens partitions.
  */
 public final class TakeOverGate {
   private static final Logger LOG = LoggerFactory.getLogger(TakeOverGate.class);
-
-  static final int MAX_TRACKED = 100_000;
 
   /**
    * With no round started since a partition was held, it is read on after this many times its wait
@@ -63,32 +60,12 @@ public final class TakeOverGate {
    */
   static final int NO_ROUND_FACTOR = 2;
 
-  /** How many round starts are remembered (a batch or hold older than that many rounds had one). */
-  private static final int ROUND_RING = 16;
-
   /**
    * A partition held since {@code since}, until its batches are decided or {@code deadline}. {@code
    * returning}: this task had it until the rebalance and keeps its writers and positions, so its
    * own undecided batches do not hold it. {@code round}: the rounds started before it.
    */
   private record Held(long since, long deadline, long syncRequest, boolean returning, long round) {}
-
-  /**
-   * The files of batches announced at hand-ins kept for next owners to read on after, at most this
-   * many bytes in all (they come from an untrusted topic); a batch beyond is waited for instead.
-   */
-  static final long MAX_ADOPTABLE_BYTES = 64L * 1024 * 1024;
-
-  /**
-   * An undecided batch as seen on the control topic: its partitions, when last seen and how many
-   * rounds had started by then, and, for one announced at a hand-in that a next owner may read on
-   * after, the batch and what to do first (null otherwise).
-   */
-  private record Seen(Set<TopicPartition> partitions, long seenAt, long round, Adoption adoptable) {
-    long bytes() {
-      return adoptable == null ? 0 : adoptable.batch().files().payload().length;
-    }
-  }
 
   /**
    * A batch of another task, handed in and undecided, that a next owner reads on after: it applies
@@ -111,30 +88,13 @@ public final class TakeOverGate {
   private final String task;
   private final boolean ordered;
   private final long waitMs;
-  private final long forgetAfterMs;
   private final Map<TopicPartition, Held> held = new HashMap<>();
-  private final LinkedHashMap<String, Seen> undecided = new LinkedHashMap<>();
+  private final RoundStarts rounds = new RoundStarts();
+  private final UndecidedBatches batches;
   private final Function<ControlEvent.BatchChunk, Optional<WriteAfter>> writeAfter;
-
-  /** Payload bytes of the adoptable batches among {@link #undecided}. */
-  private long adoptableBytes;
-
-  /**
-   * Batches decided lately, and when: a task that hands in a batch its coordinator decided a moment
-   * before names it on the control topic after the decision, and that late name must not hold a
-   * partition until it is forgotten. Kept for {@code forgetAfterMs} after the decision, and at most
-   * {@link #MAX_TRACKED}.
-   */
-  private final LinkedHashMap<String, Long> decided = new LinkedHashMap<>();
 
   private long syncRequested;
   private long synced;
-
-  /** Rounds started (as this task heard them), when the last {@link #ROUND_RING} started. */
-  private long rounds;
-
-  private final long[] roundStarts = new long[ROUND_RING];
-  private long lastRoundId = Long.MIN_VALUE;
 
   // Control thread only.
   private Map<Integer, Long> target;
@@ -163,7 +123,7 @@ public final class TakeOverGate {
     this.task = task;
     this.ordered = ordered;
     this.waitMs = waitMs;
-    this.forgetAfterMs = forgetAfterMs;
+    this.batches = new UndecidedBatches(forgetAfterMs, waitMs, rounds);
   }
 
   /**
@@ -180,7 +140,12 @@ public final class TakeOverGate {
     for (TopicPartition tp : partitions) {
       held.put(
           tp,
-          new Held(nowMs, nowMs + Math.max(waitMs, atLeastMs), syncRequested, returning, rounds));
+          new Held(
+              nowMs,
+              nowMs + Math.max(waitMs, atLeastMs),
+              syncRequested,
+              returning,
+              rounds.count()));
     }
   }
 
@@ -194,29 +159,9 @@ public final class TakeOverGate {
    * nowMs}.
    */
   synchronized void roundStarted(long commitId, long nowMs) {
-    if (commitId == lastRoundId) {
-      return;
-    }
-    lastRoundId = commitId;
-    rounds++;
-    roundStarts[(int) (rounds % ROUND_RING)] = nowMs;
-    if (!held.isEmpty()) {
+    if (rounds.started(commitId, nowMs) && !held.isEmpty()) {
       notifyAll();
     }
-  }
-
-  /**
-   * Whether a round started after the first {@code before} rounds, at least {@code answerMs} before
-   * {@code nowMs}: one its tasks had the time to answer (and its coordinator to decide).
-   */
-  private boolean roundAnsweredSince(long before, long nowMs, long answerMs) {
-    if (rounds <= before) {
-      return false;
-    }
-    if (rounds - before >= ROUND_RING) {
-      return true; // the first of them started long ago
-    }
-    return nowMs - roundStarts[(int) ((before + 1) % ROUND_RING)] >= answerMs;
   }
 
   /**
@@ -228,7 +173,7 @@ public final class TakeOverGate {
     if (nowMs < h.deadline()) {
       return false;
     }
-    return roundAnsweredSince(h.round(), nowMs, waitMs)
+    return rounds.answeredSince(h.round(), nowMs, waitMs)
         || nowMs - h.since() >= NO_ROUND_FACTOR * (h.deadline() - h.since());
   }
 
@@ -275,15 +220,15 @@ public final class TakeOverGate {
       boolean decided =
           synced >= h.syncRequest()
               && (h.returning()
-                  ? !undecidedCovers(tp, ownBatch)
-                  : !ownInFlight.test(tp) && !undecidedCovers(tp, id -> false));
+                  ? !batches.covers(tp, ownBatch)
+                  : !ownInFlight.test(tp) && !batches.covers(tp, id -> false));
       List<Adoption> adoptions =
           !decided
                   && mayAdopt
                   && synced >= h.syncRequest()
                   && !h.returning()
                   && !ownInFlight.test(tp)
-              ? adoptable(tp)
+              ? batches.adoptable(tp)
               : null;
       if (adoptions != null) {
         opened.add(new Opened(tp, nowMs - h.since(), false, adoptions));
@@ -296,52 +241,19 @@ public final class TakeOverGate {
     return opened;
   }
 
-  /**
-   * The undecided batches covering {@code tp} if a next owner may read on after every one of them;
-   * else null.
-   */
-  private List<Adoption> adoptable(TopicPartition tp) {
-    List<Adoption> adoptions = new ArrayList<>();
-    for (Seen seen : undecided.values()) {
-      if (seen.partitions().contains(tp)) {
-        if (seen.adoptable() == null) {
-          return null;
-        }
-        adoptions.add(seen.adoptable());
-      }
-    }
-    return adoptions;
-  }
-
-  /** Whether an undecided batch covers {@code tp}, other than those {@code ignored} names. */
-  private boolean undecidedCovers(TopicPartition tp, Predicate<String> ignored) {
-    for (Map.Entry<String, Seen> e : undecided.entrySet()) {
-      if (e.getValue().partitions().contains(tp) && !ignored.test(e.getKey())) {
-        return true;
-      }
-    }
-    return false;
-  }
-
+  /** Forgets the batches whose task is gone, with a warning for those that held a partition. */
   private void forgetStale(long nowMs) {
-    for (Iterator<Map.Entry<String, Seen>> it = undecided.entrySet().iterator(); it.hasNext(); ) {
-      Map.Entry<String, Seen> e = it.next();
-      long unseenMs = nowMs - e.getValue().seenAt();
-      if (unseenMs > forgetAfterMs && roundAnsweredSince(e.getValue().round(), nowMs, waitMs)) {
-        it.remove();
-        adoptableBytes -= e.getValue().bytes();
-        List<TopicPartition> holding =
-            e.getValue().partitions().stream().filter(held::containsKey).toList();
-        if (!holding.isEmpty()) {
-          LOG.warn(
-              "{}: batch {} was not offered again for {} ms, in {} rounds since (its task is gone):"
-                  + " {} are read on without a decision on it",
-              task,
-              e.getKey(),
-              unseenMs,
-              rounds - e.getValue().round(),
-              holding);
-        }
+    for (UndecidedBatches.Forgotten f : batches.forgetStale(nowMs)) {
+      List<TopicPartition> holding = f.partitions().stream().filter(held::containsKey).toList();
+      if (!holding.isEmpty()) {
+        LOG.warn(
+            "{}: batch {} was not offered again for {} ms, in {} rounds since (its task is gone):"
+                + " {} are read on without a decision on it",
+            task,
+            f.batchId(),
+            f.unseenMs(),
+            rounds.count() - f.round(),
+            holding);
       }
     }
   }
@@ -384,60 +296,18 @@ public final class TakeOverGate {
   }
 
   private synchronized boolean roomFor(int bytes) {
-    return adoptableBytes + bytes <= MAX_ADOPTABLE_BYTES;
+    return batches.roomFor(bytes);
   }
 
   private synchronized void track(ControlEvent.BatchChunk chunk, Adoption adoptable, long nowMs) {
-    if (decided.containsKey(chunk.batchId())) {
-      return;
-    }
-    Seen before = undecided.remove(chunk.batchId());
-    if (before != null) {
-      adoptableBytes -= before.bytes();
-      if (adoptable == null) {
-        adoptable = before.adoptable(); // a later offer of a batch announced at a hand-in
-      }
-    }
-    Seen seen = new Seen(Set.copyOf(chunk.ranges().keySet()), nowMs, rounds, adoptable);
-    undecided.put(chunk.batchId(), seen);
-    adoptableBytes += seen.bytes();
-    while (undecided.size() > MAX_TRACKED) {
-      Iterator<Seen> oldest = undecided.values().iterator();
-      adoptableBytes -= oldest.next().bytes();
-      oldest.remove();
-    }
+    batches.track(chunk, adoptable, nowMs);
   }
 
   /** Control thread: the batches {@code committed} names are decided. */
   synchronized void decided(ControlEvent.TableCommitted committed, long nowMs) {
-    for (String batchId : committed.decisions().keySet()) {
-      Seen seen = undecided.remove(batchId);
-      if (seen != null) {
-        adoptableBytes -= seen.bytes();
-      }
-      putLast(decided, batchId, nowMs);
-    }
-    // Oldest first: those decided longer ago than a batch is remembered go.
-    Iterator<Long> oldest = decided.values().iterator();
-    while (oldest.hasNext() && nowMs - oldest.next() > forgetAfterMs) {
-      oldest.remove();
-    }
+    batches.decided(committed, nowMs);
     if (!held.isEmpty()) {
       notifyAll();
-    }
-  }
-
-  /**
-   * Puts {@code key} last in {@code map} (the oldest go first), keeping at most {@link
-   * #MAX_TRACKED}.
-   */
-  private static <V> void putLast(LinkedHashMap<String, V> map, String key, V value) {
-    map.remove(key);
-    map.put(key, value);
-    while (map.size() > MAX_TRACKED) {
-      Iterator<String> oldest = map.keySet().iterator();
-      oldest.next();
-      oldest.remove();
     }
   }
 
@@ -487,6 +357,6 @@ public final class TakeOverGate {
 
   /** Undecided batches being tracked (for tests). */
   synchronized int tracked() {
-    return undecided.size();
+    return batches.size();
   }
 }

@@ -192,7 +192,7 @@ class TakeOverGateTest {
   void theFilesKeptForNextOwnersAreBounded() {
     TakeOverGate gate = readingOnAfterEveryHandIn();
     int chunkBytes = ControlChannel.CHUNK_BYTES;
-    int fit = (int) (TakeOverGate.MAX_ADOPTABLE_BYTES / chunkBytes);
+    int fit = (int) (UndecidedBatches.MAX_ADOPTABLE_BYTES / chunkBytes);
     for (int i = 0; i <= fit; i++) {
       TopicPartition tp = new TopicPartition("t", 100 + i);
       gate.offered(announced("b" + i, tp, new OffsetRange(0, 5), 0, 1, new byte[chunkBytes]), 0);
@@ -338,10 +338,10 @@ class TakeOverGateTest {
         .as("not offered again for 90 s nor in the round since: its task is gone")
         .containsExactly(P0);
 
-    for (int i = 0; i <= TakeOverGate.MAX_TRACKED; i++) {
+    for (int i = 0; i <= UndecidedBatches.MAX_TRACKED; i++) {
       gate.offered(chunk("b" + i, P1), 200_000);
     }
-    assertThat(gate.tracked()).isEqualTo(TakeOverGate.MAX_TRACKED);
+    assertThat(gate.tracked()).isEqualTo(UndecidedBatches.MAX_TRACKED);
   }
 
   @Test
