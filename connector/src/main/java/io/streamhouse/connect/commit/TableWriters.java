@@ -1,16 +1,11 @@
 package io.streamhouse.connect.commit;
 
 import io.streamhouse.connect.errors.RecordConversionException;
-import io.streamhouse.connect.errors.SchemaChangeRejectedException;
 import io.streamhouse.connect.errors.TableUnavailableException;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
-import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.schema.EvolutionPlan;
-import io.streamhouse.connect.schema.EvolutionPlanner;
-import io.streamhouse.connect.schema.FieldType;
-import io.streamhouse.connect.schema.RecordSchemas;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
@@ -18,15 +13,12 @@ import io.streamhouse.connect.table.TableNotFoundException;
 import io.streamhouse.connect.table.TableWriter;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.sink.SinkRecord;
@@ -43,7 +35,7 @@ final class TableWriters {
   private static final Logger LOG = LoggerFactory.getLogger(TableWriters.class);
 
   /** No position known for a table and partition. */
-  private static final long NO_POSITION = -1;
+  private static final long NO_POSITION = TablePositions.NO_POSITION;
 
   /** What became of a record. */
   enum Written {
@@ -73,17 +65,8 @@ final class TableWriters {
   private final Map<String, TableFormat> formats;
   private final FileBudget budget;
   private final Map<TableId, OpenTable> open = new LinkedHashMap<>();
-  private final Map<TableId, Map<TopicPartition, Long>> positions = new HashMap<>();
-
-  /** Per table, partitions whose position is read from its watermarks again when next needed. */
-  private final Map<TableId, Set<TopicPartition>> forgotten = new HashMap<>();
-
-  /**
-   * Per table, where another task's undecided batches that this task reads on after end, per
-   * partition: a position read from the watermarks is raised to them ({@link #adopt}).
-   */
-  private final Map<TableId, Map<TopicPartition, Long>> adoptedEnds = new HashMap<>();
-
+  private final TablePositions positions;
+  private final SchemaFollowing schemas;
   private final MissingTables missing = new MissingTables();
 
   /** Files of writers rolled over by a schema change, for the caller to close and offer. */
@@ -109,6 +92,8 @@ final class TableWriters {
     this.taskId = taskId;
     this.formats = formats;
     this.budget = budget;
+    this.positions = new TablePositions(formats);
+    this.schemas = new SchemaFollowing(formats);
   }
 
   /**
@@ -123,7 +108,7 @@ final class TableWriters {
     if (table != null) {
       return writeTo(table, record, tp, to);
     }
-    long position = positionOrNone(to.table(), tp);
+    long position = positions.positionOrNone(to.table(), tp);
     if (position != NO_POSITION && record.originalKafkaOffset() < position) {
       return Written.SKIPPED; // the table has it already
     }
@@ -178,19 +163,19 @@ final class TableWriters {
     long offset = record.originalKafkaOffset();
     long[] range = table.ranges.get(tp);
     // NO_POSITION, not an OptionalLong: this runs for every record (JFR: 134 MB per million).
-    long position = range != null ? range[1] : positionOrNone(to.table(), tp);
+    long position = range != null ? range[1] : positions.positionOrNone(to.table(), tp);
     if (position != NO_POSITION && offset < position) {
       return Written.SKIPPED; // the table has it already
     }
     // A record past the position is normal: the ones between went to other tables (dynamic
     // routing), to the dead-letter queue, or were compacted away. Lost data is the lag monitor's
     // business (log start offset against the committed offset), not a guess from gaps.
-    if (!followsSchema(record, to, table)) {
+    if (!schemas.follows(record, to, table.writer, table.plans)) {
       // The table changed: the writer's files so far go as a batch of the old schema (Iceberg
       // reads old files by field id, Paimon by schema id), a writer of the new schema goes on.
       table = rollOver(record, to, table);
       range = null;
-      position = positionOrNone(to.table(), tp);
+      position = positions.positionOrNone(to.table(), tp);
     }
     table.writer.write(record);
     if (range == null) {
@@ -219,7 +204,7 @@ final class TableWriters {
     } finally {
       closeQuietly(table.writer);
     }
-    if (next == null || !followsSchema(record, to, next)) {
+    if (next == null || !schemas.follows(record, to, next.writer, next.plans)) {
       throw new IllegalStateException(
           "Connector "
               + connector
@@ -260,61 +245,6 @@ final class TableWriters {
   }
 
   /**
-   * Schema evolution: false when {@code record} needed the table's schema to change and the change
-   * was made (by this task or another). The writer still has the old schema: the caller rolls it
-   * over to a writer of the new one; files written under the old schema still commit.
-   *
-   * @throws RecordConversionException if the planner rejects the record's schema
-   */
-  private boolean followsSchema(SinkRecord record, Destination to, OpenTable table)
-      throws RecordConversionException {
-    EvolutionMode mode = to.route().schemaEvolution();
-    if (mode == EvolutionMode.NONE || record.value() == null) {
-      return true;
-    }
-    Schema schema = record.valueSchema();
-    EvolutionPlan plan = schema != null ? table.plans.get(schema) : null;
-    Optional<FieldType.Struct> row = Optional.empty();
-    if (plan == null) {
-      row = rowOf(record, to);
-      if (row.isEmpty()) {
-        return true; // not a row: the writer reports what it cannot take
-      }
-      plan = EvolutionPlanner.plan(table.writer.columns(), row.get(), mode);
-      if (schema != null) {
-        table.plans.put(schema, plan);
-      }
-    }
-    if (plan.isRejected()) {
-      throw new SchemaChangeRejectedException(
-          plan.rejection().get().field(), plan.rejection().get().reason());
-    }
-    if (plan.changes().isEmpty()) {
-      return true;
-    }
-    if (row.isEmpty()) {
-      row = rowOf(record, to);
-    }
-    formats.get(to.table().catalog()).evolve(to.table(), row.orElseThrow(), mode);
-    LOG.info(
-        "Table {} follows the schema of the record at {}-{} offset {} ({}); "
-            + "its writer's files so far go as a batch, a writer of the new schema goes on",
-        to.table(),
-        record.topic(),
-        record.kafkaPartition(),
-        record.kafkaOffset(),
-        plan.changes());
-    return false;
-  }
-
-  /** The row {@code record} writes to {@code to}, with the route's Kafka metadata column. */
-  private static Optional<FieldType.Struct> rowOf(SinkRecord record, Destination to)
-      throws RecordConversionException {
-    return RecordSchemas.rowOf(
-        record, to.route().input(), to.route().kafkaMetadata(), to.route().name());
-  }
-
-  /**
    * {@code record} went to the dead-letter queue instead of {@code to.table()}: the table's range
    * takes it in, so that once the next batch commits, a re-read skips it instead of reporting it
    * again.
@@ -327,7 +257,7 @@ final class TableWriters {
     long offset = record.originalKafkaOffset();
     long[] range = table.ranges.get(tp);
     if (range == null) {
-      OptionalLong position = position(to.table(), tp);
+      OptionalLong position = positions.position(to.table(), tp);
       if (position.isPresent() && offset < position.getAsLong()) {
         return;
       }
@@ -347,7 +277,8 @@ final class TableWriters {
     for (Destination to : destinations) {
       OpenTable table = open.get(to.table());
       long[] range = table == null ? null : table.ranges.get(tp);
-      OptionalLong position = range != null ? OptionalLong.of(range[1]) : position(to.table(), tp);
+      OptionalLong position =
+          range != null ? OptionalLong.of(range[1]) : positions.position(to.table(), tp);
       if (position.isEmpty()) {
         return OptionalLong.empty();
       }
@@ -356,75 +287,19 @@ final class TableWriters {
     return destinations.isEmpty() ? OptionalLong.empty() : OptionalLong.of(lowest);
   }
 
-  /**
-   * Where table {@code id} continues for {@code tp}: after what this task offered, or its
-   * watermark.
-   */
-  private OptionalLong position(TableId id, TopicPartition tp) {
-    long p = positionOrNone(id, tp);
-    return p == NO_POSITION ? OptionalLong.empty() : OptionalLong.of(p);
-  }
-
-  /** {@link #position}, or {@link #NO_POSITION} (offsets are never negative). */
-  private long positionOrNone(TableId id, TopicPartition tp) {
-    Map<TopicPartition, Long> known = positions.get(id);
-    if (known == null) {
-      known = new HashMap<>(formats.get(id.catalog()).watermarks(id).asMap());
-      raiseToAdopted(id, known);
-      positions.put(id, known);
-      forgotten.remove(id);
-    } else if (!forgotten.isEmpty() && forgotten.containsKey(id)) {
-      Map<TopicPartition, Long> watermarks = formats.get(id.catalog()).watermarks(id).asMap();
-      Map<TopicPartition, Long> ends = adoptedEnds.getOrDefault(id, Map.of());
-      for (TopicPartition again : forgotten.remove(id)) {
-        Long watermark = watermarks.get(again);
-        Long end = ends.get(again);
-        if (watermark == null && end == null) {
-          known.remove(again);
-        } else {
-          known.put(again, Math.max(watermark == null ? 0 : watermark, end == null ? 0 : end));
-        }
-      }
-    }
-    Long p = known.get(tp);
-    return p == null ? NO_POSITION : p;
-  }
-
-  /** Raises the positions {@code known} of table {@code id} to the batches read on after. */
-  private void raiseToAdopted(TableId id, Map<TopicPartition, Long> known) {
-    Map<TopicPartition, Long> ends = adoptedEnds.get(id);
-    if (ends != null) {
-      ends.forEach((tp, end) -> known.merge(tp, end, Math::max));
-    }
-  }
-
-  /**
-   * Table {@code id} continues for {@code tp} at {@code end} at the least: another task's batch,
-   * undecided, ends there, and this task reads on after it (docs/architecture.md, "Reading on after
-   * a hand-in"). Its own batches then start there; should that batch not commit, they are rejected
-   * and the task starts over ({@link #abortAll}).
-   */
+  /** See {@link TablePositions#adopt}. */
   void adopt(TableId id, TopicPartition tp, long end) {
-    adoptedEnds.computeIfAbsent(id, t -> new HashMap<>()).merge(tp, end, Math::max);
-    if (positions.containsKey(id)) {
-      forgotten.computeIfAbsent(id, t -> new HashSet<>()).add(tp);
-    }
+    positions.adopt(id, tp, end);
   }
 
-  /** {@code partitions} left the task: the batches read on after no longer concern them. */
+  /** See {@link TablePositions#dropAdopted}. */
   void dropAdopted(Collection<TopicPartition> partitions) {
-    adoptedEnds.values().forEach(ends -> ends.keySet().removeAll(partitions));
-    adoptedEnds.values().removeIf(Map::isEmpty);
+    positions.dropAdopted(partitions);
   }
 
-  /**
-   * Forgets where each table continues for {@code partitions} (after batches this task offered):
-   * another task may have committed them since; the watermarks tell, read when next needed.
-   */
+  /** See {@link TablePositions#forget}. */
   void forget(Collection<TopicPartition> partitions) {
-    for (TableId id : positions.keySet()) {
-      forgotten.computeIfAbsent(id, t -> new HashSet<>()).addAll(partitions);
-    }
+    positions.forget(partitions);
   }
 
   /**
@@ -453,11 +328,10 @@ final class TableWriters {
   private Detached detach(TableId id, OpenTable table) {
     DetachedFiles files = table.writer.detach();
     Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
-    Map<TopicPartition, Long> known = positions.computeIfAbsent(id, t -> new HashMap<>());
     table.ranges.forEach(
         (tp, r) -> {
           ranges.put(tp, new OffsetRange(r[0], r[1]));
-          known.put(tp, r[1]);
+          positions.offered(id, tp, r[1]);
         });
     table.ranges.clear();
     Detached detached = new Detached(id, ranges, table.maxTimestamp, files);
@@ -484,8 +358,6 @@ final class TableWriters {
     }
     open.clear();
     positions.clear();
-    forgotten.clear();
-    adoptedEnds.clear();
   }
 
   /** True when some table took records (or skipped some) since it was last detached. */

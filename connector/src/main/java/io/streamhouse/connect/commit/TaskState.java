@@ -1,5 +1,7 @@
 package io.streamhouse.connect.commit;
 
+import io.streamhouse.connect.commit.InFlightBatches.Pending;
+import io.streamhouse.connect.commit.InFlightBatches.Preparing;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.PreparedFiles;
@@ -14,27 +16,18 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * What a task's thread and its control thread share, and the one lock that guards it: the table
- * writers, the batches in flight, the rewinds, and whether the task must start over. Every method
- * takes the lock itself and holds it only for its own step, never while files close.
+ * What a task's thread and its control thread share, and the one lock that guards it ({@link
+ * TaskLock}): the table writers, the batches in flight, the rewinds, and whether the task must
+ * start over. Every method takes the lock itself and holds it only for its own step, never while
+ * files close.
  */
 final class TaskState {
-  /**
-   * Fair: {@code put} takes it for every record and a record may open a writer under it (a Paimon
-   * writer reads its bucket's files first); unfair, {@code put} took it back before the control
-   * thread waiting for a commit request got it, for seconds after a restart at 200 tables.
-   */
-  private final ReentrantLock lock = new ReentrantLock(true);
-
-  /** Signalled when batches become pending or get decided, or a reset is asked for. */
-  private final Condition settled = lock.newCondition();
+  private final TaskLock lock = new TaskLock();
 
   private final TableWriters writers;
   private final InFlightBatches inFlight;
@@ -49,24 +42,20 @@ final class TaskState {
   private long cutAheadGeneration = -1;
 
   /** Batches taken out of the writers in generation {@code generation}, to be closed. */
-  record Detached(List<InFlightBatches.Preparing> batches, long generation) {}
+  record Detached(List<Preparing> batches, long generation) {
+    static final Detached NONE = new Detached(List.of(), -1);
+  }
 
   /**
    * The batches of a round to answer: those offered again, and the new ones taken out; none are
    * taken out when the round repeats the last request, or when a batch was cut ahead for it ({@code
    * cutAhead}: the round offers that one once its files closed).
    */
-  record Round(
-      List<InFlightBatches.Pending> offeredAgain,
-      Detached detached,
-      boolean repeated,
-      boolean cutAhead) {}
+  record Round(List<Pending> offeredAgain, Detached detached, boolean repeated, boolean cutAhead) {}
 
   /** Batches whose files closed, offered unless a reset voided them or a file failed to close. */
   record Offered(
-      List<InFlightBatches.Pending> batches,
-      Map<InFlightBatches.Preparing, PreparedFiles> files,
-      RuntimeException failure) {}
+      List<Pending> batches, Map<Preparing, PreparedFiles> files, RuntimeException failure) {}
 
   TaskState(String connector, int taskId, Map<String, TableFormat> formats, FileBudget budget) {
     this.writers = new TableWriters(connector, taskId, formats, budget);
@@ -110,7 +99,7 @@ final class TaskState {
         List<TableWriters.Detached> rolled = writers.takeRolled();
         if (!rolled.isEmpty()) {
           Detached detached = new Detached(inFlight.preparing(rolled), inFlight.generation());
-          offer(detached, closer.close(detached.batches(), InFlightBatches.Preparing::files));
+          offer(detached, closer.close(detached.batches(), Preparing::files));
         }
       }
     } finally {
@@ -119,30 +108,15 @@ final class TaskState {
   }
 
   void arrived(TopicPartition tp) {
-    lock.lock();
-    try {
-      ledger.arrived(tp);
-    } finally {
-      lock.unlock();
-    }
+    lock.locked(() -> ledger.arrived(tp));
   }
 
   void skipped(SinkRecord record, TopicPartition tp, Destination to) {
-    lock.lock();
-    try {
-      writers.skipped(record, tp, to);
-    } finally {
-      lock.unlock();
-    }
+    lock.locked(() -> writers.skipped(record, tp, to));
   }
 
   OptionalLong commonPosition(TopicPartition tp, List<Destination> destinations) {
-    lock.lock();
-    try {
-      return writers.commonPosition(tp, destinations);
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(() -> writers.commonPosition(tp, destinations));
   }
 
   /**
@@ -154,30 +128,28 @@ final class TaskState {
    */
   Optional<Round> round(
       long commitId, boolean takeOut, boolean takeCutAhead, Runnable beforeDetach) {
-    lock.lock();
-    try {
-      if (commitId < lastAnsweredCommit) {
-        return Optional.empty();
-      }
-      boolean repeated = commitId == lastAnsweredCommit;
-      lastAnsweredCommit = commitId;
-      List<InFlightBatches.Pending> again = inFlight.offerable();
-      if (repeated) {
-        return Optional.of(new Round(again, new Detached(List.of(), -1), true, false));
-      }
-      if (takeCutAhead && cutAheadGeneration == inFlight.generation()) {
-        cutAheadGeneration = -1;
-        return Optional.of(new Round(again, new Detached(List.of(), -1), false, true));
-      }
-      if (!takeOut) {
-        return Optional.of(new Round(again, new Detached(List.of(), -1), false, false));
-      }
-      cutAheadGeneration = -1;
-      beforeDetach.run();
-      return Optional.of(new Round(again, detachLocked(), false, false));
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(
+        () -> {
+          if (commitId < lastAnsweredCommit) {
+            return Optional.empty();
+          }
+          boolean repeated = commitId == lastAnsweredCommit;
+          lastAnsweredCommit = commitId;
+          List<Pending> again = inFlight.offerable();
+          if (repeated) {
+            return Optional.of(new Round(again, Detached.NONE, true, false));
+          }
+          if (takeCutAhead && cutAheadGeneration == inFlight.generation()) {
+            cutAheadGeneration = -1;
+            return Optional.of(new Round(again, Detached.NONE, false, true));
+          }
+          if (!takeOut) {
+            return Optional.of(new Round(again, Detached.NONE, false, false));
+          }
+          cutAheadGeneration = -1;
+          beforeDetach.run();
+          return Optional.of(new Round(again, detachLocked(), false, false));
+        });
   }
 
   /**
@@ -187,18 +159,16 @@ final class TaskState {
    * the last cut (the request then takes out what came meanwhile) or a cut waits for its request.
    */
   Optional<Detached> cutAhead(Runnable beforeDetach) {
-    lock.lock();
-    try {
-      if (cutAheadGeneration == inFlight.generation() || !writers.anyWritten()) {
-        return Optional.empty();
-      }
-      beforeDetach.run();
-      Detached detached = detachLocked();
-      cutAheadGeneration = detached.generation();
-      return Optional.of(detached);
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(
+        () -> {
+          if (cutAheadGeneration == inFlight.generation() || !writers.anyWritten()) {
+            return Optional.empty();
+          }
+          beforeDetach.run();
+          Detached detached = detachLocked();
+          cutAheadGeneration = detached.generation();
+          return Optional.of(detached);
+        });
   }
 
   /**
@@ -206,28 +176,23 @@ final class TaskState {
    * hand-over: a round answered meanwhile offers them with its own batches.
    */
   Offered detachAndOffer(BatchCloser closer) {
-    lock.lock();
-    try {
-      Detached detached = detachLocked();
-      return offer(detached, closer.close(detached.batches(), InFlightBatches.Preparing::files));
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(
+        () -> {
+          Detached detached = detachLocked();
+          return offer(detached, closer.close(detached.batches(), Preparing::files));
+        });
   }
 
   /**
    * The offerable batches not among {@code offered}: those that became pending meanwhile, unless an
    * earlier batch of their partitions is still closing.
    */
-  List<InFlightBatches.Pending> pendingBesides(Set<String> offered) {
-    lock.lock();
-    try {
-      return inFlight.offerable().stream()
-          .filter(p -> !offered.contains(p.batch().batchId()))
-          .toList();
-    } finally {
-      lock.unlock();
-    }
+  List<Pending> pendingBesides(Set<String> offered) {
+    return lock.locked(
+        () ->
+            inFlight.offerable().stream()
+                .filter(p -> !offered.contains(p.batch().batchId()))
+                .toList());
   }
 
   private Detached detachLocked() {
@@ -239,7 +204,7 @@ final class TaskState {
    * them (their files are deleted, nothing is offered) or some failed to close (the closed ones are
    * deleted, the rest stay preparing and hold their offsets back until the reset this asks for).
    */
-  Offered offer(Detached detached, BatchCloser.Closed<InFlightBatches.Preparing> closed) {
+  Offered offer(Detached detached, BatchCloser.Closed<Preparing> closed) {
     lock.lock();
     try {
       if (detached.generation() != inFlight.generation()) {
@@ -251,59 +216,42 @@ final class TaskState {
         resetRequested = true;
         return new Offered(List.of(), Map.of(), closed.failure());
       }
-      List<InFlightBatches.Pending> offered = new ArrayList<>(closed.files().size());
+      List<Pending> offered = new ArrayList<>(closed.files().size());
       closed.files().forEach((batch, files) -> offered.add(inFlight.closed(batch, files)));
       return new Offered(offered, closed.files(), null);
     } finally {
-      settled.signalAll();
+      lock.signalAll();
       lock.unlock();
     }
   }
 
   /** The coordinator's (or the task's own) decisions; a rejected batch asks for a reset. */
   void decide(Map<String, BatchPlan.Decision> decisions) {
-    lock.lock();
-    try {
-      decisions.forEach(
-          (batchId, decision) -> {
-            if (inFlight.decided(batchId, decision)) {
-              resetRequested = true;
-            }
-          });
-      settled.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    lock.locked(
+        () -> {
+          decisions.forEach(
+              (batchId, decision) -> {
+                if (inFlight.decided(batchId, decision)) {
+                  resetRequested = true;
+                }
+              });
+          lock.signalAll();
+        });
   }
 
   /** The offerable batches, for a commit of the task's own. */
-  List<InFlightBatches.Pending> pending() {
-    lock.lock();
-    try {
-      return inFlight.offerable();
-    } finally {
-      lock.unlock();
-    }
+  List<Pending> pending() {
+    return lock.locked(() -> inFlight.offerable());
   }
 
   /** True when nothing is in flight and no reset is asked for. */
   boolean settled() {
-    lock.lock();
-    try {
-      return inFlight.isEmpty() && !resetRequested;
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(() -> inFlight.isEmpty() && !resetRequested);
   }
 
   /** Batches in flight. */
   int inFlight() {
-    lock.lock();
-    try {
-      return inFlight.size();
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(() -> inFlight.size());
   }
 
   /** Waits until nothing is in flight, a reset is asked for, or {@code deadline} (nanoTime). */
@@ -316,27 +264,11 @@ final class TaskState {
    * for, or {@code deadline} (nanoTime).
    */
   void awaitClosed(long deadline) throws InterruptedException {
-    lock.lock();
-    try {
-      while (inFlight.preparingCount() > 0 && !resetRequested) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return;
-        }
-        settled.awaitNanos(left);
-      }
-    } finally {
-      lock.unlock();
-    }
+    lock.awaitUntil(() -> inFlight.preparingCount() == 0 || resetRequested, deadline);
   }
 
   long lastAnsweredCommit() {
-    lock.lock();
-    try {
-      return lastAnsweredCommit;
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(() -> lastAnsweredCommit);
   }
 
   boolean resetRequested() {
@@ -345,17 +277,15 @@ final class TaskState {
 
   /** See {@link Participant#safeOffsets}. */
   Map<TopicPartition, Long> safeOffsets(Map<TopicPartition, Long> consumed) {
-    lock.lock();
-    try {
-      Map<TopicPartition, Long> safe = new HashMap<>(consumed);
-      writers.holdBack(safe);
-      inFlight.holdBack(safe);
-      ledger.holdBack(safe);
-      safe.keySet().retainAll(consumed.keySet());
-      return safe;
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(
+        () -> {
+          Map<TopicPartition, Long> safe = new HashMap<>(consumed);
+          writers.holdBack(safe);
+          inFlight.holdBack(safe);
+          ledger.holdBack(safe);
+          safe.keySet().retainAll(consumed.keySet());
+          return safe;
+        });
   }
 
   /** See {@link Participant#reset}. */
@@ -369,7 +299,7 @@ final class TaskState {
       resetRequested = false;
       return ledger.rewind(durable, consumed);
     } finally {
-      settled.signalAll();
+      lock.signalAll();
       lock.unlock();
     }
   }
@@ -379,31 +309,24 @@ final class TaskState {
    * batch is pending here, and the tables continue after its ranges; returns how many were new.
    */
   int adopt(List<TakeOverGate.Adoption> adoptions) {
-    lock.lock();
-    try {
-      int adopted = 0;
-      for (TakeOverGate.Adoption a : adoptions) {
-        if (inFlight.adopt(a.table(), a.batch())) {
-          adopted++;
-          a.writeAfter().prepareWriters();
-          a.batch().ranges().forEach((tp, range) -> writers.adopt(a.table(), tp, range.to()));
-        }
-      }
-      settled.signalAll();
-      return adopted;
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(
+        () -> {
+          int adopted = 0;
+          for (TakeOverGate.Adoption a : adoptions) {
+            if (inFlight.adopt(a.table(), a.batch())) {
+              adopted++;
+              a.writeAfter().prepareWriters();
+              a.batch().ranges().forEach((tp, range) -> writers.adopt(a.table(), tp, range.to()));
+            }
+          }
+          lock.signalAll();
+          return adopted;
+        });
   }
 
   /** Wakes whoever waits for the batches to settle: something else they wait for happened. */
   void wake() {
-    lock.lock();
-    try {
-      settled.signalAll();
-    } finally {
-      lock.unlock();
-    }
+    lock.locked(lock::signalAll);
   }
 
   /**
@@ -411,101 +334,59 @@ final class TaskState {
    * the batches change or {@link #wake} is called), or {@code deadline} (nanoTime).
    */
   void awaitSettledOr(BooleanSupplier done, long deadline) throws InterruptedException {
-    lock.lock();
-    try {
-      while (!inFlight.isEmpty() && !resetRequested && !done.getAsBoolean()) {
-        long left = deadline - System.nanoTime();
-        if (left <= 0) {
-          return;
-        }
-        settled.awaitNanos(left);
-      }
-    } finally {
-      lock.unlock();
-    }
+    lock.awaitUntil(() -> inFlight.isEmpty() || resetRequested || done.getAsBoolean(), deadline);
   }
 
   /** The partitions are assigned; true when the task has writers. */
   boolean assigned(Collection<TopicPartition> partitions) {
-    lock.lock();
-    try {
-      ledger.assigned(partitions);
-      return writers.any();
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(
+        () -> {
+          ledger.assigned(partitions);
+          return writers.any();
+        });
   }
 
   void revoked(Collection<TopicPartition> partitions) {
-    lock.lock();
-    try {
-      ledger.revoked(partitions);
-      writers.dropAdopted(partitions);
-    } finally {
-      lock.unlock();
-    }
+    lock.locked(
+        () -> {
+          ledger.revoked(partitions);
+          writers.dropAdopted(partitions);
+        });
   }
 
   /** Whether a batch in flight (preparing or pending) covers {@code tp}. */
   boolean inFlightCovers(TopicPartition tp) {
-    lock.lock();
-    try {
-      return inFlight.covers(tp);
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(() -> inFlight.covers(tp));
   }
 
   /** Whether {@code batchId} names a batch of this task in flight. */
   boolean inFlight(String batchId) {
-    lock.lock();
-    try {
-      return inFlight.holds(batchId);
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(() -> inFlight.holds(batchId));
   }
 
   /** See {@link Participant#forget}. */
   void forget(Collection<TopicPartition> partitions) {
-    lock.lock();
-    try {
-      writers.forget(partitions);
-    } finally {
-      lock.unlock();
-    }
+    lock.locked(() -> writers.forget(partitions));
   }
 
   /** See {@link Participant#dropWriters}. */
   boolean dropWriters() {
-    lock.lock();
-    try {
-      if (writers.anyWritten()) {
-        return false;
-      }
-      writers.closeAll();
-      return true;
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(
+        () -> {
+          if (writers.anyWritten()) {
+            return false;
+          }
+          writers.closeAll();
+          return true;
+        });
   }
 
   boolean hasWriters() {
-    lock.lock();
-    try {
-      return writers.any();
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(() -> writers.any());
   }
 
   Set<TopicPartition> assignedPartitions() {
-    lock.lock();
-    try {
-      return ledger.assignedPartitions();
-    } finally {
-      lock.unlock();
-    }
+    return lock.locked(() -> ledger.assignedPartitions());
   }
 
   long rewoundOffsets() {
@@ -513,11 +394,6 @@ final class TaskState {
   }
 
   void close() {
-    lock.lock();
-    try {
-      writers.closeAll();
-    } finally {
-      lock.unlock();
-    }
+    lock.locked(() -> writers.closeAll());
   }
 }
