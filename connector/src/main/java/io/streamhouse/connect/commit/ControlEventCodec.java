@@ -5,7 +5,6 @@ import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CompactionJob;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
-import io.streamhouse.connect.protocol.TopicNames;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -27,6 +26,9 @@ import org.apache.kafka.common.TopicPartition;
  * passed over unread; for this connector's, the size, the version and the MAC are checked before
  * any field is read, every count and length is bounded by the bytes that remain, and every value is
  * range-checked. Whatever is wrong ends in an {@link InvalidControlEventException}.
+ *
+ * <p>The parts several events share (a table, a topic-partition, a chunk's head and end) are laid
+ * out by {@link ControlEventParts}.
  */
 public final class ControlEventCodec {
   static final int VERSION = 3;
@@ -43,8 +45,7 @@ public final class ControlEventCodec {
    */
   static final int MAX_CHUNKS = 256;
 
-  private static final int MAX_NAME_BYTES = 1024;
-  private static final int MAX_NAMESPACE_LEVELS = 16;
+  static final int MAX_NAME_BYTES = 1024;
 
   private static final int MAX_ENTRIES = 1_000_000;
   private static final byte START = 1;
@@ -92,15 +93,15 @@ public final class ControlEventCodec {
       } else if (event instanceof ControlEvent.CompactionResultChunk e) {
         out.writeByte(RESULT);
         out.writeLong(e.commitId());
-        writeChunkHead(out, e);
-        writeChunkFiles(out, e);
+        ControlEventParts.writeChunkHead(out, e);
+        ControlEventParts.writeChunkFiles(out, e);
       } else if (event instanceof ControlEvent.TaskDone e) {
         out.writeByte(DONE);
         out.writeLong(e.commitId());
         out.writeInt(e.taskId());
         out.writeInt(e.assigned().size());
         for (TopicPartition tp : e.assigned()) {
-          writeTopicPartition(out, tp);
+          ControlEventParts.writeTopicPartition(out, tp);
         }
       } else if (event instanceof ControlEvent.RoundRequest e) {
         out.writeByte(REQUEST);
@@ -111,7 +112,7 @@ public final class ControlEventCodec {
         out.writeLong(e.commitId());
         out.writeInt(e.taskId());
         out.writeUTF(e.jobId());
-        writeTable(out, e.table());
+        ControlEventParts.writeTable(out, e.table());
         out.writeInt(e.jobs().size());
         for (CompactionJob job : e.jobs()) {
           out.writeUTF(job.key());
@@ -121,7 +122,7 @@ public final class ControlEventCodec {
       } else if (event instanceof ControlEvent.TableCommitted e) {
         out.writeByte(COMMITTED);
         out.writeLong(e.commitId());
-        writeTable(out, e.table());
+        ControlEventParts.writeTable(out, e.table());
         out.writeInt(e.decisions().size());
         for (Map.Entry<String, BatchPlan.Decision> d : e.decisions().entrySet()) {
           out.writeUTF(d.getKey());
@@ -138,36 +139,15 @@ public final class ControlEventCodec {
 
   private static void writeBatchChunk(DataOutputStream out, ControlEvent.BatchChunk e)
       throws IOException {
-    writeChunkHead(out, e);
+    ControlEventParts.writeChunkHead(out, e);
     out.writeInt(e.ranges().size());
     for (Map.Entry<TopicPartition, OffsetRange> r : e.ranges().entrySet()) {
-      writeTopicPartition(out, r.getKey());
+      ControlEventParts.writeTopicPartition(out, r.getKey());
       out.writeLong(r.getValue().from());
       out.writeLong(r.getValue().to());
     }
     out.writeLong(e.maxRecordTimestamp());
-    writeChunkFiles(out, e);
-  }
-
-  /** What every chunk starts with: its task, its batch or job, its table. */
-  private static void writeChunkHead(DataOutputStream out, ControlEvent.Chunk e)
-      throws IOException {
-    out.writeInt(e.taskId());
-    out.writeUTF(e.id());
-    writeTable(out, e.table());
-  }
-
-  /** What every chunk ends with: what the files hold, and this chunk's piece of their payload. */
-  private static void writeChunkFiles(DataOutputStream out, ControlEvent.Chunk e)
-      throws IOException {
-    out.writeInt(e.payloadVersion());
-    out.writeInt(e.files());
-    out.writeLong(e.records());
-    out.writeLong(e.bytes());
-    out.writeInt(e.chunk());
-    out.writeInt(e.chunks());
-    out.writeInt(e.data().length);
-    out.write(e.data());
+    ControlEventParts.writeChunkFiles(out, e);
   }
 
   /**
@@ -249,11 +229,11 @@ public final class ControlEventCodec {
       throws InvalidControlEventException {
     int taskId = in.readInt("task id", 0, Integer.MAX_VALUE);
     String batchId = in.readString("batch id", MAX_NAME_BYTES);
-    TableId table = readTable(in);
+    TableId table = ControlEventParts.readTable(in);
     int n = in.readCount("offset ranges", 2 + 1 + 4 + 8 + 8, MAX_ENTRIES);
     Map<TopicPartition, OffsetRange> ranges = new LinkedHashMap<>();
     for (int i = 0; i < n; i++) {
-      TopicPartition tp = readTopicPartition(in);
+      TopicPartition tp = ControlEventParts.readTopicPartition(in);
       long from = in.readLong("range start", 0, Long.MAX_VALUE - 1);
       long to = in.readLong("range end", from + 1, Long.MAX_VALUE);
       if (ranges.put(tp, new OffsetRange(from, to)) != null) {
@@ -261,7 +241,7 @@ public final class ControlEventCodec {
       }
     }
     long maxTs = in.readLong("max record timestamp");
-    ChunkFiles f = readChunkFiles(in);
+    ControlEventParts.ChunkFiles f = ControlEventParts.readChunkFiles(in);
     return new ControlEvent.BatchChunk(
         connector,
         commitId,
@@ -283,8 +263,8 @@ public final class ControlEventCodec {
       throws InvalidControlEventException {
     int taskId = in.readInt("task id", 0, Integer.MAX_VALUE);
     String jobId = in.readString("job id", MAX_NAME_BYTES);
-    TableId table = readTable(in);
-    ChunkFiles f = readChunkFiles(in);
+    TableId table = ControlEventParts.readTable(in);
+    ControlEventParts.ChunkFiles f = ControlEventParts.readChunkFiles(in);
     return new ControlEvent.CompactionResultChunk(
         connector,
         commitId,
@@ -300,34 +280,13 @@ public final class ControlEventCodec {
         f.data());
   }
 
-  /** The end of every chunk, as {@link #writeChunkFiles} wrote it. */
-  private record ChunkFiles(
-      int payloadVersion,
-      int files,
-      long records,
-      long bytes,
-      int chunk,
-      int chunks,
-      byte[] data) {}
-
-  private static ChunkFiles readChunkFiles(WireReader in) throws InvalidControlEventException {
-    int payloadVersion = in.readInt("payload version", 0, Integer.MAX_VALUE);
-    int files = in.readInt("file count", 0, Integer.MAX_VALUE);
-    long records = in.readLong("record count", 0, Long.MAX_VALUE);
-    long bytes = in.readLong("byte count", 0, Long.MAX_VALUE);
-    int chunk = in.readInt("chunk index", 0, MAX_CHUNKS - 1);
-    int chunks = in.readInt("chunk count", chunk + 1, MAX_CHUNKS);
-    byte[] payload = in.readBytes("payload", ControlChannel.CHUNK_BYTES);
-    return new ChunkFiles(payloadVersion, files, records, bytes, chunk, chunks, payload);
-  }
-
   private ControlEvent.TaskDone readTaskDone(WireReader in, long commitId)
       throws InvalidControlEventException {
     int taskId = in.readInt("task id", 0, Integer.MAX_VALUE);
     int n = in.readCount("assigned partitions", 2 + 1 + 4, MAX_ENTRIES);
     List<TopicPartition> assigned = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      assigned.add(readTopicPartition(in));
+      assigned.add(ControlEventParts.readTopicPartition(in));
     }
     return new ControlEvent.TaskDone(connector, commitId, taskId, assigned);
   }
@@ -336,7 +295,7 @@ public final class ControlEventCodec {
       throws InvalidControlEventException {
     int taskId = in.readInt("task id", 0, Integer.MAX_VALUE);
     String jobId = in.readString("job id", MAX_NAME_BYTES);
-    TableId table = readTable(in);
+    TableId table = ControlEventParts.readTable(in);
     int n = in.readCount("compaction jobs", 2 + 1 + 4 + 1, MAX_JOBS);
     List<CompactionJob> jobs = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -351,7 +310,7 @@ public final class ControlEventCodec {
 
   private ControlEvent.TableCommitted readTableCommitted(WireReader in, long commitId)
       throws InvalidControlEventException {
-    TableId table = readTable(in);
+    TableId table = ControlEventParts.readTable(in);
     int n = in.readCount("decisions", 2 + 1 + 1, MAX_ENTRIES);
     Map<String, BatchPlan.Decision> decisions = new LinkedHashMap<>();
     for (int i = 0; i < n; i++) {
@@ -363,39 +322,5 @@ public final class ControlEventCodec {
       decisions.put(batchId, DECISIONS[ordinal]);
     }
     return new ControlEvent.TableCommitted(connector, commitId, table, decisions);
-  }
-
-  private static void writeTable(DataOutputStream out, TableId t) throws IOException {
-    out.writeUTF(t.catalog());
-    out.writeInt(t.namespace().size());
-    for (String level : t.namespace()) {
-      out.writeUTF(level);
-    }
-    out.writeUTF(t.name());
-  }
-
-  private static TableId readTable(WireReader in) throws InvalidControlEventException {
-    String catalog = in.readString("catalog", MAX_NAME_BYTES);
-    int n = in.readCount("namespace levels", 3, MAX_NAMESPACE_LEVELS);
-    List<String> namespace = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      namespace.add(in.readString("namespace level", MAX_NAME_BYTES));
-    }
-    return new TableId(catalog, namespace, in.readString("table name", MAX_NAME_BYTES));
-  }
-
-  private static void writeTopicPartition(DataOutputStream out, TopicPartition tp)
-      throws IOException {
-    out.writeUTF(tp.topic());
-    out.writeInt(tp.partition());
-  }
-
-  private static TopicPartition readTopicPartition(WireReader in)
-      throws InvalidControlEventException {
-    String topic = in.readString("topic", TopicNames.MAX_CHARS);
-    if (!TopicNames.isLegal(topic)) {
-      throw WireReader.malformed("'" + topic + "' is not a Kafka topic name");
-    }
-    return new TopicPartition(topic, in.readInt("partition", 0, Integer.MAX_VALUE));
   }
 }

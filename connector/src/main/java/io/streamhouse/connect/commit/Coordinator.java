@@ -1,12 +1,10 @@
 package io.streamhouse.connect.commit;
 
-import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.TableFormat;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -14,11 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.apache.kafka.common.TopicPartition;
@@ -31,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * their batches, waits until every consumed partition reported (or the timeout), commits one
  * snapshot per table and tells the tasks what each table decided. Compaction, the jobs each commit
  * calls for and their results, is the {@link CompactionCoordinator}'s, which it calls between and
- * after its rounds.
+ * after its rounds. The tables of a round are committed by its {@link RoundCommitter}; the later
+ * coordinators it heard, for which it stands down, are in its {@link LaterCoordinators}.
  */
 public final class Coordinator implements Runnable, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
@@ -43,15 +37,12 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final long intervalMs;
   private final long timeoutMs;
   private final Clock clock;
-  private final FaultInjection faults;
-  private final CommitObserver observer;
-  private final ExecutorService committers;
   private final ChunkAssembler<ControlEvent.BatchChunk, OfferedBatch> assembler =
       ChunkAssembler.batches();
   private final Map<TableId, Map<String, OfferedBatch>> offered = new TreeMap<>();
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final CompactionCoordinator compactions;
-  private final TableCommit tableCommit;
+  private final RoundCommitter roundCommitter;
   private volatile boolean running = true;
 
   /** An incomplete round asks again this often: tasks whose assignment changed report anew. */
@@ -66,26 +57,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
    */
   static final long MIN_REQUESTED_ROUND_GAP_MS = 1_000;
 
-  private volatile TableId deadLetterTable;
-
-  /**
-   * This coordinator's number: its start time in milliseconds times 1,000, plus a random tiebreak
-   * below 1,000. A later coordinator of the connector has a larger one (clocks of the workers in
-   * step to within the time between two coordinator starts, seconds).
-   */
-  private final long number;
-
-  /** The largest number of another coordinator heard, and when it was last heard. */
-  private long laterNumber;
-
-  private long laterHeardAt = Long.MIN_VALUE / 2;
-
-  /**
-   * How long after it last heard a later coordinator this one stands down: that one sends a request
-   * at least every interval while it lives (and every second while a round waits).
-   */
-  private final long standDownMs;
-
+  private final LaterCoordinators later;
   private boolean standingDown;
   private long lastCommitId;
   private long lastStartSentAt;
@@ -135,20 +107,13 @@ public final class Coordinator implements Runnable, AutoCloseable {
     this.intervalMs = intervalMs;
     this.timeoutMs = timeoutMs;
     this.clock = clock;
-    this.faults = faults;
-    this.observer = observer;
-    this.tableCommit = new TableCommit(formats, faults, observer);
-    this.committers =
-        Executors.newFixedThreadPool(
-            commitParallelism,
-            ConnectorThreads.factory(
-                "streamhouse-committer-" + connector.replace("%", "%%") + "-%d"));
-    this.nextRoundAt = clock.millis() + intervalMs;
-    this.number = clock.millis() * 1_000 + ThreadLocalRandom.current().nextInt(1_000);
-    this.standDownMs = standDownMs(intervalMs, timeoutMs);
     this.compactions =
         new CompactionCoordinator(
             connector, formats, knownTables, Math.max(2 * intervalMs, 10_000), clock);
+    this.roundCommitter =
+        new RoundCommitter(connector, formats, commitParallelism, faults, observer, compactions);
+    this.nextRoundAt = clock.millis() + intervalMs;
+    this.later = new LaterCoordinators(clock.millis(), standDownMs(intervalMs, timeoutMs));
   }
 
   /**
@@ -157,7 +122,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
    * (docs/dead-letter-table.md). Set before {@link #run}.
    */
   public void commitFirst(TableId table) {
-    this.deadLetterTable = table;
+    roundCommitter.commitFirst(table);
   }
 
   @Override
@@ -179,7 +144,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
         failure.set(t);
       }
     } finally {
-      committers.shutdownNow();
+      roundCommitter.shutdownNow();
     }
   }
 
@@ -190,7 +155,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     }
     for (ControlEvent event : channel.poll(Duration.ofMillis(pollMs(clock.millis())))) {
       if (event instanceof ControlEvent.StartCommit start) {
-        heard(start);
+        later.heard(start, clock.millis());
       } else if (event instanceof ControlEvent.CompactionResultChunk chunk) {
         // A compaction result, sent as soon as its task finished: committed now, between rounds.
         compactions.onResultChunk(chunk);
@@ -234,7 +199,8 @@ public final class Coordinator implements Runnable, AutoCloseable {
       }
       if (!complete && clock.millis() - lastStartSentAt >= REPEAT_START_MS) {
         // A rebalance may have moved partitions after their task answered: ask again.
-        channel.send(List.of(new ControlEvent.StartCommit(connector, round.commitId(), number)));
+        channel.send(
+            List.of(new ControlEvent.StartCommit(connector, round.commitId(), later.number())));
         lastStartSentAt = clock.millis();
       }
       if (complete || clock.millis() - round.startedAt() >= timeoutMs) {
@@ -266,24 +232,16 @@ public final class Coordinator implements Runnable, AutoCloseable {
     return Math.max(1, Math.min(POLL_MS, nextRoundAt - now));
   }
 
-  /** A request of a coordinator, maybe another one of this connector: a later one is noted. */
-  private void heard(ControlEvent.StartCommit start) {
-    if (start.coordinator() > number) {
-      laterNumber = Math.max(laterNumber, start.coordinator());
-      laterHeardAt = clock.millis();
-    }
-  }
-
   /**
-   * Whether a later coordinator of this connector was heard within {@link #standDownMs}: then this
-   * one is a zombie (its task 0 was frozen or cut off and has been started again elsewhere) and
-   * commits nothing, neither rounds nor compaction results, so that two coordinators never commit
-   * to one table at once. Its round in progress is dropped; its tasks' batches go to the later
-   * coordinator, which they answer instead. It starts again once the later one fell silent (the
-   * later one stopped; its successor, if any, is later still).
+   * Whether a later coordinator of this connector was heard within {@link
+   * LaterCoordinators#standDownMs}: then this one is a zombie (its task 0 was frozen or cut off and
+   * has been started again elsewhere) and commits nothing, neither rounds nor compaction results,
+   * so that two coordinators never commit to one table at once. Its round in progress is dropped;
+   * its tasks' batches go to the later coordinator, which they answer instead. It starts again once
+   * the later one fell silent (the later one stopped; its successor, if any, is later still).
    */
   private boolean standsDown(long now) {
-    boolean standDown = now - laterHeardAt < standDownMs;
+    boolean standDown = later.heardWithin(now);
     if (standDown != standingDown) {
       standingDown = standDown;
       if (standDown) {
@@ -291,9 +249,9 @@ public final class Coordinator implements Runnable, AutoCloseable {
             "Coordinator {} of connector {} stands down: a later coordinator ({}) runs, so this one"
                 + " (a task 0 that was frozen or cut off, and started again elsewhere) commits "
                 + "nothing{}",
-            number,
+            later.number(),
             connector,
-            laterNumber,
+            later.latest(),
             round == null ? "" : "; round " + round.commitId() + " is dropped");
         round = null;
         offered.clear();
@@ -302,10 +260,10 @@ public final class Coordinator implements Runnable, AutoCloseable {
         LOG.warn(
             "Coordinator {} of connector {} commits again: the later coordinator {} was not heard"
                 + " for {} ms",
-            number,
+            later.number(),
             connector,
-            laterNumber,
-            standDownMs);
+            later.latest(),
+            later.standDownMs());
         nextRoundAt = now;
       }
     }
@@ -334,7 +292,8 @@ public final class Coordinator implements Runnable, AutoCloseable {
     if (round != null) {
       round.handingOver().add(request.taskId());
       round.answeredHandOver().remove(request.taskId());
-      channel.send(List.of(new ControlEvent.StartCommit(connector, round.commitId(), number)));
+      channel.send(
+          List.of(new ControlEvent.StartCommit(connector, round.commitId(), later.number())));
       lastStartSentAt = clock.millis();
     } else {
       roundRequested = true;
@@ -363,7 +322,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
             new HashSet<>(),
             new HashSet<>());
     pendingHandOver.clear();
-    channel.send(List.of(new ControlEvent.StartCommit(connector, commitId, number)));
+    channel.send(List.of(new ControlEvent.StartCommit(connector, commitId, later.number())));
     lastStartSentAt = now;
   }
 
@@ -380,41 +339,8 @@ public final class Coordinator implements Runnable, AutoCloseable {
             toCommit.put(table, List.copyOf(batches.values()));
           }
         });
-    if (!toCommit.isEmpty()) {
-      faults.at(FaultInjection.Point.BEFORE_TABLE_COMMIT);
-    }
-    List<ControlEvent> results = new ArrayList<>();
-    TableId first = deadLetterTable;
     int tables = toCommit.size();
-    if (first != null && toCommit.containsKey(first)) {
-      List<OfferedBatch> batches = toCommit.get(first);
-      CommitOutcome outcome =
-          collect(
-                  Map.of(
-                      first,
-                      committers.submit(() -> tableCommit.commit(first, commitId, batches, full))),
-                  commitId,
-                  toCommit,
-                  results)
-              .get(first);
-      toCommit.remove(first);
-      if (outcome == null || !outcome.tookAll(batches)) {
-        LOG.warn(
-            "Commit {}: the dead-letter table {} did not take every batch; the other {} tables"
-                + " wait for the next round",
-            commitId,
-            first,
-            toCommit.size());
-        toCommit.clear();
-      }
-    }
-    Map<TableId, Future<CommitOutcome>> running = new LinkedHashMap<>();
-    toCommit.forEach(
-        (table, batches) ->
-            running.put(
-                table,
-                committers.submit(() -> tableCommit.commit(table, commitId, batches, full))));
-    collect(running, commitId, toCommit, results);
+    List<ControlEvent> results = roundCommitter.commit(commitId, toCommit, full, round.reporters());
     if (tables > 0) {
       long now = clock.millis();
       LOG.info(
@@ -438,40 +364,6 @@ public final class Coordinator implements Runnable, AutoCloseable {
               Math.max(clock.millis(), lastRequestedRoundAt + MIN_REQUESTED_ROUND_GAP_MS));
     }
     round = null;
-  }
-
-  /**
-   * Waits for the commits {@code running}; each outcome's decisions go into {@code results}, each
-   * failure is logged. The outcomes of the commits that did not fail.
-   */
-  private Map<TableId, CommitOutcome> collect(
-      Map<TableId, Future<CommitOutcome>> running,
-      long commitId,
-      Map<TableId, List<OfferedBatch>> toCommit,
-      List<ControlEvent> results) {
-    Map<TableId, CommitOutcome> outcomes = new LinkedHashMap<>();
-    for (Map.Entry<TableId, Future<CommitOutcome>> e : running.entrySet()) {
-      TableId table = e.getKey();
-      try {
-        CommitOutcome outcome = e.getValue().get();
-        outcomes.put(table, outcome);
-        results.add(
-            new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
-        results.addAll(compactions.afterTableCommit(commitId, table, outcome, round.reporters()));
-      } catch (ExecutionException failed) {
-        observer.failed(table);
-        LOG.error(
-            "Commit {} of {} failed; its tasks offer its {} batches again in the next round",
-            commitId,
-            table,
-            toCommit.get(table).size(),
-            failed.getCause());
-      } catch (InterruptedException interrupted) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("Interrupted while committing " + table, interrupted);
-      }
-    }
-    return outcomes;
   }
 
   /** Why the coordinator stopped, if it failed. */

@@ -13,21 +13,7 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 public final class SinkConfigDef {
   public static final String TABLES_GROUP = "Tables";
   public static final String COMMIT_GROUP = "Commit";
-  public static final String KAFKA_GROUP = "Kafka clients";
   public static final String MONITOR_GROUP = "Monitoring";
-
-  /** Prefix of the Kafka client settings of the control topic (and the lag monitor). */
-  public static final String KAFKA_PREFIX = "kafka.";
-
-  public static final String KAFKA_BOOTSTRAP_SERVERS_CONFIG = "kafka.bootstrap.servers";
-  static final String KAFKA_BOOTSTRAP_SERVERS_DOC =
-      "Bootstrap servers of the Kafka cluster the connector consumes from, for its own clients "
-          + "(control topic, lag monitor). Connect does not hand the worker's settings to tasks. Any "
-          + "other client setting can be given as kafka.<setting> (security.protocol, sasl.mechanism, ...).";
-  public static final String KAFKA_SASL_JAAS_CONFIG = "kafka.sasl.jaas.config";
-  public static final String KAFKA_SSL_KEYSTORE_PASSWORD = "kafka.ssl.keystore.password";
-  public static final String KAFKA_SSL_TRUSTSTORE_PASSWORD = "kafka.ssl.truststore.password";
-  public static final String KAFKA_SSL_KEY_PASSWORD = "kafka.ssl.key.password";
 
   public static final String CATALOGS_CONFIG = "catalogs";
   static final String CATALOGS_DOC =
@@ -175,227 +161,178 @@ public final class SinkConfigDef {
 
   private static ConfigDef build() {
     int order = 0;
-    return ErrorsConfigDef.define(
-        MigrationConfigDef.define(
-            MaintenanceConfigDef.define(
-                new ConfigDef()
-                    .define(
-                        CATALOGS_CONFIG,
-                        Type.LIST,
-                        ConfigDef.NO_DEFAULT_VALUE,
-                        NamesValidator.INSTANCE,
-                        Importance.HIGH,
-                        CATALOGS_DOC,
-                        TABLES_GROUP,
-                        ++order,
-                        Width.LONG,
-                        "Catalogs")
-                    .define(
-                        ROUTES_CONFIG,
-                        Type.LIST,
-                        ConfigDef.NO_DEFAULT_VALUE,
-                        NamesValidator.INSTANCE,
-                        Importance.HIGH,
-                        ROUTES_DOC,
-                        TABLES_GROUP,
-                        ++order,
-                        Width.LONG,
-                        "Routes")
-                    .define(
-                        MAX_OPEN_FILES_CONFIG,
-                        Type.INT,
-                        MAX_OPEN_FILES_DEFAULT,
-                        Range.atLeast(1),
-                        Importance.LOW,
-                        MAX_OPEN_FILES_DOC,
-                        TABLES_GROUP,
-                        ++order,
-                        Width.SHORT,
-                        "Max open files")
-                    .define(
-                        ICEBERG_WRITE_BUFFER_BYTES_CONFIG,
-                        Type.LONG,
-                        ICEBERG_WRITE_BUFFER_BYTES_DEFAULT,
-                        Range.atLeast(1024L * 1024),
-                        Importance.LOW,
-                        ICEBERG_WRITE_BUFFER_BYTES_DOC,
-                        TABLES_GROUP,
-                        ++order,
-                        Width.SHORT,
-                        "Iceberg write buffer (bytes)")
-                    .define(
-                        PAIMON_WRITE_BUFFER_BYTES_CONFIG,
-                        Type.LONG,
-                        PAIMON_WRITE_BUFFER_BYTES_DEFAULT,
-                        Range.atLeast(8L * 1024 * 1024),
-                        Importance.LOW,
-                        PAIMON_WRITE_BUFFER_BYTES_DOC,
-                        TABLES_GROUP,
-                        ++order,
-                        Width.SHORT,
-                        "Paimon write buffer (bytes)")
-                    .define(
-                        PAIMON_SPILL_DIR_CONFIG,
-                        Type.STRING,
-                        "",
-                        Importance.LOW,
-                        PAIMON_SPILL_DIR_DOC,
-                        TABLES_GROUP,
-                        ++order,
-                        Width.LONG,
-                        "Paimon spill directory")
-                    .define(
-                        KAFKA_BOOTSTRAP_SERVERS_CONFIG,
-                        Type.STRING,
-                        ConfigDef.NO_DEFAULT_VALUE,
-                        new ConfigDef.NonEmptyString(),
-                        Importance.HIGH,
-                        KAFKA_BOOTSTRAP_SERVERS_DOC,
-                        KAFKA_GROUP,
-                        1,
-                        Width.LONG,
-                        "Bootstrap servers")
-                    .define(
-                        KAFKA_SASL_JAAS_CONFIG,
-                        Type.PASSWORD,
-                        null,
-                        Importance.MEDIUM,
-                        "JAAS configuration of the connector's own Kafka clients (SASL).",
-                        KAFKA_GROUP,
-                        2,
-                        Width.LONG,
-                        "SASL JAAS config")
-                    .define(
-                        KAFKA_SSL_KEYSTORE_PASSWORD,
-                        Type.PASSWORD,
-                        null,
-                        Importance.LOW,
-                        "Key store password of the connector's own Kafka clients.",
-                        KAFKA_GROUP,
-                        3,
-                        Width.SHORT,
-                        "Key store password")
-                    .define(
-                        KAFKA_SSL_TRUSTSTORE_PASSWORD,
-                        Type.PASSWORD,
-                        null,
-                        Importance.LOW,
-                        "Trust store password of the connector's own Kafka clients.",
-                        KAFKA_GROUP,
-                        4,
-                        Width.SHORT,
-                        "Trust store password")
-                    .define(
-                        KAFKA_SSL_KEY_PASSWORD,
-                        Type.PASSWORD,
-                        null,
-                        Importance.LOW,
-                        "Private key password of the connector's own Kafka clients.",
-                        KAFKA_GROUP,
-                        5,
-                        Width.SHORT,
-                        "Key password")
-                    .define(
-                        COMMIT_INTERVAL_MS_CONFIG,
-                        Type.LONG,
-                        COMMIT_INTERVAL_MS_DEFAULT,
-                        Range.atLeast(100L),
-                        Importance.HIGH,
-                        COMMIT_INTERVAL_MS_DOC,
-                        COMMIT_GROUP,
-                        ++order,
-                        Width.SHORT,
-                        "Commit interval (ms)")
-                    .define(
-                        COMMIT_TIMEOUT_MS_CONFIG,
-                        Type.LONG,
-                        COMMIT_TIMEOUT_MS_DEFAULT,
-                        Range.atLeast(100L),
-                        Importance.MEDIUM,
-                        COMMIT_TIMEOUT_MS_DOC,
-                        COMMIT_GROUP,
-                        ++order,
-                        Width.SHORT,
-                        "Commit timeout (ms)")
-                    .define(
-                        COMMIT_HANDOVER_TIMEOUT_MS_CONFIG,
-                        Type.LONG,
-                        COMMIT_HANDOVER_TIMEOUT_MS_DEFAULT,
-                        Range.between(0L, 600_000L),
-                        Importance.LOW,
-                        COMMIT_HANDOVER_TIMEOUT_MS_DOC,
-                        COMMIT_GROUP,
-                        ++order,
-                        Width.SHORT,
-                        "Hand-over timeout (ms)")
-                    .define(
-                        COMMIT_PARALLELISM_CONFIG,
-                        Type.INT,
-                        COMMIT_PARALLELISM_DEFAULT,
-                        Range.between(1, 64),
-                        Importance.LOW,
-                        COMMIT_PARALLELISM_DOC,
-                        COMMIT_GROUP,
-                        ++order,
-                        Width.SHORT,
-                        "Commit parallelism")
-                    .define(
-                        CONTROL_TOPIC_CONFIG,
-                        Type.STRING,
-                        CONTROL_TOPIC_DEFAULT,
-                        TopicNameValidator.INSTANCE,
-                        Importance.MEDIUM,
-                        CONTROL_TOPIC_DOC,
-                        COMMIT_GROUP,
-                        ++order,
-                        Width.MEDIUM,
-                        "Control topic")
-                    .define(
-                        CONTROL_SIGNING_KEY_CONFIG,
-                        Type.PASSWORD,
-                        null,
-                        SigningKeyValidator.INSTANCE,
-                        Importance.LOW,
-                        CONTROL_SIGNING_KEY_DOC,
-                        COMMIT_GROUP,
-                        ++order,
-                        Width.LONG,
-                        "Control-event signing key")
-                    .define(
-                        LAG_CHECK_INTERVAL_MS_CONFIG,
-                        Type.LONG,
-                        LAG_CHECK_INTERVAL_MS_DEFAULT,
-                        Range.atLeast(500L),
-                        Importance.LOW,
-                        LAG_CHECK_INTERVAL_MS_DOC,
-                        MONITOR_GROUP,
-                        1,
-                        Width.SHORT,
-                        "Lag check interval (ms)")
-                    .define(
-                        LAG_ON_DATA_LOSS_CONFIG,
-                        Type.STRING,
-                        DataLossAction.WARN.configValue(),
-                        ConfigWords.oneOf(DataLossAction.class),
-                        Importance.MEDIUM,
-                        LAG_ON_DATA_LOSS_DOC,
-                        MONITOR_GROUP,
-                        2,
-                        Width.SHORT,
-                        "On data loss")
-                    .defineInternal(
-                        TASK_ID_CONFIG,
-                        Type.INT,
-                        0,
-                        Range.atLeast(0),
-                        Importance.LOW,
-                        "Index of the task, set by the connector; task 0 runs the coordinator.")
-                    .defineInternal(
-                        HALT_AT_CONFIG,
-                        Type.STRING,
-                        "",
-                        null,
-                        Importance.LOW,
-                        "Test-only fault injection point (see FaultInjection)."))));
+    ConfigDef def =
+        new ConfigDef()
+            .define(
+                CATALOGS_CONFIG,
+                Type.LIST,
+                ConfigDef.NO_DEFAULT_VALUE,
+                NamesValidator.INSTANCE,
+                Importance.HIGH,
+                CATALOGS_DOC,
+                TABLES_GROUP,
+                ++order,
+                Width.LONG,
+                "Catalogs")
+            .define(
+                ROUTES_CONFIG,
+                Type.LIST,
+                ConfigDef.NO_DEFAULT_VALUE,
+                NamesValidator.INSTANCE,
+                Importance.HIGH,
+                ROUTES_DOC,
+                TABLES_GROUP,
+                ++order,
+                Width.LONG,
+                "Routes")
+            .define(
+                MAX_OPEN_FILES_CONFIG,
+                Type.INT,
+                MAX_OPEN_FILES_DEFAULT,
+                Range.atLeast(1),
+                Importance.LOW,
+                MAX_OPEN_FILES_DOC,
+                TABLES_GROUP,
+                ++order,
+                Width.SHORT,
+                "Max open files")
+            .define(
+                ICEBERG_WRITE_BUFFER_BYTES_CONFIG,
+                Type.LONG,
+                ICEBERG_WRITE_BUFFER_BYTES_DEFAULT,
+                Range.atLeast(1024L * 1024),
+                Importance.LOW,
+                ICEBERG_WRITE_BUFFER_BYTES_DOC,
+                TABLES_GROUP,
+                ++order,
+                Width.SHORT,
+                "Iceberg write buffer (bytes)")
+            .define(
+                PAIMON_WRITE_BUFFER_BYTES_CONFIG,
+                Type.LONG,
+                PAIMON_WRITE_BUFFER_BYTES_DEFAULT,
+                Range.atLeast(8L * 1024 * 1024),
+                Importance.LOW,
+                PAIMON_WRITE_BUFFER_BYTES_DOC,
+                TABLES_GROUP,
+                ++order,
+                Width.SHORT,
+                "Paimon write buffer (bytes)")
+            .define(
+                PAIMON_SPILL_DIR_CONFIG,
+                Type.STRING,
+                "",
+                Importance.LOW,
+                PAIMON_SPILL_DIR_DOC,
+                TABLES_GROUP,
+                ++order,
+                Width.LONG,
+                "Paimon spill directory");
+    // Between the tables' keys and the commit's: the reference lists the groups in the order their
+    // first keys are declared.
+    KafkaClientsConfigDef.define(def);
+    def.define(
+            COMMIT_INTERVAL_MS_CONFIG,
+            Type.LONG,
+            COMMIT_INTERVAL_MS_DEFAULT,
+            Range.atLeast(100L),
+            Importance.HIGH,
+            COMMIT_INTERVAL_MS_DOC,
+            COMMIT_GROUP,
+            ++order,
+            Width.SHORT,
+            "Commit interval (ms)")
+        .define(
+            COMMIT_TIMEOUT_MS_CONFIG,
+            Type.LONG,
+            COMMIT_TIMEOUT_MS_DEFAULT,
+            Range.atLeast(100L),
+            Importance.MEDIUM,
+            COMMIT_TIMEOUT_MS_DOC,
+            COMMIT_GROUP,
+            ++order,
+            Width.SHORT,
+            "Commit timeout (ms)")
+        .define(
+            COMMIT_HANDOVER_TIMEOUT_MS_CONFIG,
+            Type.LONG,
+            COMMIT_HANDOVER_TIMEOUT_MS_DEFAULT,
+            Range.between(0L, 600_000L),
+            Importance.LOW,
+            COMMIT_HANDOVER_TIMEOUT_MS_DOC,
+            COMMIT_GROUP,
+            ++order,
+            Width.SHORT,
+            "Hand-over timeout (ms)")
+        .define(
+            COMMIT_PARALLELISM_CONFIG,
+            Type.INT,
+            COMMIT_PARALLELISM_DEFAULT,
+            Range.between(1, 64),
+            Importance.LOW,
+            COMMIT_PARALLELISM_DOC,
+            COMMIT_GROUP,
+            ++order,
+            Width.SHORT,
+            "Commit parallelism")
+        .define(
+            CONTROL_TOPIC_CONFIG,
+            Type.STRING,
+            CONTROL_TOPIC_DEFAULT,
+            TopicNameValidator.INSTANCE,
+            Importance.MEDIUM,
+            CONTROL_TOPIC_DOC,
+            COMMIT_GROUP,
+            ++order,
+            Width.MEDIUM,
+            "Control topic")
+        .define(
+            CONTROL_SIGNING_KEY_CONFIG,
+            Type.PASSWORD,
+            null,
+            SigningKeyValidator.INSTANCE,
+            Importance.LOW,
+            CONTROL_SIGNING_KEY_DOC,
+            COMMIT_GROUP,
+            ++order,
+            Width.LONG,
+            "Control-event signing key")
+        .define(
+            LAG_CHECK_INTERVAL_MS_CONFIG,
+            Type.LONG,
+            LAG_CHECK_INTERVAL_MS_DEFAULT,
+            Range.atLeast(500L),
+            Importance.LOW,
+            LAG_CHECK_INTERVAL_MS_DOC,
+            MONITOR_GROUP,
+            1,
+            Width.SHORT,
+            "Lag check interval (ms)")
+        .define(
+            LAG_ON_DATA_LOSS_CONFIG,
+            Type.STRING,
+            DataLossAction.WARN.configValue(),
+            ConfigWords.oneOf(DataLossAction.class),
+            Importance.MEDIUM,
+            LAG_ON_DATA_LOSS_DOC,
+            MONITOR_GROUP,
+            2,
+            Width.SHORT,
+            "On data loss")
+        .defineInternal(
+            TASK_ID_CONFIG,
+            Type.INT,
+            0,
+            Range.atLeast(0),
+            Importance.LOW,
+            "Index of the task, set by the connector; task 0 runs the coordinator.")
+        .defineInternal(
+            HALT_AT_CONFIG,
+            Type.STRING,
+            "",
+            null,
+            Importance.LOW,
+            "Test-only fault injection point (see FaultInjection).");
+    return ErrorsConfigDef.define(MigrationConfigDef.define(MaintenanceConfigDef.define(def)));
   }
 }

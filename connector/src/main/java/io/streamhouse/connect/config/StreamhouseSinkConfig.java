@@ -195,10 +195,11 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
   /** Settings of the connector's own Kafka clients: every {@code kafka.*} key, prefix removed. */
   public Map<String, Object> kafkaClientProps() {
     Map<String, Object> props = new HashMap<>();
-    for (Map.Entry<String, Object> e : originalsWithPrefix(SinkConfigDef.KAFKA_PREFIX).entrySet()) {
+    for (Map.Entry<String, Object> e :
+        originalsWithPrefix(KafkaClientsConfigDef.PREFIX).entrySet()) {
       Object value =
-          values().containsKey(SinkConfigDef.KAFKA_PREFIX + e.getKey())
-              ? values().get(SinkConfigDef.KAFKA_PREFIX + e.getKey())
+          values().containsKey(KafkaClientsConfigDef.PREFIX + e.getKey())
+              ? values().get(KafkaClientsConfigDef.PREFIX + e.getKey())
               : e.getValue();
       if (value instanceof Password pw) {
         value = pw.value();

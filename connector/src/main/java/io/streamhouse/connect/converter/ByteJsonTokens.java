@@ -8,12 +8,12 @@ import java.util.Arrays;
 
 /**
  * {@link JsonTokens} read straight from the bytes of one JSON value, {@code bytes[from, to)}: one
- * pass, no parser to make per record, and a string's bytes taken as its UTF-8 as they are scanned.
- * Strict: whatever it does not read with certainty the way Jackson reads it for {@code
- * JsonConverter} (malformed JSON, numbers with leading zeros, text that is not well-formed UTF-8,
- * nesting deeper than {@link #MAX_NESTING}) throws {@link NotHandled}, and the caller hands the
- * record to {@code JsonConverter}. Bounded: it reads nothing outside the range and keeps no state
- * that grows with the input.
+ * pass, no parser to make per record, and a string's bytes taken as its UTF-8 as they are scanned
+ * ({@link ByteJsonString}). Strict: whatever it does not read with certainty the way Jackson reads
+ * it for {@code JsonConverter} (malformed JSON, numbers with leading zeros, text that is not
+ * well-formed UTF-8, nesting deeper than {@link #MAX_NESTING}) throws {@link NotHandled}, and the
+ * caller hands the record to {@code JsonConverter}. Bounded: it reads nothing outside the range and
+ * keeps no state that grows with the input.
  */
 final class ByteJsonTokens implements JsonTokens {
   /** The deepest nesting of objects and arrays read (one bit each of {@link #objects}). */
@@ -50,13 +50,8 @@ final class ByteJsonTokens implements JsonTokens {
 
   private JsonToken current;
 
-  /** The current string or name: its bytes between the quotes. */
-  private int textFrom;
-
-  private int textTo;
-
-  /** The current string or name decoded, when it has escapes; null when its bytes are its text. */
-  private String escaped;
+  /** The current string or name. */
+  private final ByteJsonString string;
 
   /** The current number: its bytes, its type and (of an integer that fits) its value. */
   private int numberFrom;
@@ -69,6 +64,7 @@ final class ByteJsonTokens implements JsonTokens {
     this.b = bytes;
     this.pos = from;
     this.end = to;
+    this.string = new ByteJsonString(bytes, to);
   }
 
   @Override
@@ -112,8 +108,8 @@ final class ByteJsonTokens implements JsonTokens {
     if (c != '"') {
       throw NotHandled.INSTANCE;
     }
-    string();
-    if (textTo - textFrom > MAX_NAME_BYTES || (escaped != null && hasSurrogate(escaped))) {
+    pos = string.read(pos);
+    if (string.bytes() > MAX_NAME_BYTES || string.hasSurrogate()) {
       throw NotHandled.INSTANCE; // too long for Jackson, or a lone surrogate it refuses in a name
     }
     skipWhitespace();
@@ -124,15 +120,6 @@ final class ByteJsonTokens implements JsonTokens {
     nameRead = true;
     afterValue = false;
     return current = JsonToken.FIELD_NAME;
-  }
-
-  private static boolean hasSurrogate(String text) {
-    for (int i = 0; i < text.length(); i++) {
-      if (Character.isSurrogate(text.charAt(i))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** A comma, then whitespace and something. */
@@ -160,7 +147,7 @@ final class ByteJsonTokens implements JsonTokens {
         pos++;
         return push(false, JsonToken.START_ARRAY);
       case '"':
-        string();
+        pos = string.read(pos);
         afterValue = true;
         return JsonToken.VALUE_STRING;
       case 't':
@@ -292,74 +279,6 @@ final class ByteJsonTokens implements JsonTokens {
     return new String(b, from, to - from, StandardCharsets.ISO_8859_1);
   }
 
-  /** The string whose opening quote is at {@link #pos}; ends after its closing quote. */
-  private void string() {
-    int from = pos + 1;
-    int stop = Utf8Strings.plainRun(b, from, end);
-    if (stop < 0) {
-      throw NotHandled.INSTANCE;
-    }
-    textFrom = from;
-    if (stop - from > MAX_STRING_BYTES) {
-      throw NotHandled.INSTANCE;
-    }
-    if (b[stop] == '"') {
-      textTo = stop;
-      escaped = null;
-      pos = stop + 1;
-      return;
-    }
-    StringBuilder text = new StringBuilder(stop - from + 16);
-    int at = from;
-    while (true) {
-      text.append(new String(b, at, stop - at, StandardCharsets.UTF_8));
-      if (b[stop] == '"') {
-        break;
-      }
-      at = unescape(stop + 1, text);
-      stop = Utf8Strings.plainRun(b, at, end);
-      if (stop < 0 || stop - from > MAX_STRING_BYTES) {
-        throw NotHandled.INSTANCE;
-      }
-    }
-    textTo = stop;
-    escaped = text.toString();
-    pos = stop + 1;
-  }
-
-  /** Appends the escape after a backslash at {@code at - 1}; returns where the text goes on. */
-  private int unescape(int at, StringBuilder text) {
-    if (at >= end) {
-      throw NotHandled.INSTANCE;
-    }
-    byte c = b[at];
-    switch (c) {
-      case '"', '\\', '/' -> text.append((char) c);
-      case 'b' -> text.append('\b');
-      case 'f' -> text.append('\f');
-      case 'n' -> text.append('\n');
-      case 'r' -> text.append('\r');
-      case 't' -> text.append('\t');
-      case 'u' -> {
-        if (at + 4 >= end) {
-          throw NotHandled.INSTANCE;
-        }
-        int code = 0;
-        for (int i = at + 1; i <= at + 4; i++) {
-          int digit = Character.digit(b[i], 16);
-          if (digit < 0) {
-            throw NotHandled.INSTANCE;
-          }
-          code = code * 16 + digit;
-        }
-        text.append((char) code);
-        return at + 5;
-      }
-      default -> throw NotHandled.INSTANCE;
-    }
-    return at + 1;
-  }
-
   private void skipWhitespace() {
     while (pos < end && whitespace(b[pos])) {
       pos++;
@@ -377,20 +296,7 @@ final class ByteJsonTokens implements JsonTokens {
 
   @Override
   public boolean nameIs(String name) {
-    if (escaped != null) {
-      return escaped.equals(name);
-    }
-    int length = textTo - textFrom;
-    for (int i = 0; i < name.length(); i++) {
-      char c = name.charAt(i);
-      if (c >= 0x80) {
-        return name().equals(name);
-      }
-      if (i >= length || b[textFrom + i] != c) {
-        return false;
-      }
-    }
-    return length == name.length();
+    return string.is(name);
   }
 
   @Override
@@ -430,16 +336,12 @@ final class ByteJsonTokens implements JsonTokens {
 
   @Override
   public String text() {
-    return escaped != null
-        ? escaped
-        : new String(b, textFrom, textTo - textFrom, StandardCharsets.UTF_8);
+    return string.text();
   }
 
   @Override
   public JsonText utf8Text() {
-    return escaped != null
-        ? JsonText.of(escaped)
-        : JsonText.ofUtf8(Arrays.copyOfRange(b, textFrom, textTo));
+    return string.utf8Text();
   }
 
   @Override

@@ -2,7 +2,7 @@ package io.streamhouse.connect.migration;
 
 import static io.streamhouse.connect.migration.ApacheKeys.*;
 
-import io.streamhouse.connect.config.SinkConfigDef;
+import io.streamhouse.connect.config.KafkaClientsConfigDef;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,14 +43,14 @@ final class KafkaKeyRules {
 
   static final List<KeyRule> RULES =
       List.of(
-          KeyRule.mappedUnder(KAFKA_PREFIX, in -> SinkConfigDef.KAFKA_PREFIX + in.rest()),
+          KeyRule.mappedUnder(KAFKA_PREFIX, in -> KafkaClientsConfigDef.PREFIX + in.rest()),
           KeyRule.key(KAFKA_BOOTSTRAP_SERVERS, KafkaKeyRules::bootstrapServers));
 
   private KafkaKeyRules() {}
 
   /** {@code iceberg.kafka.bootstrap.servers}, or when neither it nor ours is set, the worker's. */
   private static List<Effect> bootstrapServers(KeyRule.Input in) {
-    String ours = SinkConfigDef.KAFKA_BOOTSTRAP_SERVERS_CONFIG;
+    String ours = KafkaClientsConfigDef.BOOTSTRAP_SERVERS_CONFIG;
     if (in.present()) {
       return List.of(new Effect.Mapped(ours, in.value(), in.key()));
     }
@@ -73,11 +73,12 @@ final class KafkaKeyRules {
     worker.forEach(
         (k, v) -> {
           if (WORKER_CLIENT_KEYS.contains(k)) {
-            effects.add(new Effect.Mapped(SinkConfigDef.KAFKA_PREFIX + k, v, "worker properties"));
+            effects.add(
+                new Effect.Mapped(KafkaClientsConfigDef.PREFIX + k, v, "worker properties"));
           }
         });
     for (String secret : WORKER_SECRET_KEYS) {
-      String our = SinkConfigDef.KAFKA_PREFIX + secret;
+      String our = KafkaClientsConfigDef.PREFIX + secret;
       if (worker.containsKey(secret)
           && !in.config().has(our)
           && !in.config().has(KAFKA_PREFIX + secret)) {

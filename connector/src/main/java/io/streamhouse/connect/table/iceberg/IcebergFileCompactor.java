@@ -6,12 +6,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.PartitionSpec;
-import org.apache.iceberg.RewriteFiles;
 import org.apache.iceberg.RewriteJobOrder;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
@@ -20,9 +18,6 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.actions.BinPackRewriteFilePlanner;
 import org.apache.iceberg.actions.RewriteDataFiles;
 import org.apache.iceberg.actions.RewriteFileGroup;
-import org.apache.iceberg.exceptions.CommitFailedException;
-import org.apache.iceberg.exceptions.CommitStateUnknownException;
-import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.util.PropertyUtil;
@@ -186,10 +181,7 @@ final class IcebergFileCompactor {
     }
   }
 
-  private final BeforeCommit beforeCommit;
-
-  /** The summary key that names each group's {@link RewriteMap}; null: no maps written. */
-  private final String rewriteMapKey;
+  private final IcebergGroupCommit groupCommit;
 
   IcebergFileCompactor() {
     this((table, rewritten) -> {});
@@ -205,8 +197,7 @@ final class IcebergFileCompactor {
    * translate their key indexes with it); null for none.
    */
   IcebergFileCompactor(BeforeCommit beforeCommit, String rewriteMapKey) {
-    this.beforeCommit = beforeCommit;
-    this.rewriteMapKey = rewriteMapKey;
+    this.groupCommit = new IcebergGroupCommit(beforeCommit, rewriteMapKey);
   }
 
   /**
@@ -239,7 +230,7 @@ final class IcebergFileCompactor {
             run.groupsSkipped++;
             continue;
           }
-          rewriteGroup(table, start, spec, rewriter, deleteTargets, group, tasks, run);
+          groupCommit.rewrite(table, start, spec, rewriter, deleteTargets, group, tasks, run);
         }
       } catch (IOException e) {
         throw new UncheckedIOException("Cannot close the compaction plan of " + table.name(), e);
@@ -276,102 +267,6 @@ final class IcebergFileCompactor {
     return tasks;
   }
 
-  private void rewriteGroup(
-      Table table,
-      Snapshot start,
-      PartitionSpec spec,
-      IcebergGroupRewriter rewriter,
-      DeleteTargets deleteTargets,
-      RewriteFileGroup group,
-      List<FileScanTask> tasks,
-      Run run) {
-    List<DataFile> rewritten = tasks.stream().map(FileScanTask::file).toList();
-    IcebergGroupRewriter.Rewritten result =
-        rewriter.rewrite(tasks, spec, rewritten.get(0).partition(), group.maxOutputFileSize());
-    List<DataFile> written = result.files();
-    String mapLocation = null;
-    if (rewriteMapKey != null) {
-      String metadata =
-          table
-              .properties()
-              .getOrDefault(
-                  TableProperties.WRITE_METADATA_LOCATION,
-                  table.location().replaceAll("/+$", "") + "/metadata");
-      // Beside the metadata files: the orphan cleanup removes it once no reader needs it.
-      mapLocation = metadata + "/streamhouse-rewrite-" + UUID.randomUUID() + ".bin";
-      try {
-        result.map().write(table.io().newOutputFile(mapLocation));
-      } catch (RuntimeException e) {
-        delete(table, written);
-        throw e;
-      }
-    }
-    RewriteFiles rewrite =
-        CallerThread.manifests(table.newRewrite())
-            .validateFromSnapshot(start.snapshotId())
-            .dataSequenceNumber(start.sequenceNumber());
-    rewritten.forEach(rewrite::deleteFile);
-    deleteTargets
-        .consumedBy(rewritten.stream().map(DataFile::location).toList(), tasks)
-        .forEach(rewrite::deleteFile);
-    written.forEach(rewrite::addFile);
-    if (mapLocation != null) {
-      rewrite.set(rewriteMapKey, mapLocation);
-    }
-    try {
-      beforeCommit.run(table, rewritten);
-      rewrite.commit();
-    } catch (ValidationException | CommitFailedException conflict) {
-      LOG.info(
-          "Compaction of {} files of {} conflicted with another commit, left for the next run: {}",
-          rewritten.size(),
-          table.name(),
-          conflict.getMessage());
-      delete(table, written);
-      deleteMap(table, mapLocation);
-      run.groupsConflicted++;
-      return;
-    } catch (CommitStateUnknownException unknown) {
-      // The files may be in the table now: they stay (at worst orphans).
-      LOG.warn(
-          "Compaction of {} files of {}: commit state unknown, the run stops: {}",
-          rewritten.size(),
-          table.name(),
-          unknown.getMessage());
-      run.groupsUnknown++;
-      return;
-    } catch (RuntimeException e) {
-      delete(table, written);
-      deleteMap(table, mapLocation);
-      throw e;
-    }
-    run.groupsRewritten++;
-    run.filesRemoved += rewritten.size();
-    run.filesAdded += written.size();
-    run.bytesRewritten += rewritten.stream().mapToLong(DataFile::fileSizeInBytes).sum();
-    run.bytesWritten += written.stream().mapToLong(DataFile::fileSizeInBytes).sum();
-  }
-
-  private static void deleteMap(Table table, String location) {
-    if (location != null) {
-      try {
-        table.io().deleteFile(location);
-      } catch (RuntimeException e) {
-        LOG.warn("Could not delete uncommitted rewrite map {}: {}", location, e.toString());
-      }
-    }
-  }
-
-  private static void delete(Table table, List<DataFile> files) {
-    for (DataFile file : files) {
-      try {
-        table.io().deleteFile(file.location());
-      } catch (RuntimeException e) {
-        LOG.warn("Could not delete uncommitted file {}: {}", file.location(), e.toString());
-      }
-    }
-  }
-
   /**
    * Data files in the table's current snapshot, from the summary Iceberg keeps for every snapshot
    * it writes: 0 without a snapshot, -1 when the summary does not say (or says nonsense).
@@ -393,7 +288,7 @@ final class IcebergFileCompactor {
   }
 
   /** The counts of one run. */
-  private static final class Run {
+  static final class Run {
     int groupsRewritten;
     int groupsConflicted;
     int groupsSkipped;
