@@ -10,11 +10,8 @@ import io.streamhouse.connect.monitor.TaskMetrics;
 import io.streamhouse.connect.routing.TableRouter;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
@@ -51,8 +48,7 @@ final class RecordIntake {
   private final Seeker seeker;
   private final long handOverTimeoutMs;
 
-  /** Whether the records of a partition go to tables known from its topic (no transforms). */
-  private final boolean tablesKnownByTopic;
+  private final SeekPastTables seekPast;
 
   private final Map<TopicPartition, Long> consumed = new HashMap<>();
 
@@ -68,11 +64,6 @@ final class RecordIntake {
 
   /** Whether the partitions of the assignment in progress return to this task (see above). */
   private boolean returning;
-
-  /**
-   * Partitions whose first records since their assignment or the last rewind have not arrived yet.
-   */
-  private final Set<TopicPartition> unseen = new HashSet<>();
 
   RecordIntake(
       String taskName,
@@ -92,7 +83,7 @@ final class RecordIntake {
     this.metrics = metrics;
     this.seeker = seeker;
     this.handOverTimeoutMs = handOverTimeoutMs;
-    this.tablesKnownByTopic = tablesKnownByTopic;
+    this.seekPast = new SeekPastTables(participant, router, seeker, tablesKnownByTopic);
   }
 
   /**
@@ -166,7 +157,7 @@ final class RecordIntake {
       // Back with the writers and positions it had: it goes on after its own batches, which stay
       // in flight and are committed first; Connect's position, the committed offset, is below
       // them, and the first records seek past what the task wrote.
-      watchFirstRecords(partitions);
+      seekPast.watch(partitions);
     } else if (participant.hasWriters()) {
       // Cooperative rebalancing adds partitions to a running task. A Paimon writer must not be
       // older than the watermarks of a partition it writes (its sequence numbers would rank a
@@ -177,7 +168,7 @@ final class RecordIntake {
     } else {
       participant.forget(partitions); // another task may have committed them since
       participant.adopt(adoptions);
-      watchFirstRecords(partitions);
+      seekPast.watch(partitions);
     }
   }
 
@@ -199,7 +190,7 @@ final class RecordIntake {
         consumed.putIfAbsent(of, record.originalKafkaOffset());
         tp = of;
       }
-      if (!unseen.isEmpty() && unseen.contains(tp)) {
+      if (seekPast.watches(tp)) {
         if (firstSeen == null) {
           firstSeen = new HashMap<>();
           lastSeen = new HashMap<>();
@@ -213,7 +204,7 @@ final class RecordIntake {
       return;
     }
     if (firstSeen != null) {
-      skipWhatTheTablesHold(firstSeen, lastSeen);
+      seekPast.seek(firstSeen, lastSeen);
     }
     tp = null;
     long next = NOTHING_NEW; // the offset after tp's last record written, not yet in consumed
@@ -307,7 +298,7 @@ final class RecordIntake {
     participant.revoked(partitions);
     Rewind rewind = handedIn ? null : participant.reset(consumed);
     partitions.forEach(consumed::remove);
-    unseen.removeAll(partitions);
+    seekPast.forget(partitions);
     returnable = null;
     if (handedIn) {
       if (participant.assignedPartitions().isEmpty()) {
@@ -325,7 +316,7 @@ final class RecordIntake {
     if (!rewind.positions().isEmpty()) {
       seeker.seek(rewind.positions());
     }
-    watchFirstRecords(participant.assignedPartitions());
+    seekPast.watch(participant.assignedPartitions());
   }
 
   /**
@@ -359,45 +350,6 @@ final class RecordIntake {
         "Rewinds {} ({} offsets to read again)", rewind.positions(), rewind.offsetsReadAgain());
     consumed.putAll(rewind.positions());
     seeker.seek(rewind.positions());
-    watchFirstRecords(participant.assignedPartitions());
-  }
-
-  private void watchFirstRecords(Collection<TopicPartition> partitions) {
-    if (tablesKnownByTopic) {
-      unseen.addAll(partitions);
-    }
-  }
-
-  /**
-   * The first records of a partition since its assignment or a rewind start at Connect's committed
-   * offset, which lags the tables' watermarks by up to the worker's offset flush interval (after a
-   * crash, for example). When every table the partition feeds holds more than this batch brings,
-   * the task seeks to the last record they hold instead of reading the rest again only to skip it;
-   * reading that one record again moves Connect's position, so that Connect commits it. The tables
-   * skip the records below what they hold. Not with transforms: one could send records of the
-   * partition to other tables than its topic's.
-   */
-  private void skipWhatTheTablesHold(
-      Map<TopicPartition, SinkRecord> firstSeen, Map<TopicPartition, Long> lastSeen) {
-    firstSeen.forEach(
-        (tp, first) -> {
-          unseen.remove(tp);
-          Optional<List<TableRouter.Destination>> destinations =
-              router.staticDestinations(first.topic());
-          if (destinations.isEmpty()) {
-            return; // a route names tables from record fields: the partition's tables are unknown
-          }
-          OptionalLong held = participant.commonPosition(tp, destinations.get());
-          if (held.isPresent() && held.getAsLong() - 1 > lastSeen.get(tp) + 1) {
-            LOG.info(
-                "{} hold {} below offset {} already; skipping from offset {} to offset {}",
-                destinations.get().stream().map(d -> d.table().toString()).distinct().toList(),
-                tp,
-                held.getAsLong(),
-                first.originalKafkaOffset(),
-                held.getAsLong() - 1);
-            seeker.seek(Map.of(tp, held.getAsLong() - 1));
-          }
-        });
+    seekPast.watch(participant.assignedPartitions());
   }
 }

@@ -223,7 +223,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
    * than until the next is due, so that rounds start on time. A wait of {@code POLL_MS} ending past
    * the due time started every round up to 100 ms late, and since the next round is due an interval
    * after the last one started, each round added its delay to all after it: rounds every
-   * 2,006-2,096 ms at {@code commit.interval.ms} 2000 (2026-12-05 drains).
+   * 2,006-2,096 ms at {@code commit.interval.ms} 2000.
    */
   private long pollMs(long now) {
     if (round != null || standingDown) {

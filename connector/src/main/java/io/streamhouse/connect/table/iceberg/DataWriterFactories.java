@@ -1,6 +1,6 @@
 package io.streamhouse.connect.table.iceberg;
 
-import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.decode.KafkaMetadata;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -42,6 +42,20 @@ final class DataWriterFactories {
         .format(fileFormat(table))
         .operationId(UUID.randomUUID().toString())
         .build();
+  }
+
+  /**
+   * What an open data file of {@code table} costs before its first row: its column writers' page
+   * and compressor buffers, a Parquet page per column.
+   */
+  static long openFileBytes(Table table) {
+    long pageBytes =
+        PropertyUtil.propertyAsLong(
+            table.properties(),
+            TableProperties.PARQUET_PAGE_SIZE_BYTES,
+            TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT);
+    return 64 * 1024
+        + pageBytes * org.apache.iceberg.types.TypeUtil.indexById(table.schema().asStruct()).size();
   }
 
   /** The table's {@code write.target-file-size-bytes}. */

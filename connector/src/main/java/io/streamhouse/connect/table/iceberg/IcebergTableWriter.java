@@ -3,7 +3,7 @@ package io.streamhouse.connect.table.iceberg;
 import static java.util.stream.Collectors.toUnmodifiableSet;
 
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.decode.KafkaMetadata;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.schema.TableColumns;
@@ -22,13 +22,11 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.io.RollingDataWriter;
-import org.apache.iceberg.util.PropertyUtil;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
@@ -123,15 +121,7 @@ final class IcebergTableWriter implements TableWriter {
     this.spec = table.spec();
     this.partitionKey = new PartitionKey(spec, table.schema());
     this.wrapper = new InternalRecordWrapper(table.schema().asStruct());
-    long pageBytes =
-        PropertyUtil.propertyAsLong(
-            table.properties(),
-            TableProperties.PARQUET_PAGE_SIZE_BYTES,
-            TableProperties.PARQUET_PAGE_SIZE_BYTES_DEFAULT);
-    this.openFileBytes =
-        64 * 1024
-            + pageBytes
-                * org.apache.iceberg.types.TypeUtil.indexById(table.schema().asStruct()).size();
+    this.openFileBytes = DataWriterFactories.openFileBytes(table);
     this.streamingBytes = Math.max(budget.maxBytes() / 8, openFileBytes * 2);
   }
 
@@ -233,19 +223,11 @@ final class IcebergTableWriter implements TableWriter {
         }
       }
       if (failure != null) {
-        all.forEach(f -> deleteQuietly(f.location()));
+        all.forEach(f -> IcebergFormat.deleteQuietly(table, f.location()));
         throw failure;
       }
       return all;
     };
-  }
-
-  private void deleteQuietly(String location) {
-    try {
-      table.io().deleteFile(location);
-    } catch (RuntimeException e) {
-      // best effort: an orphan file, not in any snapshot
-    }
   }
 
   @Override
