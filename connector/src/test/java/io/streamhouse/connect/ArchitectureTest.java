@@ -100,7 +100,7 @@ class ArchitectureTest {
             "..connect.table..",
             "..connect.routing..",
             "..connect.config..",
-            "..connect.convert..",
+            "..connect.decode..",
             "..connect.schema..",
             "..connect.errors..",
             "..connect.protocol..")
@@ -126,6 +126,8 @@ class ArchitectureTest {
             "org.apache.kafka.connect.errors..",
             "org.apache.kafka.connect.json..",
             "org.apache.kafka.connect.storage..",
+            "org.slf4j..",
+            "javax.management..",
             "io.streamhouse.connect.converter..")
         .because(
             "a user sets it as value.converter; it uses nothing of the sink and Jackson's parser only")

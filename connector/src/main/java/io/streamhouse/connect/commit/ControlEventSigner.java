@@ -1,6 +1,6 @@
 package io.streamhouse.connect.commit;
 
-import io.streamhouse.connect.config.SigningKeyValidator;
+import io.streamhouse.connect.config.ConfigValidators;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -22,7 +22,7 @@ public final class ControlEventSigner {
   static final int MAC_BYTES = 32;
 
   /** Keys shorter than this are refused: an HMAC key should carry at least 128 bits. */
-  public static final int MIN_KEY_CHARS = SigningKeyValidator.MIN_KEY_CHARS;
+  public static final int MIN_KEY_CHARS = ConfigValidators.MIN_SIGNING_KEY_CHARS;
 
   private static final String ALGORITHM = "HmacSHA256";
 

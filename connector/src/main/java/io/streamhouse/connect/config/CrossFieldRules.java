@@ -1,6 +1,6 @@
 package io.streamhouse.connect.config;
 
-import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.decode.KafkaMetadata;
 import io.streamhouse.connect.protocol.TableId;
 import java.util.List;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package io.streamhouse.connect.config;
 
-import io.streamhouse.connect.convert.InputMode;
-import io.streamhouse.connect.convert.KafkaMetadata;
-import io.streamhouse.connect.convert.MetadataText;
+import io.streamhouse.connect.decode.InputMode;
+import io.streamhouse.connect.decode.KafkaMetadata;
+import io.streamhouse.connect.decode.MetadataText;
 import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.Arrays;
 import java.util.List;
@@ -73,7 +73,7 @@ public final class RouteConfigDef {
             p + TOPICS_REGEX,
             Type.STRING,
             null,
-            PatternValidator.INSTANCE,
+            ConfigValidators.PATTERN,
             Importance.HIGH,
             "Regex over topic names this route takes (full match).",
             group,
@@ -117,7 +117,7 @@ public final class RouteConfigDef {
             p + TABLE_ALLOW_REGEX,
             Type.STRING,
             null,
-            PatternValidator.INSTANCE,
+            ConfigValidators.PATTERN,
             Importance.MEDIUM,
             "With table.field: only table names fully matching this regex are accepted; a record "
                 + "naming any other table is an error (dead-letter queue or task failure).",
@@ -156,7 +156,7 @@ public final class RouteConfigDef {
             p + MATCH_REGEX,
             Type.STRING,
             null,
-            PatternValidator.INSTANCE,
+            ConfigValidators.PATTERN,
             Importance.LOW,
             "With match.field: the regex the field's value must fully match (case-sensitive).",
             group,
@@ -254,10 +254,10 @@ public final class RouteConfigDef {
             ConfigDef.LambdaValidator.with(
                 (key, value) -> {
                   if (value != null) {
-                    ColumnNameValidator.INSTANCE.ensureValid(key, value);
+                    ConfigValidators.COLUMN_NAME.ensureValid(key, value);
                   }
                 },
-                () -> "empty, or " + ColumnNameValidator.INSTANCE),
+                () -> "empty, or " + ConfigValidators.COLUMN_NAME),
             Importance.LOW,
             "Keyed tables: a column whose value orders the changes of a key, so that its latest "
                 + "row wins even when its records arrive out of order on several Kafka partitions "
@@ -291,7 +291,7 @@ public final class RouteConfigDef {
             p + BUCKETS,
             Type.INT,
             null,
-            NullOrRange.between(1, 4096),
+            ConfigValidators.nullOrBetween(1, 4096),
             Importance.LOW,
             "Paimon: fixed bucket count of created primary-key tables (it cannot change later "
                 + "without rewriting the table; tables that exist keep theirs). Unset: "
@@ -342,7 +342,7 @@ public final class RouteConfigDef {
             p + KAFKA_METADATA,
             Type.LIST,
             List.of(),
-            new WordListValidator(
+            ConfigValidators.wordList(
                 Arrays.stream(KafkaMetadata.Part.values()).map(KafkaMetadata.Part::word).toList()),
             Importance.LOW,
             "Kafka metadata written with every row, in one struct column (kafka-metadata.column) "
@@ -370,7 +370,7 @@ public final class RouteConfigDef {
             p + KAFKA_METADATA_COLUMN,
             Type.STRING,
             KafkaMetadata.DEFAULT_COLUMN,
-            ColumnNameValidator.INSTANCE,
+            ConfigValidators.COLUMN_NAME,
             Importance.LOW,
             "With kafka-metadata: the name of the metadata column. A record with a field of this "
                 + "name is an error (dead-letter queue or task failure); it cannot be a primary-key "

@@ -1,7 +1,7 @@
 package io.streamhouse.connect.config;
 
-import io.streamhouse.connect.convert.InputMode;
-import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.decode.InputMode;
+import io.streamhouse.connect.decode.KafkaMetadata;
 import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.streamhouse.connect.convert;
+package io.streamhouse.connect.decode;
 
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.streamhouse.connect.convert;
+package io.streamhouse.connect.decode;
 
 import io.streamhouse.connect.errors.ConnectDataText;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,4 +1,4 @@
-package io.streamhouse.connect.convert;
+package io.streamhouse.connect.decode;
 
 import io.streamhouse.connect.errors.RecordConversionException;
 import java.math.BigDecimal;

@@ -4,8 +4,8 @@ import static io.streamhouse.connect.migration.ApacheKeys.*;
 
 import io.streamhouse.connect.config.RouteConfigDef;
 import io.streamhouse.connect.config.SinkConfigDef;
-import io.streamhouse.connect.convert.Envelopes;
-import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.decode.Envelopes;
+import io.streamhouse.connect.decode.InputMode;
 import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.ArrayList;
 import java.util.List;

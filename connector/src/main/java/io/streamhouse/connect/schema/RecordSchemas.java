@@ -1,8 +1,8 @@
 package io.streamhouse.connect.schema;
 
-import io.streamhouse.connect.convert.Envelopes;
-import io.streamhouse.connect.convert.InputMode;
-import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.decode.Envelopes;
+import io.streamhouse.connect.decode.InputMode;
+import io.streamhouse.connect.decode.KafkaMetadata;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.schema.FieldType.Field;
 import io.streamhouse.connect.schema.FieldType.Kind;

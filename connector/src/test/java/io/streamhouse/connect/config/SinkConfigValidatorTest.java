@@ -276,12 +276,12 @@ class SinkConfigValidatorTest {
             config("route.r.kafka-metadata", "topic, OFFSET,headers", "route.r.partition-by", ""));
     assertThat(cfg.routes().get(0).kafkaMetadata())
         .isEqualTo(
-            new io.streamhouse.connect.convert.KafkaMetadata(
+            new io.streamhouse.connect.decode.KafkaMetadata(
                 "_kafka",
                 java.util.Set.of(
-                    io.streamhouse.connect.convert.KafkaMetadata.Part.TOPIC,
-                    io.streamhouse.connect.convert.KafkaMetadata.Part.OFFSET,
-                    io.streamhouse.connect.convert.KafkaMetadata.Part.HEADERS)));
+                    io.streamhouse.connect.decode.KafkaMetadata.Part.TOPIC,
+                    io.streamhouse.connect.decode.KafkaMetadata.Part.OFFSET,
+                    io.streamhouse.connect.decode.KafkaMetadata.Part.HEADERS)));
     assertThat(new StreamhouseSinkConfig(config()).routes().get(0).kafkaMetadata().enabled())
         .isFalse();
 

@@ -1,4 +1,4 @@
-package io.streamhouse.connect.convert;
+package io.streamhouse.connect.decode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -369,7 +369,7 @@ class ApacheConfigTranslationTest {
         .allSatisfy(
             r -> {
               assertThat(r.icebergKeyed()).isTrue();
-              assertThat(r.input()).isEqualTo(io.streamhouse.connect.convert.InputMode.UPSERT);
+              assertThat(r.input()).isEqualTo(io.streamhouse.connect.decode.InputMode.UPSERT);
             });
     assertThat(config.routes())
         .extracting(r -> r.table() + "=" + r.primaryKey())
@@ -378,8 +378,7 @@ class ApacheConfigTranslationTest {
     given.put("iceberg.tables.cdc-field", "__op");
     assertThat(config(given).routes())
         .allSatisfy(
-            r ->
-                assertThat(r.input()).isEqualTo(io.streamhouse.connect.convert.InputMode.DEBEZIUM));
+            r -> assertThat(r.input()).isEqualTo(io.streamhouse.connect.decode.InputMode.DEBEZIUM));
   }
 
   @Test

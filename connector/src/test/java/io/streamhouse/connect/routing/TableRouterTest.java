@@ -3,7 +3,7 @@ package io.streamhouse.connect.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.decode.KafkaMetadata;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.List;
@@ -193,7 +193,7 @@ class TableRouterTest {
         1L << 20,
         Map.of(),
         List.of(),
-        io.streamhouse.connect.convert.InputMode.UPSERT,
+        io.streamhouse.connect.decode.InputMode.UPSERT,
         1,
         EvolutionMode.NONE,
         false,

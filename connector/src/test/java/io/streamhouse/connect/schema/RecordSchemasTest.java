@@ -2,7 +2,7 @@ package io.streamhouse.connect.schema;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.streamhouse.connect.convert.InputMode;
+import io.streamhouse.connect.decode.InputMode;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;

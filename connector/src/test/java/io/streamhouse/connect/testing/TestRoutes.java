@@ -1,8 +1,8 @@
 package io.streamhouse.connect.testing;
 
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.convert.InputMode;
-import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.decode.InputMode;
+import io.streamhouse.connect.decode.KafkaMetadata;
 import io.streamhouse.connect.schema.EvolutionMode;
 import java.util.List;
 import java.util.Map;

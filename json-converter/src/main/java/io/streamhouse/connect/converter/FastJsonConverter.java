@@ -18,6 +18,9 @@ import org.apache.kafka.connect.errors.DataException;
 import org.apache.kafka.connect.json.JsonConverter;
 import org.apache.kafka.connect.storage.Converter;
 import org.apache.kafka.connect.storage.ConverterType;
+import org.apache.kafka.connect.storage.HeaderConverter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A drop-in for Kafka's {@code org.apache.kafka.connect.json.JsonConverter} that reads the same
@@ -39,10 +42,11 @@ import org.apache.kafka.connect.storage.ConverterType;
  * <p>One instance serves one task thread, as Connect uses converters; it is safe, not fast, to
  * share one.
  */
-public final class FastJsonConverter implements Converter {
+public final class FastJsonConverter implements Converter, HeaderConverter {
   private static final byte[] SCHEMA_FIRST = "{\"schema\":".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] PAYLOAD_NEXT = ",\"payload\":".getBytes(StandardCharsets.US_ASCII);
   private static final String REPLACE_NULL_WITH_DEFAULT = "replace.null.with.default";
+  private static final Logger LOG = LoggerFactory.getLogger(FastJsonConverter.class);
 
   /**
    * Strict JSON as Connect's JsonDeserializer reads it (it allows leading zeros in numbers). Its
@@ -59,7 +63,14 @@ public final class FastJsonConverter implements Converter {
   private boolean schemasEnabled = true;
   private SchemaSliceCache schemas = new SchemaSliceCache(1000);
   private PayloadDecoder decoder = new PayloadDecoder(true, true);
-  private long handedOver;
+  private final ConverterMetrics metrics = new ConverterMetrics();
+
+  /** The version of this module's jar (its manifest), as Connect shows for a plugin. */
+  @Override
+  public String version() {
+    String version = FastJsonConverter.class.getPackage().getImplementationVersion();
+    return version != null ? version : "unknown";
+  }
 
   @Override
   public ConfigDef config() {
@@ -80,6 +91,29 @@ public final class FastJsonConverter implements Converter {
         !delegate.config().names().contains(REPLACE_NULL_WITH_DEFAULT)
             || config.getBoolean(REPLACE_NULL_WITH_DEFAULT);
     decoder = new PayloadDecoder(replaceNull, true);
+    metrics.register(isKey ? "key" : "value");
+  }
+
+  /**
+   * As a {@code header.converter}: headers are {@code JsonConverter}'s, configured with {@code
+   * configs}. The fast path reads record values (and keys); a header is a small value read once, so
+   * there is nothing for it to save there, and the header's bytes mean what they mean to {@code
+   * JsonConverter}.
+   */
+  @Override
+  public void configure(Map<String, ?> configs) {
+    delegate.configure(configs);
+    metrics.register("header");
+  }
+
+  @Override
+  public SchemaAndValue toConnectHeader(String topic, String headerKey, byte[] value) {
+    return delegate.toConnectHeader(topic, headerKey, value);
+  }
+
+  @Override
+  public byte[] fromConnectHeader(String topic, String headerKey, Schema schema, Object value) {
+    return delegate.fromConnectHeader(topic, headerKey, schema, value);
   }
 
   @Override
@@ -92,6 +126,7 @@ public final class FastJsonConverter implements Converter {
     if (value == null) {
       return SchemaAndValue.NULL;
     }
+    metrics.read();
     try {
       SchemaAndValue decoded = schemasEnabled ? envelope(topic, value) : schemaless(value);
       if (decoded != null) {
@@ -107,12 +142,18 @@ public final class FastJsonConverter implements Converter {
 
   @Override
   public void close() {
+    metrics.unregister();
     delegate.close();
   }
 
-  /** Records read by JsonConverter rather than here, for tests. */
+  /** Records read by JsonConverter rather than here. */
   long handedOver() {
-    return handedOver;
+    return metrics.getFallbacks();
+  }
+
+  /** The JMX name of its counts ({@link ConverterMetrics}), or null. */
+  javax.management.ObjectName metricsName() {
+    return metrics.name();
   }
 
   /** Cached schemas, for tests. */
@@ -224,7 +265,8 @@ public final class FastJsonConverter implements Converter {
   }
 
   private SchemaAndValue delegate(String topic, byte[] value) {
-    handedOver++;
+    metrics.fellBack();
+    LOG.debug("A record of topic {} is read by JsonConverter", topic);
     try {
       return delegate.toConnectData(topic, value);
     } catch (DataException e) {

@@ -3,7 +3,7 @@ package io.streamhouse.connect.table.iceberg;
 import io.streamhouse.connect.config.CatalogSettings;
 import io.streamhouse.connect.config.MaintenanceSettings;
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.convert.ChangeDecoder;
+import io.streamhouse.connect.decode.ChangeDecoder;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.MaintenanceReport;

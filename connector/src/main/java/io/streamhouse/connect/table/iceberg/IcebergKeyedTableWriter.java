@@ -1,9 +1,9 @@
 package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.convert.ChangeDecoder;
-import io.streamhouse.connect.convert.Envelopes;
-import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.decode.ChangeDecoder;
+import io.streamhouse.connect.decode.Envelopes;
+import io.streamhouse.connect.decode.KafkaMetadata;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.Watermarks;

@@ -2,8 +2,8 @@ package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.config.PartitionTerm;
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.convert.InputMode;
-import io.streamhouse.connect.convert.KeyColumns;
+import io.streamhouse.connect.decode.InputMode;
+import io.streamhouse.connect.decode.KeyColumns;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.schema.RecordSchemas;
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.convert.ChangeDecoder;
-import io.streamhouse.connect.convert.Envelopes;
+import io.streamhouse.connect.decode.ChangeDecoder;
+import io.streamhouse.connect.decode.Envelopes;
 import io.streamhouse.connect.errors.RecordConversionException;
 import java.util.List;
 import org.apache.iceberg.Schema;

@@ -1,10 +1,10 @@
 package io.streamhouse.connect.table.paimon;
 
-import io.streamhouse.connect.convert.ValueCoercion;
-import io.streamhouse.connect.convert.ValuePath;
 import io.streamhouse.connect.converter.JsonRow;
 import io.streamhouse.connect.converter.JsonStruct;
 import io.streamhouse.connect.converter.JsonText;
+import io.streamhouse.connect.decode.ValueCoercion;
+import io.streamhouse.connect.decode.ValuePath;
 import io.streamhouse.connect.errors.RecordConversionException;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;

@@ -1,9 +1,9 @@
 package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.convert.ChangeDecoder;
-import io.streamhouse.connect.convert.InputMode;
-import io.streamhouse.connect.convert.KafkaMetadata;
+import io.streamhouse.connect.decode.ChangeDecoder;
+import io.streamhouse.connect.decode.InputMode;
+import io.streamhouse.connect.decode.KafkaMetadata;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.table.DetachedFiles;

@@ -1,7 +1,7 @@
 package io.streamhouse.connect.table.paimon;
 
 import io.streamhouse.connect.config.RouteSettings;
-import io.streamhouse.connect.convert.ChangeDecoder;
+import io.streamhouse.connect.decode.ChangeDecoder;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
