@@ -150,21 +150,33 @@ class PluginInstallE2E {
   }
 
   /**
-   * FastJsonConverter, registered for {@code plugin.discovery=service_load}, is found by its name
-   * in a connector's config, and the records it reads land in the table; the worker's
-   * JsonConverter, which it falls back to, comes from the worker's class path.
+   * FastJsonConverter, registered for {@code plugin.discovery=service_load} as a converter and a
+   * header converter, is found by its name in a connector's config, and the records it reads land
+   * in the table; the worker's JsonConverter, which it falls back to, comes from the worker's class
+   * path.
    */
   @Test
   void recordsReadByTheFastJsonConverterLandInTheirTable(LocalStack stack) throws IOException {
     String topic = "orders-fast-json";
     stack.createTopic(topic, 4, Map.of());
     ConnectorExample sink =
-        fastJsonSink(stack, "install-fast-json", topic, Map.of("tasks.max", "2"));
+        fastJsonSink(
+            stack,
+            "install-fast-json",
+            topic,
+            Map.of(
+                "tasks.max", "2",
+                "header.converter", "io.streamhouse.connect.converter.FastJsonConverter"));
     runAndCheckTable(stack, sink, topic, true);
-    assertThat(Files.readString(stack.worker().logFile()))
+    String log = Files.readString(stack.worker().logFile());
+    assertThat(log)
         .contains(
             "Set up the value converter class io.streamhouse.connect.converter.FastJsonConverter"
                 + " for task install-fast-json-0 using the connector config");
+    assertThat(log)
+        .containsPattern(
+            "header converter class io.streamhouse.connect.converter.FastJsonConverter for task"
+                + " install-fast-json-0");
   }
 
   /**

@@ -8,26 +8,16 @@ import java.util.Arrays;
 
 /**
  * {@link JsonTokens} read straight from the bytes of one JSON value, {@code bytes[from, to)}: one
- * pass, no parser to make per record, and a string's bytes taken as its UTF-8 as they are scanned
- * ({@link ByteJsonString}). Strict: whatever it does not read with certainty the way Jackson reads
- * it for {@code JsonConverter} (malformed JSON, numbers with leading zeros, text that is not
- * well-formed UTF-8, nesting deeper than {@link #MAX_NESTING}) throws {@link NotHandled}, and the
- * caller hands the record to {@code JsonConverter}. Bounded: it reads nothing outside the range and
- * keeps no state that grows with the input.
+ * pass, no parser to make per record, and a string's bytes taken as its UTF-8 as they are scanned.
+ * Strict: whatever it does not read with certainty the way Jackson reads it for {@code
+ * JsonConverter} (malformed JSON, numbers with leading zeros, text that is not well-formed UTF-8,
+ * nesting deeper than {@link #MAX_NESTING}) throws {@link NotHandled}, and the caller hands the
+ * record to {@code JsonConverter}. Bounded: it reads nothing outside the range and keeps no state
+ * that grows with the input.
  */
 final class ByteJsonTokens implements JsonTokens {
   /** The deepest nesting of objects and arrays read (one bit each of {@link #objects}). */
   static final int MAX_NESTING = 64;
-
-  /**
-   * Below the limits Jackson's default read constraints put on what {@code JsonConverter} reads
-   * (numbers of 1,000 characters, names of 50,000, strings of 5,000,000 in 2.15.0 and 20,000,000
-   * since): a longer one is left to {@code JsonConverter}, which refuses it.
-   */
-  static final int MAX_NUMBER_CHARS = 900;
-
-  static final int MAX_NAME_BYTES = 40_000;
-  static final int MAX_STRING_BYTES = 4_000_000;
 
   private static final byte[] TRUE = "true".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] FALSE = "false".getBytes(StandardCharsets.US_ASCII);
@@ -50,8 +40,13 @@ final class ByteJsonTokens implements JsonTokens {
 
   private JsonToken current;
 
-  /** The current string or name. */
-  private final ByteJsonString string;
+  /** The current string or name: its bytes between the quotes. */
+  private int textFrom;
+
+  private int textTo;
+
+  /** The current string or name decoded, when it has escapes; null when its bytes are its text. */
+  private String escaped;
 
   /** The current number: its bytes, its type and (of an integer that fits) its value. */
   private int numberFrom;
@@ -64,7 +59,6 @@ final class ByteJsonTokens implements JsonTokens {
     this.b = bytes;
     this.pos = from;
     this.end = to;
-    this.string = new ByteJsonString(bytes, to);
   }
 
   @Override
@@ -108,8 +102,9 @@ final class ByteJsonTokens implements JsonTokens {
     if (c != '"') {
       throw NotHandled.INSTANCE;
     }
-    pos = string.read(pos);
-    if (string.bytes() > MAX_NAME_BYTES || string.hasSurrogate()) {
+    string();
+    if (textTo - textFrom > JsonLimits.MAX_NAME_BYTES
+        || (escaped != null && JsonEscapes.hasSurrogate(escaped))) {
       throw NotHandled.INSTANCE; // too long for Jackson, or a lone surrogate it refuses in a name
     }
     skipWhitespace();
@@ -147,7 +142,7 @@ final class ByteJsonTokens implements JsonTokens {
         pos++;
         return push(false, JsonToken.START_ARRAY);
       case '"':
-        pos = string.read(pos);
+        string();
         afterValue = true;
         return JsonToken.VALUE_STRING;
       case 't':
@@ -231,7 +226,7 @@ final class ByteJsonTokens implements JsonTokens {
       integer = false;
     }
     delimited();
-    if (pos - from > MAX_NUMBER_CHARS) {
+    if (pos - from > JsonLimits.MAX_NUMBER_CHARS) {
       throw NotHandled.INSTANCE;
     }
     numberFrom = from;
@@ -279,6 +274,32 @@ final class ByteJsonTokens implements JsonTokens {
     return new String(b, from, to - from, StandardCharsets.ISO_8859_1);
   }
 
+  /**
+   * The string whose opening quote is at {@link #pos}; ends after its closing quote. Escapes are
+   * rare in record values: their decoding ({@link JsonEscapes}) is out of this path.
+   */
+  private void string() {
+    int from = pos + 1;
+    int stop = Utf8Strings.plainRun(b, from, end);
+    if (stop < 0) {
+      throw NotHandled.INSTANCE;
+    }
+    textFrom = from;
+    if (stop - from > JsonLimits.MAX_STRING_BYTES) {
+      throw NotHandled.INSTANCE;
+    }
+    if (b[stop] == '"') {
+      textTo = stop;
+      escaped = null;
+      pos = stop + 1;
+      return;
+    }
+    StringBuilder text = new StringBuilder(stop - from + 16);
+    textTo = JsonEscapes.decode(b, from, stop, end, text);
+    escaped = text.toString();
+    pos = textTo + 1;
+  }
+
   private void skipWhitespace() {
     while (pos < end && whitespace(b[pos])) {
       pos++;
@@ -296,7 +317,20 @@ final class ByteJsonTokens implements JsonTokens {
 
   @Override
   public boolean nameIs(String name) {
-    return string.is(name);
+    if (escaped != null) {
+      return escaped.equals(name);
+    }
+    int length = textTo - textFrom;
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      if (c >= 0x80) {
+        return name().equals(name);
+      }
+      if (i >= length || b[textFrom + i] != c) {
+        return false;
+      }
+    }
+    return length == name.length();
   }
 
   @Override
@@ -336,12 +370,16 @@ final class ByteJsonTokens implements JsonTokens {
 
   @Override
   public String text() {
-    return string.text();
+    return escaped != null
+        ? escaped
+        : new String(b, textFrom, textTo - textFrom, StandardCharsets.UTF_8);
   }
 
   @Override
   public JsonText utf8Text() {
-    return string.utf8Text();
+    return escaped != null
+        ? JsonText.of(escaped)
+        : JsonText.ofUtf8(Arrays.copyOfRange(b, textFrom, textTo));
   }
 
   @Override
