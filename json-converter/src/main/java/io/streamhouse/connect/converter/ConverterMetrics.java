@@ -9,23 +9,21 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
- * A {@link FastJsonConverter}'s counts over JMX, on any Kafka version: the records it read and how
- * many of them it handed to {@code JsonConverter} (the first record of each schema, and every
- * record it does not decode with certainty). Registered as {@code
- * io.streamhouse.connect.converter:type=FastJsonConverter,id=N} while the converter is configured;
- * a share of fallbacks that stays high means records in a form the fast path does not read (see the
- * class comment of {@link FastJsonConverter}), read at {@code JsonConverter}'s speed.
+ * A {@link FastJsonConverter}'s count over JMX, on any Kafka version: how many records it handed to
+ * {@code JsonConverter} (the first record of each schema, and every record it does not decode with
+ * certainty). Registered as {@code io.streamhouse.connect.converter:type=FastJsonConverter,id=N}
+ * while the converter is configured; a share of fallbacks that stays high means records in a form
+ * the fast path does not read (see the class comment of {@link FastJsonConverter}), read at {@code
+ * JsonConverter}'s speed.
  */
 final class ConverterMetrics implements ConverterMetricsMXBean {
   private static final AtomicInteger IDS = new AtomicInteger();
 
-  private static final VarHandle RECORDS;
   private static final VarHandle FALLBACKS;
 
   static {
     try {
       MethodHandles.Lookup lookup = MethodHandles.lookup();
-      RECORDS = lookup.findVarHandle(ConverterMetrics.class, "records", long.class);
       FALLBACKS = lookup.findVarHandle(ConverterMetrics.class, "fallbacks", long.class);
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
@@ -33,30 +31,18 @@ final class ConverterMetrics implements ConverterMetricsMXBean {
   }
 
   /**
-   * Written by the converter's thread only, with opaque stores (no fence on the per-record path),
-   * read by JMX with opaque loads: a count seen late by a fraction of a second, never torn.
+   * Written by the converter's thread only, with opaque stores, read by JMX with opaque loads: a
+   * count seen late by a fraction of a second, never torn. Records read are not counted: that would
+   * put work on every record's path; Connect's own task metrics count them.
    */
-  @SuppressWarnings("unused")
-  private long records;
-
   @SuppressWarnings("unused")
   private long fallbacks;
 
   private ObjectName name;
 
-  /** One more record read; single writer (the converter's thread). */
-  void read() {
-    RECORDS.setOpaque(this, (long) RECORDS.getOpaque(this) + 1);
-  }
-
   /** One more record handed to JsonConverter; single writer (the converter's thread). */
   void fellBack() {
     FALLBACKS.setOpaque(this, (long) FALLBACKS.getOpaque(this) + 1);
-  }
-
-  @Override
-  public long getRecords() {
-    return (long) RECORDS.getOpaque(this);
   }
 
   @Override

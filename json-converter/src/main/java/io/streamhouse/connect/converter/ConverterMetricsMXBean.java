@@ -2,9 +2,6 @@ package io.streamhouse.connect.converter;
 
 /** What {@link ConverterMetrics} shows over JMX. */
 public interface ConverterMetricsMXBean {
-  /** Records read (null values excluded). */
-  long getRecords();
-
   /** Records handed to {@code JsonConverter}: the first of each schema and those not read here. */
   long getFallbacks();
 }

@@ -126,7 +126,6 @@ public final class FastJsonConverter implements Converter, HeaderConverter {
     if (value == null) {
       return SchemaAndValue.NULL;
     }
-    metrics.read();
     try {
       SchemaAndValue decoded = schemasEnabled ? envelope(topic, value) : schemaless(value);
       if (decoded != null) {
