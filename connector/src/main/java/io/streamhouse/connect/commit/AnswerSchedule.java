@@ -15,7 +15,7 @@ package io.streamhouse.connect.commit;
  * late). One cut per request: after it, nothing is due until the next request arrives. The first
  * request is expected one interval after the task {@link #started} (the coordinator starts its
  * clock as the tasks start), and with no flush measured yet its cut comes half an interval early:
- * the first flushes after a start are the slowest (the JIT compiles the writers meanwhile), and a
+ * the first flushes after a start are the slowest (the JVM still compiles the writers' code), and a
  * request that answered them itself took seconds at hundreds of tables. Times are {@link
  * System#nanoTime()} values in milliseconds; not thread-safe (the control thread's own).
  */

@@ -5,11 +5,8 @@ import java.util.Arrays;
 /**
  * Where in a record value a converter is ({@code customer.name}, {@code tags[3]}), kept as a stack
  * of segments and spelt out only when an error names it ({@link #toString()}). Converting a value
- * pushes and pops segments and never builds or looks up a path string: making the path of every
- * nested field and list element was about 3 % of a task thread's allocation (JFR), and looking
- * paths up in maps kept them off the allocation but put branches on the hot path that a first new
- * path took, throwing away the converter's compiled code in the middle of a fresh drain
- * (compilation logs, docs/performance.md).
+ * pushes and pops segments and never builds or looks up a path string: a path made for every nested
+ * field and list element would be allocation per value, and a map of paths a lookup per value.
  *
  * <p>Not thread-safe: one converter, one thread. A converter starts each value with {@link
  * #reset()}, so a path left behind by an error does not carry over.

@@ -51,7 +51,7 @@ public final class FastJsonConverter implements Converter, HeaderConverter {
   /**
    * Strict JSON as Connect's JsonDeserializer reads it (it allows leading zeros in numbers). Its
    * parsers' buffers come from this converter's own pool: Jackson's default keeps them per thread,
-   * and finding that thread-local on a worker's task thread was a tenth of the thread (JFR).
+   * and finding that thread-local is a lookup per record on a worker's task thread.
    */
   private final JsonFactory json =
       JsonFactory.builder()

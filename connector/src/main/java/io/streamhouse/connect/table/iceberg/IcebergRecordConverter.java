@@ -250,8 +250,7 @@ public final class IcebergRecordConverter {
   }
 
   private Object timestamp(Types.TimestampType type, Instant instant) {
-    // Not Instant.atOffset: it looks up the offset's ZoneRules, a new object per call (JFR: ~4 % of
-    // a task thread).
+    // Not Instant.atOffset: it looks up the offset's ZoneRules, a new object per call.
     LocalDateTime local = utcDateTimes.of(instant);
     return type.shouldAdjustToUTC() ? OffsetDateTime.of(local, ZoneOffset.UTC) : local;
   }
