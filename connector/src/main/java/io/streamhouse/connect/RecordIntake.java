@@ -176,8 +176,20 @@ final class RecordIntake {
     return TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
   }
 
-  /** {@code SinkTask.put}: writes every record to the tables it routes to. */
+  /**
+   * {@code SinkTask.put}: writes every record to the tables it routes to, owning the task state
+   * meanwhile ({@link Participant#own}).
+   */
   void put(Collection<SinkRecord> records) {
+    participant.own();
+    try {
+      putOwned(records);
+    } finally {
+      participant.disown();
+    }
+  }
+
+  private void putOwned(Collection<SinkRecord> records) {
     // Connect counts every record of this batch as delivered: a rewind in the middle of it must
     // also take the partitions this task sees for the first time back to their first record.
     // A batch holds runs of records per partition: the maps change once per run, not per record.
@@ -217,6 +229,7 @@ final class RecordIntake {
           next = NOTHING_NEW;
         }
         write(record, tp);
+        participant.yieldToWaiting();
         if (participant.resetRequested()) {
           noteConsumed(tp, next);
           next = NOTHING_NEW;

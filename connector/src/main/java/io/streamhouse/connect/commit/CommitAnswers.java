@@ -7,9 +7,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * How long a task took to answer each commit request, and in which parts: taking the files out of
- * its writers (under the lock {@code put} needs) and closing them (without it), or, for a batch cut
- * ahead of the request, how long the request waited for its files and how old the cut was. Logged
- * once per round; an answer slower than {@code commit.timeout.ms} is a WARN and counted, since the
+ * its writers (owning the task state) and closing them (without it), or, for a batch cut ahead of
+ * the request, how long the request waited for its files and how old the cut was. Logged once per
+ * round; an answer slower than {@code commit.timeout.ms} is a WARN and counted, since the
  * coordinator committed that round without it (the batches go into the next round).
  */
 final class CommitAnswers {

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Answers the coordinator's commit requests ({@code StartCommit}) for one task: offers the batches
@@ -14,8 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * when the request is due (prepare ahead, {@link AnswerSchedule}, {@link PreparedAhead}), then
  * reports the task done. It tells {@link HandInWatch} that a request came and was answered: whether
  * a stopping task may leave ({@link HandOver#leave}), and whether a hand-in is left to the
- * coordinator. The control thread calls it; the task's thread only counts the records it writes
- * ({@link #written}).
+ * coordinator. The control thread calls it.
  */
 final class CommitRequestAnswerer {
   private final String connector;
@@ -30,9 +28,6 @@ final class CommitRequestAnswerer {
   private final CommitAnswers answers;
   private final AnswerSchedule schedule;
   private final PreparedAhead ahead;
-
-  /** Records written since the last cut (ahead or at a request): what the next flush holds. */
-  private final AtomicLong writtenSinceCut = new AtomicLong();
 
   /** Records of the cut made ahead, for the schedule once its flush is known (control thread). */
   private long aheadRecords;
@@ -69,11 +64,6 @@ final class CommitRequestAnswerer {
     this.ahead = new PreparedAhead(connector + "-" + taskId);
   }
 
-  /** A record was written: the next flush holds it. */
-  void written() {
-    writtenSinceCut.incrementAndGet();
-  }
-
   /**
    * StartCommit: offers at once every batch that is closed and undecided (one closed after an
    * earlier round ended goes into this one), then the new batch: the one cut ahead for this request
@@ -89,7 +79,7 @@ final class CommitRequestAnswerer {
     handIn.requested();
     boolean unscheduled = schedule.unscheduled(TimeUnit.NANOSECONDS.toMillis(requestedAt));
     // A hand-over's round offers a batch cut ahead only once its files closed: it must not wait.
-    Optional<TaskState.Round> answering =
+    Optional<RoundAnswer> answering =
         state.round(
             commitId,
             !unscheduled,
@@ -98,7 +88,7 @@ final class CommitRequestAnswerer {
     if (answering.isEmpty()) {
       return;
     }
-    TaskState.Round round = answering.get();
+    RoundAnswer round = answering.get();
     List<ControlEvent> ready = answerEvents.of(commitId, round.offeredAgain());
     if (round.repeated()) {
       schedule.repeated();
@@ -113,8 +103,8 @@ final class CommitRequestAnswerer {
       channel.send(ready);
     }
     long detachedAt = System.nanoTime();
-    TaskState.Offered offered;
-    TaskState.Detached detached = round.detached();
+    OfferedBatches offered;
+    DetachedBatches detached = round.detached();
     long cutAgeMs = -1;
     long aheadFlushMs = -1;
     if (round.cutAhead()) {
@@ -127,7 +117,7 @@ final class CommitRequestAnswerer {
     } else if (unscheduled) {
       offered = closeAndOffer(round.detached()); // nothing taken out: what was written stays
     } else {
-      long records = writtenSinceCut.getAndSet(0); // taken out of the writers with the round
+      long records = round.detached().records(); // taken out of the writers with the round
       faults.at(FaultInjection.Point.FLUSH);
       offered = closeAndOffer(round.detached());
       schedule.flushed(
@@ -175,12 +165,13 @@ final class CommitRequestAnswerer {
   /**
    * Prepare ahead (docs/architecture.md): when the next commit request is due within the last
    * flush's duration and a margin ({@link AnswerSchedule}), cuts the batch now and closes its files
-   * on the prepare thread, without the lock {@code put} needs; the request then answers with it at
-   * once, or as soon as its files closed. The control thread calls it between its polls.
+   * on the prepare thread, without the task state {@code put} owns; the request then answers with
+   * it at once, or as soon as its files closed. The control thread calls it between its polls.
    */
   void cutAheadIfDue() {
     if (ahead.busy()
-        || !schedule.due(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), writtenSinceCut.get())) {
+        || !schedule.due(
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), state.writtenSinceCut())) {
       return;
     }
     schedule.cutMade();
@@ -190,7 +181,7 @@ final class CommitRequestAnswerer {
   /** Milliseconds until {@link #cutAheadIfDue} has something to do; MAX_VALUE for never. */
   long untilCutAheadMs() {
     return schedule.untilCutMs(
-        TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), writtenSinceCut.get());
+        TimeUnit.NANOSECONDS.toMillis(System.nanoTime()), state.writtenSinceCut());
   }
 
   /** Whether the files of a batch cut ahead are still closing (control thread). */
@@ -200,17 +191,17 @@ final class CommitRequestAnswerer {
 
   /** Cuts the next request's batch now; false when there was nothing to cut. */
   boolean cutAhead() {
-    Optional<TaskState.Detached> cut =
+    Optional<DetachedBatches> cut =
         state.cutAhead(() -> faults.at(FaultInjection.Point.BEFORE_PREPARE));
     if (cut.isEmpty()) {
       return false;
     }
-    aheadRecords = writtenSinceCut.getAndSet(0);
+    aheadRecords = cut.get().records();
     long cutAt = System.nanoTime();
     ahead.start(
         () -> {
           faults.at(FaultInjection.Point.FLUSH);
-          TaskState.Offered offered = closeAndOffer(cut.get());
+          OfferedBatches offered = closeAndOffer(cut.get());
           long flushMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutAt);
           return new PreparedAhead.Prepared(cut.get(), offered, cutAt, flushMs);
         });
@@ -238,25 +229,25 @@ final class CommitRequestAnswerer {
     return answers.lateAnswers();
   }
 
-  private static long fileCount(TaskState.Offered offered) {
+  private static long fileCount(OfferedBatches offered) {
     return offered.files().values().stream().mapToLong(PreparedFiles::files).sum();
   }
 
   /** The batches of earlier rounds offered again (a cut ahead that closed before is new). */
-  private static int offeredAgain(TaskState.Round round, TaskState.Offered offered) {
+  private static int offeredAgain(RoundAnswer round, OfferedBatches offered) {
     Set<String> fresh = new HashSet<>();
     offered.batches().forEach(p -> fresh.add(p.batch().batchId()));
     return (int)
         round.offeredAgain().stream().filter(p -> !fresh.contains(p.batch().batchId())).count();
   }
 
-  /** From taken-out files to offered batches: closed without the lock, offered under it. */
-  private TaskState.Offered closeAndOffer(TaskState.Detached detached) {
+  /** From taken-out files to offered batches: closed without the task state, offered owning it. */
+  private OfferedBatches closeAndOffer(DetachedBatches detached) {
     return state.offer(
         detached, closer.close(detached.batches(), InFlightBatches.Preparing::files));
   }
 
-  private static List<String> tables(TaskState.Detached detached) {
+  private static List<String> tables(DetachedBatches detached) {
     return detached.batches().stream().map(p -> p.table().toString()).distinct().toList();
   }
 

@@ -94,7 +94,7 @@ final class HandOver {
     if (state.resetRequested()) {
       return false;
     }
-    TaskState.Offered offered = state.detachAndOffer(closer);
+    OfferedBatches offered = state.detachAndOffer(closer);
     if (offered.failure() != null) {
       LOG.warn(
           "Could not close the data files to hand them over; the task drops"
@@ -282,7 +282,7 @@ final class HandOver {
   private void awaitCoordinator(long deadline) {
     requestRound();
     try {
-      state.awaitSettled(deadline);
+      state.awaitSettledOr(() -> false, deadline);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

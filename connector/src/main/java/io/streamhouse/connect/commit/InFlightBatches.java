@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * taken out of the writers, being closed) and <em>pending</em> (closed and offered, offered again
  * in every round until decided). Both hold their offsets back (invariant <em>durable-offsets</em>).
  * A reset clears them and starts a new generation: batches taken out before it are void. Not
- * thread-safe: {@link Participant} calls it under its lock.
+ * thread-safe: only the thread that owns the task state ({@link TaskState}) calls it.
  */
 final class InFlightBatches {
   private static final Logger LOG = LoggerFactory.getLogger(InFlightBatches.class);

@@ -21,10 +21,11 @@ import org.apache.kafka.connect.sink.SinkRecord;
  * hands them in when partitions leave, and knows, per topic-partition, the oldest offset not yet
  * durable in every table (invariant <em>durable-offsets</em>).
  *
- * <p>What the task's thread and its control thread share is in {@link TaskState}, under one lock
- * that each of its steps takes itself, so that both threads may call in any order. Files close
- * without it ({@link BatchCloser}): taking them out of the writers is quick, closing them is not,
- * and the task writes on meanwhile.
+ * <p>What the task's thread and its control thread share is in {@link TaskState}: the task's thread
+ * owns it for a {@code put} ({@link #own}) and hands it to the control thread between records when
+ * that thread waits for it; other steps own it each for itself, so both threads may call in any
+ * order. Files close without it ({@link BatchCloser}): taking them out of the writers is quick,
+ * closing them is not, and the task writes on meanwhile.
  *
  * <p>Commit requests are answered by {@link CommitRequestAnswerer}, partitions that leave are
  * handed over by {@link HandOver} (what became of its request is watched by {@link HandInWatch}),
@@ -114,11 +115,21 @@ public final class Participant {
    */
   public boolean write(SinkRecord record, TopicPartition tp, Destination to)
       throws RecordConversionException {
-    boolean written = state.write(record, tp, to, closer);
-    if (written) {
-      answerer.written();
-    }
-    return written;
+    return state.write(record, tp, to, closer);
+  }
+
+  /** The task's thread takes the task state for a {@code put} ({@link TaskLock}) until disown. */
+  public void own() {
+    state.own();
+  }
+
+  public void disown() {
+    state.disown();
+  }
+
+  /** Between records of a {@code put}: a control thread waiting for the state has it first. */
+  public void yieldToWaiting() {
+    state.yieldToWaiting();
   }
 
   /**

@@ -8,9 +8,9 @@ import java.util.function.Supplier;
 
 /**
  * The batch a task cut ahead of the commit request it expects ({@link AnswerSchedule}): its files
- * close on a thread of its own ({@code streamhouse-prepare-<task>}), without the lock {@code put}
- * needs, while the control thread goes on reading decisions and requests. The request then waits
- * only for what is left of the flush. Only the control thread calls it.
+ * close on a thread of its own ({@code streamhouse-prepare-<task>}), without the task state {@code
+ * put} needs, while the control thread goes on reading decisions and requests. The request then
+ * waits only for what is left of the flush. Only the control thread calls it.
  */
 final class PreparedAhead implements AutoCloseable {
   /**
@@ -18,7 +18,7 @@ final class PreparedAhead implements AutoCloseable {
    * System#nanoTime()}) and how long closing took.
    */
   record Prepared(
-      TaskState.Detached detached, TaskState.Offered offered, long cutAtNanos, long flushMs) {}
+      DetachedBatches detached, OfferedBatches offered, long cutAtNanos, long flushMs) {}
 
   private final ExecutorService thread;
   private Future<Prepared> preparing;
@@ -41,7 +41,7 @@ final class PreparedAhead implements AutoCloseable {
 
   /**
    * Waits for the files of the last cut to close and takes its result: the request it was made for
-   * has come. A failure to close is in {@link TaskState.Offered#failure()}.
+   * has come. A failure to close is in {@link OfferedBatches#failure()}.
    */
   Prepared take() {
     Future<Prepared> cut = preparing;

@@ -14,7 +14,7 @@ import org.apache.kafka.common.TopicPartition;
  * Where each table continues per partition for a task: after what the task offered, else the
  * table's watermark (invariant <em>skip-what-the-table-has</em>, docs/architecture.md), raised to
  * the ends of other tasks' undecided batches the task reads on after. Not thread-safe: {@link
- * TableWriters} calls it under the task's lock.
+ * TableWriters} calls it owning the task state.
  */
 final class TablePositions {
   /** No position known for a table and partition. */

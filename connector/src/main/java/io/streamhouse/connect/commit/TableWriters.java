@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * A task's open table writers, the offset ranges each holds, the schema plan per record schema, and
  * where each table continues per partition (after what this task wrote or offered, else the table's
  * watermark: invariant <em>skip-what-the-table-has</em>, docs/architecture.md). Not thread-safe:
- * {@link Participant} calls it under its lock.
+ * only the thread that owns the task state ({@link TaskState}) calls it.
  */
 final class TableWriters {
   private static final Logger LOG = LoggerFactory.getLogger(TableWriters.class);
@@ -118,7 +118,7 @@ final class TableWriters {
 
   /**
    * A new writer of {@code to.table()}, whose first record is {@code record}, for {@link #install}.
-   * Called without the task's lock: opening reads the table (a keyed Iceberg table's whole key
+   * Called with the task state let go: opening reads the table (a keyed Iceberg table's whole key
    * index, 0.65 s per million keys, docs/iceberg-primary-key-tables.md), and the control thread
    * answers commit requests meanwhile. Reads only this object's final fields, which never change.
    */

@@ -4,7 +4,6 @@ import io.streamhouse.connect.commit.InFlightBatches.Pending;
 import io.streamhouse.connect.commit.InFlightBatches.Preparing;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.BatchPlan;
-import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.routing.TableRouter.Destination;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
@@ -21,10 +20,11 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
- * What a task's thread and its control thread share, and the one lock that guards it ({@link
- * TaskLock}): the table writers, the batches in flight, the rewinds, and whether the task must
- * start over. Every method takes the lock itself and holds it only for its own step, never while
- * files close.
+ * What a task's thread and its control thread share, and who owns it at a time ({@link TaskLock}):
+ * the table writers, the batches in flight, the rewinds, and whether the task must start over. The
+ * task's thread owns it for the length of a {@code put} ({@link #own}) and hands it over between
+ * records to a control thread that waits for it; every other step owns it for itself, and never
+ * while files close.
  */
 final class TaskState {
   private final TaskLock lock = new TaskLock();
@@ -32,52 +32,48 @@ final class TaskState {
   private final TableWriters writers;
   private final InFlightBatches inFlight;
   private final RewindLedger ledger = new RewindLedger();
+  private final BatchCuts cuts;
   private volatile boolean resetRequested;
-  private long lastAnsweredCommit;
-
-  /**
-   * A batch was cut ahead of the next request (in the generation it names, else -1): that request
-   * offers it instead of taking the files out of the writers again.
-   */
-  private long cutAheadGeneration = -1;
-
-  /** Batches taken out of the writers in generation {@code generation}, to be closed. */
-  record Detached(List<Preparing> batches, long generation) {
-    static final Detached NONE = new Detached(List.of(), -1);
-  }
-
-  /**
-   * The batches of a round to answer: those offered again, and the new ones taken out; none are
-   * taken out when the round repeats the last request, or when a batch was cut ahead for it ({@code
-   * cutAhead}: the round offers that one once its files closed).
-   */
-  record Round(List<Pending> offeredAgain, Detached detached, boolean repeated, boolean cutAhead) {}
-
-  /** Batches whose files closed, offered unless a reset voided them or a file failed to close. */
-  record Offered(
-      List<Pending> batches, Map<Preparing, PreparedFiles> files, RuntimeException failure) {}
 
   TaskState(String connector, int taskId, Map<String, TableFormat> formats, FileBudget budget) {
     this.writers = new TableWriters(connector, taskId, formats, budget);
     this.inFlight = new InFlightBatches(connector, taskId, formats);
+    this.cuts = new BatchCuts(writers, inFlight);
   }
 
   /**
    * See {@link Participant#write}. A writer that a schema change rolls over has its files closed
-   * here, under the lock, and offered: a round must never offer a later batch of a partition while
-   * an earlier one is still closing elsewhere. A table's first writer is opened without the lock
-   * ({@link TableWriters#openWriter}): commit requests are answered while it reads the table.
+   * here, owning the state, and offered: a round must never offer a later batch of a partition
+   * while an earlier one is still closing elsewhere. A table's first writer is opened with the
+   * state let go ({@link TableWriters#openWriter}): commit requests are answered while it reads the
+   * table.
    */
   boolean write(SinkRecord record, TopicPartition tp, Destination to, BatchCloser closer)
       throws RecordConversionException {
-    TableWriters.Written written = write(record, tp, to, closer, null);
-    if (written == TableWriters.Written.NO_WRITER) {
-      written = write(record, tp, to, closer, writers.openWriter(record, to));
+    boolean owned = lock.owned(); // inside a put: no lock taken per record
+    if (!owned) {
+      lock.lock();
     }
-    return written == TableWriters.Written.WRITTEN;
+    try {
+      TableWriters.Written written = write(record, tp, to, closer, null);
+      if (written == TableWriters.Written.NO_WRITER) {
+        TableWriters.Opened opened = lock.outside(() -> writers.openWriter(record, to));
+        written = write(record, tp, to, closer, opened);
+      }
+      if (written != TableWriters.Written.WRITTEN) {
+        return false;
+      }
+      cuts.written();
+      return true;
+    } finally {
+      if (!owned) {
+        cuts.publish();
+        lock.unlock();
+      }
+    }
   }
 
-  /** {@link #write}, under the lock, with {@code opened} (if any) installed first. */
+  /** {@link #write}, owning the state, with {@code opened} (if any) installed first. */
   private TableWriters.Written write(
       SinkRecord record,
       TopicPartition tp,
@@ -85,26 +81,52 @@ final class TaskState {
       BatchCloser closer,
       TableWriters.Opened opened)
       throws RecordConversionException {
-    lock.lock();
-    try {
-      // Connect applies a requested seek before its next poll: a record delivered after a reset
-      // comes from the new position, and Connect's own offsets now reflect it.
-      ledger.arrived(tp);
-      if (opened != null && !writers.install(opened)) {
-        return TableWriters.Written.SKIPPED; // a tombstone for a table that does not exist yet
-      }
-      try {
-        return writers.write(record, tp, to);
-      } finally {
-        List<TableWriters.Detached> rolled = writers.takeRolled();
-        if (!rolled.isEmpty()) {
-          Detached detached = new Detached(inFlight.preparing(rolled), inFlight.generation());
-          offer(detached, closer.close(detached.batches(), Preparing::files));
-        }
-      }
-    } finally {
-      lock.unlock();
+    // Connect applies a requested seek before its next poll: a record delivered after a reset
+    // comes from the new position, and Connect's own offsets now reflect it.
+    ledger.arrived(tp);
+    if (opened != null && !writers.install(opened)) {
+      return TableWriters.Written.SKIPPED; // a tombstone for a table that does not exist yet
     }
+    try {
+      return writers.write(record, tp, to);
+    } finally {
+      List<TableWriters.Detached> rolled = writers.takeRolled();
+      if (!rolled.isEmpty()) {
+        DetachedBatches detached =
+            new DetachedBatches(inFlight.preparing(rolled), inFlight.generation(), 0);
+        offer(detached, closer.close(detached.batches(), Preparing::files));
+      }
+    }
+  }
+
+  /**
+   * The task's thread takes the state for a {@code put}: its steps run without taking it each,
+   * until {@link #disown}.
+   */
+  void own() {
+    lock.own();
+  }
+
+  /** The task's thread lets the state go at the end of a {@code put}. */
+  void disown() {
+    cuts.publish();
+    lock.disown();
+  }
+
+  /**
+   * Between records of a {@code put}: a control thread that waits for the state has it for its
+   * step.
+   */
+  void yieldToWaiting() {
+    lock.yieldToWaiting();
+  }
+
+  /**
+   * Records written since the last cut, as of the last time the task's thread let the state go (a
+   * {@code put} ago at most): for the control thread's schedule, which needs no more.
+   */
+  long writtenSinceCut() {
+    return cuts.writtenSinceCut(lock.owned());
   }
 
   void arrived(TopicPartition tp) {
@@ -123,62 +145,32 @@ final class TaskState {
    * A commit request: empty for one older than the last answered; otherwise the pending batches to
    * offer again and, unless it repeats the last request, the batch cut ahead for it when {@code
    * takeCutAhead}, or, when {@code takeOut}, the batches taken out of the writers now ({@code
-   * beforeDetach} runs first, under the lock). A batch cut ahead and not taken stays for the next
+   * beforeDetach} runs first, owning the state). A batch cut ahead and not taken stays for the next
    * request (a hand-over's round does not wait for files still closing).
    */
-  Optional<Round> round(
+  Optional<RoundAnswer> round(
       long commitId, boolean takeOut, boolean takeCutAhead, Runnable beforeDetach) {
-    return lock.locked(
-        () -> {
-          if (commitId < lastAnsweredCommit) {
-            return Optional.empty();
-          }
-          boolean repeated = commitId == lastAnsweredCommit;
-          lastAnsweredCommit = commitId;
-          List<Pending> again = inFlight.offerable();
-          if (repeated) {
-            return Optional.of(new Round(again, Detached.NONE, true, false));
-          }
-          if (takeCutAhead && cutAheadGeneration == inFlight.generation()) {
-            cutAheadGeneration = -1;
-            return Optional.of(new Round(again, Detached.NONE, false, true));
-          }
-          if (!takeOut) {
-            return Optional.of(new Round(again, Detached.NONE, false, false));
-          }
-          cutAheadGeneration = -1;
-          beforeDetach.run();
-          return Optional.of(new Round(again, detachLocked(), false, false));
-        });
+    return lock.locked(() -> cuts.round(commitId, takeOut, takeCutAhead, beforeDetach));
   }
 
   /**
    * Cuts the next round's batch ahead of its request: takes the files and offset ranges out of
-   * every open table ({@code beforeDetach} runs first, under the lock), to be closed without the
-   * lock; records written from now on go into the round after. Empty when nothing was written since
-   * the last cut (the request then takes out what came meanwhile) or a cut waits for its request.
+   * every open table ({@code beforeDetach} runs first, owning the state), to be closed without it;
+   * records written from now on go into the round after. Empty when nothing was written since the
+   * last cut (the request then takes out what came meanwhile) or a cut waits for its request.
    */
-  Optional<Detached> cutAhead(Runnable beforeDetach) {
-    return lock.locked(
-        () -> {
-          if (cutAheadGeneration == inFlight.generation() || !writers.anyWritten()) {
-            return Optional.empty();
-          }
-          beforeDetach.run();
-          Detached detached = detachLocked();
-          cutAheadGeneration = detached.generation();
-          return Optional.of(detached);
-        });
+  Optional<DetachedBatches> cutAhead(Runnable beforeDetach) {
+    return lock.locked(() -> cuts.cutAhead(beforeDetach));
   }
 
   /**
-   * Takes the files and offset ranges out of every open table and closes them under the lock, for a
-   * hand-over: a round answered meanwhile offers them with its own batches.
+   * Takes the files and offset ranges out of every open table and closes them owning the state, for
+   * a hand-over: a round answered meanwhile offers them with its own batches.
    */
-  Offered detachAndOffer(BatchCloser closer) {
+  OfferedBatches detachAndOffer(BatchCloser closer) {
     return lock.locked(
         () -> {
-          Detached detached = detachLocked();
+          DetachedBatches detached = cuts.detach();
           return offer(detached, closer.close(detached.batches(), Preparing::files));
         });
   }
@@ -195,30 +187,26 @@ final class TaskState {
                 .toList());
   }
 
-  private Detached detachLocked() {
-    return new Detached(inFlight.preparing(writers.detachAll()), inFlight.generation());
-  }
-
   /**
    * The files of {@code detached} closed: the batches become pending, unless a reset since voided
    * them (their files are deleted, nothing is offered) or some failed to close (the closed ones are
    * deleted, the rest stay preparing and hold their offsets back until the reset this asks for).
    */
-  Offered offer(Detached detached, BatchCloser.Closed<Preparing> closed) {
+  OfferedBatches offer(DetachedBatches detached, BatchCloser.Closed<Preparing> closed) {
     lock.lock();
     try {
       if (detached.generation() != inFlight.generation()) {
         closed.files().forEach(inFlight::discard); // the reset rewound to their first offsets
-        return new Offered(List.of(), Map.of(), null);
+        return new OfferedBatches(List.of(), Map.of(), null);
       }
       if (closed.failure() != null) {
         closed.files().forEach(inFlight::discard);
         resetRequested = true;
-        return new Offered(List.of(), Map.of(), closed.failure());
+        return new OfferedBatches(List.of(), Map.of(), closed.failure());
       }
       List<Pending> offered = new ArrayList<>(closed.files().size());
       closed.files().forEach((batch, files) -> offered.add(inFlight.closed(batch, files)));
-      return new Offered(offered, closed.files(), null);
+      return new OfferedBatches(offered, closed.files(), null);
     } finally {
       lock.signalAll();
       lock.unlock();
@@ -254,11 +242,6 @@ final class TaskState {
     return lock.locked(() -> inFlight.size());
   }
 
-  /** Waits until nothing is in flight, a reset is asked for, or {@code deadline} (nanoTime). */
-  void awaitSettled(long deadline) throws InterruptedException {
-    awaitSettledOr(() -> false, deadline);
-  }
-
   /**
    * Waits until no batch is being closed (a cut made ahead on the control thread), a reset is asked
    * for, or {@code deadline} (nanoTime).
@@ -268,7 +251,7 @@ final class TaskState {
   }
 
   long lastAnsweredCommit() {
-    return lock.locked(() -> lastAnsweredCommit);
+    return lock.locked(cuts::lastAnsweredCommit);
   }
 
   boolean resetRequested() {
@@ -294,8 +277,8 @@ final class TaskState {
     try {
       Map<TopicPartition, Long> durable = safeOffsets(consumed);
       writers.abortAll();
+      cuts.reset();
       inFlight.clear();
-      cutAheadGeneration = -1;
       resetRequested = false;
       return ledger.rewind(durable, consumed);
     } finally {

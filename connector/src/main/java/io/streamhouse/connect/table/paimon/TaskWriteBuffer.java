@@ -69,8 +69,8 @@ final class TaskWriteBuffer {
    * Flushes the buffers of the live bucket writers holding most pages, other than {@code
    * requester}, largest first, until a sixteenth of the budget is free (so that the next pages do
    * not each look through every writer again). Called on the thread that uses the live writes (the
-   * put thread, or the control thread while it holds the task's lock), so no writer is flushed
-   * while it writes.
+   * put thread, or the control thread while it owns the task state), so no writer is flushed while
+   * it writes.
    */
   boolean preempt(MemoryOwner requester) {
     List<WriteMemory.OwnerPages> candidates = new ArrayList<>();
