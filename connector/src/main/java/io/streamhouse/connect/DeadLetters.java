@@ -1,6 +1,6 @@
 package io.streamhouse.connect;
 
-import io.streamhouse.connect.commit.Participant;
+import io.streamhouse.connect.commit.task.Participant;
 import io.streamhouse.connect.errors.DeadLetterRows;
 import io.streamhouse.connect.errors.DeadLetterStage;
 import io.streamhouse.connect.errors.RecordConversionException;

@@ -1,8 +1,8 @@
 package io.streamhouse.connect;
 
-import io.streamhouse.connect.commit.Participant;
-import io.streamhouse.connect.commit.Rewind;
-import io.streamhouse.connect.commit.TakeOverGate;
+import io.streamhouse.connect.commit.task.Participant;
+import io.streamhouse.connect.commit.task.Rewind;
+import io.streamhouse.connect.commit.task.TakeOverGate;
 import io.streamhouse.connect.errors.BadRecordHandler;
 import io.streamhouse.connect.errors.DeadLetterStage;
 import io.streamhouse.connect.errors.RecordConversionException;

@@ -1,6 +1,6 @@
 package io.streamhouse.connect;
 
-import io.streamhouse.connect.commit.Participant;
+import io.streamhouse.connect.commit.task.Participant;
 import io.streamhouse.connect.routing.TableRouter;
 import java.util.Collection;
 import java.util.HashSet;

@@ -1,6 +1,6 @@
 package io.streamhouse.connect;
 
-import io.streamhouse.connect.commit.ControlEventSigner;
+import io.streamhouse.connect.commit.wire.ControlEventSigner;
 import io.streamhouse.connect.config.SinkConfigDef;
 import io.streamhouse.connect.config.SinkConfigValidator;
 import io.streamhouse.connect.migration.ApacheConfigTranslation;

@@ -34,6 +34,43 @@ class ArchitectureTest {
   }
 
   @Test
+  void theTaskSideAndTheCoordinatorMeetOnlyOnTheWire() {
+    slices().matching("io.streamhouse.connect.commit.(*)..").should().beFreeOfCycles().check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("io.streamhouse.connect.commit")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("..commit.wire..", "..commit.task..", "..commit.coordinator..")
+        .because("what both sides share sits below them")
+        .check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("..commit.wire..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("..commit.task..", "..commit.coordinator..")
+        .because("the control topic's format and channel know neither side")
+        .check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("..commit.task..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("..commit.coordinator..")
+        .because("a task hears the coordinator only through control events")
+        .check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("..commit.coordinator..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("..commit.task..")
+        .because("the coordinator hears the tasks only through control events")
+        .check(main);
+  }
+
+  @Test
   void aFormatNeverUsesAnotherFormat() {
     noClasses()
         .that()

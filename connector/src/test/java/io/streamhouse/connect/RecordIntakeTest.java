@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.streamhouse.connect.commit.ControlEvent;
 import io.streamhouse.connect.commit.FaultInjection;
-import io.streamhouse.connect.commit.Participant;
+import io.streamhouse.connect.commit.task.Participant;
+import io.streamhouse.connect.commit.wire.ControlEvent;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.errors.BadRecordHandler;
 import io.streamhouse.connect.errors.DeadLetterRows;

@@ -3,11 +3,11 @@ package io.streamhouse.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.streamhouse.connect.commit.ControlEvent;
-import io.streamhouse.connect.commit.ControlEventCodec;
-import io.streamhouse.connect.commit.ControlEventRejections;
-import io.streamhouse.connect.commit.ControlEventSigner;
-import io.streamhouse.connect.commit.KafkaControlChannel;
+import io.streamhouse.connect.commit.wire.ControlEvent;
+import io.streamhouse.connect.commit.wire.ControlEventCodec;
+import io.streamhouse.connect.commit.wire.ControlEventRejections;
+import io.streamhouse.connect.commit.wire.ControlEventSigner;
+import io.streamhouse.connect.commit.wire.KafkaControlChannel;
 import io.streamhouse.connect.testing.Mutations;
 import java.time.Duration;
 import java.util.ArrayDeque;

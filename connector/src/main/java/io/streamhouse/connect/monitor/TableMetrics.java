@@ -1,7 +1,7 @@
 package io.streamhouse.connect.monitor;
 
-import io.streamhouse.connect.commit.CommitObserver;
-import io.streamhouse.connect.commit.TableMaintenance;
+import io.streamhouse.connect.commit.coordinator.CommitObserver;
+import io.streamhouse.connect.commit.coordinator.TableMaintenance;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.MaintenanceReport;
 import io.streamhouse.connect.protocol.TableId;

@@ -1,7 +1,7 @@
 package io.streamhouse.connect.testing;
 
-import io.streamhouse.connect.commit.ControlChannel;
-import io.streamhouse.connect.commit.ControlEvent;
+import io.streamhouse.connect.commit.wire.ControlChannel;
+import io.streamhouse.connect.commit.wire.ControlEvent;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;

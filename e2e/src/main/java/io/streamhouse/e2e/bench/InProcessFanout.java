@@ -1,13 +1,13 @@
 package io.streamhouse.e2e.bench;
 
 import io.streamhouse.connect.TableFormats;
-import io.streamhouse.connect.commit.CommitObserver;
-import io.streamhouse.connect.commit.CompactionRunner;
-import io.streamhouse.connect.commit.ControlChannel;
-import io.streamhouse.connect.commit.ControlEvent;
-import io.streamhouse.connect.commit.Coordinator;
 import io.streamhouse.connect.commit.FaultInjection;
-import io.streamhouse.connect.commit.Participant;
+import io.streamhouse.connect.commit.coordinator.CommitObserver;
+import io.streamhouse.connect.commit.coordinator.Coordinator;
+import io.streamhouse.connect.commit.task.CompactionRunner;
+import io.streamhouse.connect.commit.task.Participant;
+import io.streamhouse.connect.commit.wire.ControlChannel;
+import io.streamhouse.connect.commit.wire.ControlEvent;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
 import io.streamhouse.connect.routing.TableRouter;
 import io.streamhouse.connect.table.FileBudget;

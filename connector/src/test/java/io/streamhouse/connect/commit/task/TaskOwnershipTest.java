@@ -1,0 +1,137 @@
+package io.streamhouse.connect.commit.task;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.streamhouse.connect.commit.FaultInjection;
+import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.routing.TableRouter.Destination;
+import io.streamhouse.connect.table.FileBudget;
+import io.streamhouse.connect.testing.RecordingChannel;
+import io.streamhouse.connect.testing.SlowClosingFormat;
+import io.streamhouse.connect.testing.TestRoutes;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The task's thread owns the task state for a {@code put} ({@link Participant#own}): the control
+ * thread's commit answer waits for the next record boundary, where the task's thread hands the
+ * state over ({@link Participant#yieldToWaiting}), and a table's first writer opens with the state
+ * let go.
+ */
+class TaskOwnershipTest {
+  private static final TopicPartition P0 = new TopicPartition("t", 0);
+  private static final TopicPartition P1 = new TopicPartition("t", 1);
+  private static final TableId OPEN = new TableId("c", List.of("ns"), "t");
+  private static final TableId SLOW = new TableId("c", List.of("ns"), "slow");
+
+  private final SlowClosingFormat format = new SlowClosingFormat();
+  private final RecordingChannel channel = new RecordingChannel();
+  private final Participant participant =
+      new Participant(
+          "conn",
+          0,
+          Map.of("c", format),
+          channel,
+          new FileBudget(10, 64L << 20),
+          FaultInjection.parse(""),
+          0,
+          30_000,
+          2);
+
+  @AfterEach
+  void openTheGates() {
+    format.closing.countDown();
+    format.opening.countDown();
+  }
+
+  @Test
+  void aCommitRequestIsAnsweredAtTheNextRecordBoundaryOfAPut() throws Exception {
+    format.closing.countDown();
+    participant.assigned(List.of(P0));
+    participant.own();
+    try {
+      for (long offset = 0; offset < 10; offset++) {
+        assertThat(participant.write(record(0, offset), P0, to(OPEN))).isTrue();
+      }
+      Thread control = new Thread(() -> participant.onStartCommit(1), "control");
+      control.start();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> control.getState() == Thread.State.WAITING);
+      assertThat(channel.done()).as("no answer while the put owns the state").isZero();
+
+      participant.yieldToWaiting();
+      control.join(TimeUnit.SECONDS.toMillis(30));
+      assertThat(control.isAlive()).isFalse();
+      assertThat(channel.done()).isEqualTo(1);
+      assertThat(channel.batches())
+          .singleElement()
+          .satisfies(b -> assertThat(b.ranges()).isEqualTo(Map.of(P0, new OffsetRange(0, 10))));
+
+      for (long offset = 10; offset < 15; offset++) {
+        assertThat(participant.write(record(0, offset), P0, to(OPEN))).isTrue();
+      }
+    } finally {
+      participant.disown();
+    }
+    participant.onStartCommit(2); // offers the undecided batch of commit 1 again, then the new one
+    assertThat(channel.batches())
+        .filteredOn(b -> b.commitId() == 2)
+        .extracting(b -> b.ranges())
+        .containsExactly(Map.of(P0, new OffsetRange(0, 10)), Map.of(P0, new OffsetRange(10, 15)));
+  }
+
+  @Test
+  void aTableOpensItsFirstWriterWithTheStateLetGoInsideAPut() throws Exception {
+    format.closing.countDown();
+    format.slowToOpen = SLOW;
+    participant.assigned(List.of(P0, P1));
+    for (long offset = 0; offset < 10; offset++) {
+      assertThat(participant.write(record(0, offset), P0, to(OPEN))).isTrue();
+    }
+    CompletableFuture<Boolean> putOfSlow =
+        CompletableFuture.supplyAsync(
+            () -> {
+              participant.own();
+              try {
+                return participant.write(record(1, 0), P1, to(SLOW));
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              } finally {
+                participant.disown();
+              }
+            });
+    assertThat(format.openingStarted.await(30, TimeUnit.SECONDS)).isTrue();
+
+    CompletableFuture.runAsync(() -> participant.onStartCommit(1)).get(30, TimeUnit.SECONDS);
+    assertThat(channel.batches())
+        .singleElement()
+        .satisfies(b -> assertThat(b.table()).isEqualTo(OPEN));
+    assertThat(putOfSlow).isNotDone();
+
+    format.opening.countDown();
+    assertThat(putOfSlow.get(30, TimeUnit.SECONDS)).isTrue();
+    participant.onStartCommit(2);
+    assertThat(channel.batches())
+        .filteredOn(b -> b.commitId() == 2 && b.table().equals(SLOW))
+        .singleElement()
+        .satisfies(b -> assertThat(b.ranges()).isEqualTo(Map.of(P1, new OffsetRange(0, 1))));
+  }
+
+  private static SinkRecord record(int partition, long offset) {
+    return new SinkRecord("t", partition, null, null, null, "v" + offset, offset);
+  }
+
+  private static Destination to(TableId table) {
+    return new Destination(table, TestRoutes.topicTToTableNsT());
+  }
+}
