@@ -12,6 +12,7 @@ import io.streamhouse.connect.testing.RecordingChannel;
 import io.streamhouse.connect.testing.SlowClosingFormat;
 import io.streamhouse.connect.testing.TestRoutes;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -64,14 +65,19 @@ class TaskOwnershipTest {
       }
       Thread control = new Thread(() -> participant.onStartCommit(1), "control");
       control.start();
-      await()
-          .atMost(Duration.ofSeconds(30))
-          .until(() -> control.getState() == Thread.State.WAITING);
+      await().atMost(Duration.ofSeconds(30)).until(() -> waitsForTheState(control));
       assertThat(channel.done()).as("no answer while the put owns the state").isZero();
 
-      participant.yieldToWaiting();
-      control.join(TimeUnit.SECONDS.toMillis(30));
-      assertThat(control.isAlive()).isFalse();
+      // The answer takes the files out at the first boundary and offers them, once closed, at a
+      // later one: the put hands the state over at each boundary until the answer is sent.
+      await()
+          .pollInSameThread()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                participant.yieldToWaiting();
+                return !control.isAlive();
+              });
       assertThat(channel.done()).isEqualTo(1);
       assertThat(channel.batches())
           .singleElement()
@@ -125,6 +131,13 @@ class TaskOwnershipTest {
         .filteredOn(b -> b.commitId() == 2 && b.table().equals(SLOW))
         .singleElement()
         .satisfies(b -> assertThat(b.ranges()).isEqualTo(Map.of(P1, new OffsetRange(0, 1))));
+  }
+
+  /** Whether {@code thread} is parked for the task state ({@link TaskLock}). */
+  private static boolean waitsForTheState(Thread thread) {
+    return thread.getState() == Thread.State.WAITING
+        && Arrays.stream(thread.getStackTrace())
+            .anyMatch(f -> f.getClassName().equals(TaskLock.class.getName()));
   }
 
   private static SinkRecord record(int partition, long offset) {
