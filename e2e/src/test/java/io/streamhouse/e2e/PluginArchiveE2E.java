@@ -52,6 +52,7 @@ class PluginArchiveE2E {
             root + "manifest.json",
             root + "doc/configuration.md",
             root + "doc/README.md",
+            root + "doc/LICENSE",
             root + "etc/quickstart.json");
     List<String> jars =
         entries.stream()

@@ -13,20 +13,37 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.ConfigKey;
 
 /**
- * Renders the configuration reference (Markdown) from {@link SinkConfigDef}. The committed copy,
- * {@code connector/src/main/dist/doc/configuration.md}, is kept current by a test; regenerate it
- * with {@code ./mvnw -q -pl connector compile exec:java@config-docs}.
+ * Renders the configuration reference (Markdown) from {@link SinkConfigDef}. It is the first part
+ * of {@code docs/configuration.md}, up to {@link #END_OF_GENERATED}; what follows that line is
+ * written by hand and kept when the page is regenerated with {@code ./mvnw -q -pl connector compile
+ * exec:java@config-docs}. A test keeps the page current; the plugin archive ships it as {@code
+ * doc/configuration.md}.
  */
 public final class ConfigReference {
+  /** The line that ends the generated part of the page; the hand-written part follows it. */
+  public static final String END_OF_GENERATED =
+      "<!-- End of the generated reference: the part above is written by ConfigReference, the part"
+          + " below by hand. -->";
+
   private ConfigReference() {}
 
+  /** Prints the reference, or with a file argument regenerates that page's generated part. */
   public static void main(String[] args) throws IOException {
-    String markdown = render();
     if (args.length == 0) {
-      System.out.print(markdown);
+      System.out.print(render());
     } else {
-      Files.writeString(Path.of(args[0]), markdown, StandardCharsets.UTF_8);
+      Path page = Path.of(args[0]);
+      String existing =
+          Files.exists(page) ? Files.readString(page, StandardCharsets.UTF_8) : END_OF_GENERATED;
+      Files.writeString(page, page(existing), StandardCharsets.UTF_8);
     }
+  }
+
+  /** {@code existing} with its generated part (everything before the marker) rendered anew. */
+  public static String page(String existing) {
+    int marker = existing.indexOf(END_OF_GENERATED);
+    String handWritten = marker < 0 ? "\n" : existing.substring(marker + END_OF_GENERATED.length());
+    return render() + "\n" + END_OF_GENERATED + handWritten;
   }
 
   /** The whole reference: the connector's keys, then the templates of a catalog and of a route. */
@@ -42,7 +59,9 @@ public final class ConfigReference {
     StringBuilder out = new StringBuilder();
     out.append("# Configuration reference\n\n")
         .append(
-            "Generated from the connector's `ConfigDef` by `ConfigReference`; do not edit by hand.\n")
+            "Generated from the connector's `ConfigDef` by `ConfigReference` (regenerate with"
+                + " `./mvnw -q -pl connector compile exec:java@config-docs`); after the key tables"
+                + " come how a config is validated and the style the keys follow.\n")
         .append("Besides these keys the connector takes Kafka Connect's own sink settings ")
         .append(
             "(`topics`, `topics.regex`, `errors.tolerance`, `errors.deadletterqueue.topic.name`, ")

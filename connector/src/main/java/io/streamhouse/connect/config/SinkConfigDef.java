@@ -73,7 +73,8 @@ public final class SinkConfigDef {
           + "took longer than half of this, the task waits up to twice that round, but not past 4.5 s "
           + "unless this is higher. If the wait runs out, the "
           + "task drops its uncommitted work and the records are written again. A stopping task whose "
-          + "batches the next owners can read on after (Paimon tables with fixed buckets) waits at most "
+          + "batches the next owners can read on after (Paimon tables with fixed buckets, Iceberg append "
+          + "tables) waits at most "
           + "1 s, for a round to take them, not for their commit. Keep it below the worker's "
           + "task.shutdown.graceful.timeout.ms (5 s by default); 0 turns the hand-over off.";
   static final long COMMIT_HANDOVER_TIMEOUT_MS_DEFAULT = 4_000L;

@@ -8,16 +8,35 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 class ConfigReferenceTest {
-  private static final Path COMMITTED = Path.of("src/main/dist/doc/configuration.md");
+  private static final Path PAGE =
+      Path.of(System.getProperty("streamhouse.repo.root", ".."), "docs", "configuration.md");
 
   @Test
-  void committedReferenceMatchesTheConfigDef() throws Exception {
-    String generated = ConfigReference.render();
-    assertThat(Files.readString(COMMITTED, StandardCharsets.UTF_8))
+  void docsConfigurationIsTheGeneratedReferenceFollowedByTheHandWrittenRules() throws Exception {
+    String page = Files.readString(PAGE, StandardCharsets.UTF_8);
+    assertThat(page)
         .as(
             "%s is stale: regenerate it with ./mvnw -q -pl connector compile exec:java@config-docs",
-            COMMITTED)
-        .isEqualTo(generated);
+            PAGE)
+        .isEqualTo(ConfigReference.page(page))
+        .startsWith(ConfigReference.render());
+    String handWritten =
+        page.substring(
+            page.indexOf(ConfigReference.END_OF_GENERATED)
+                + ConfigReference.END_OF_GENERATED.length());
+    assertThat(handWritten).contains("\n## Validation\n", "\n## Key style\n");
+  }
+
+  @Test
+  void regeneratingKeepsTheHandWrittenPartAndReplacesTheGeneratedOne() {
+    String stale =
+        "# Configuration reference\n\nan old key table\n"
+            + ConfigReference.END_OF_GENERATED
+            + "\n\n## Key style\n\nwritten by hand\n";
+    assertThat(ConfigReference.page(stale))
+        .startsWith(ConfigReference.render())
+        .doesNotContain("an old key table")
+        .endsWith(ConfigReference.END_OF_GENERATED + "\n\n## Key style\n\nwritten by hand\n");
   }
 
   @Test
