@@ -64,7 +64,8 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
                 + "' is not one of the catalogs "
                 + catalogs);
       }
-      if (!trimmed.contains(".") || trimmed.startsWith(named + ".") && dots(trimmed) > 1) {
+      boolean catalogAgain = trimmed.startsWith(named + ".") && dots(trimmed) > 1;
+      if (!trimmed.contains(".") || catalogAgain) {
         throw new IllegalArgumentException(
             "'"
                 + value
