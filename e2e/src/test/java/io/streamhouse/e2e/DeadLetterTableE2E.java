@@ -239,7 +239,7 @@ class DeadLetterTableE2E {
   }
 
   /** The dead-letter rows are exactly the bad records, each once. */
-  private static void assertEveryBadRecordOnce(List<Map<String, Object>> rows, Set<At> bad) {
+  static void assertEveryBadRecordOnce(List<Map<String, Object>> rows, Set<At> bad) {
     List<At> landed = new ArrayList<>();
     for (Map<String, Object> row : rows) {
       landed.add(
@@ -268,7 +268,7 @@ class DeadLetterTableE2E {
   }
 
   /** As above, to {@code partitions} partitions of {@code topic}, and strays to {@code stray}. */
-  private static void produce(
+  static void produce(
       LocalStack stack,
       String topic,
       String stray,

@@ -36,36 +36,53 @@ final class CrossFieldRules {
   }
 
   /**
-   * {@code errors.deadletter.table}: a valid table name in an Iceberg catalog of the connector, and
-   * only with {@code errors.tolerance=all} (with {@code none} a bad record fails the task).
+   * {@code errors.deadletter.table}: a valid table name in a catalog of the connector (the one
+   * {@code errors.deadletter.catalog} names, if set), one the catalog can hold (a Paimon table has
+   * one namespace level, its database), and only with {@code errors.tolerance=all} (with {@code
+   * none} a bad record fails the task).
    */
   private static void checkDeadLetterTable(
       List<String> catalogs, Map<String, String> props, BiConsumer<String, String> error) {
     String table = props.get(ErrorsConfigDef.DEAD_LETTER_TABLE_CONFIG);
+    String catalog = props.get(ErrorsConfigDef.DEAD_LETTER_CATALOG_CONFIG);
+    String key = ErrorsConfigDef.DEAD_LETTER_TABLE_CONFIG;
+    String catalogKey = ErrorsConfigDef.DEAD_LETTER_CATALOG_CONFIG;
     if (blank(table)) {
+      if (!blank(catalog)) {
+        error.accept(catalogKey, "names the catalog of " + key + ", which is not set");
+      }
       return;
     }
-    String key = ErrorsConfigDef.DEAD_LETTER_TABLE_CONFIG;
     String tolerance = props.get("errors.tolerance");
     if (tolerance == null || !tolerance.trim().equalsIgnoreCase("all")) {
       error.accept(
           key,
           "a dead-letter table needs errors.tolerance=all (with none a bad record fails the task)");
     }
+    if (!blank(catalog) && !catalogs.contains(catalog.trim())) {
+      error.accept(
+          catalogKey,
+          "catalog '" + catalog.trim() + "' of the dead-letter table is not one of " + catalogs);
+      return;
+    }
+    TableId id;
     try {
-      TableId id = StreamhouseSinkConfig.deadLetterTableOf(table, catalogs);
-      String format =
-          props.get(CatalogConfigDef.PREFIX + id.catalog() + "." + CatalogConfigDef.FORMAT);
-      if (format != null && !format.trim().equalsIgnoreCase("iceberg")) {
-        error.accept(
-            key,
-            "the dead-letter table must be in an Iceberg catalog; catalog '"
-                + id.catalog()
-                + "' is "
-                + format.trim());
-      }
+      id = StreamhouseSinkConfig.deadLetterTableOf(table, catalog, catalogs);
     } catch (IllegalArgumentException e) {
       error.accept(key, e.getMessage());
+      return;
+    }
+    if (formatOf(id.catalog(), props).equals(Optional.of(TableFormatKind.PAIMON))
+        && id.namespace().size() != 1) {
+      error.accept(
+          key,
+          "the dead-letter table "
+              + id
+              + " is in Paimon catalog '"
+              + id.catalog()
+              + "', whose tables have exactly one namespace level (the database), not "
+              + id.namespace()
+              + ": write <database>.<table>");
     }
   }
 

@@ -48,6 +48,14 @@ public record RouteSettings(
     return !primaryKey.isEmpty() || inputGiven;
   }
 
+  /**
+   * Whether this is the route that writes the dead-letter table ({@link
+   * StreamhouseSinkConfig#deadLetterRoute}), not a route of the user's.
+   */
+  public boolean deadLetters() {
+    return name.equals(StreamhouseSinkConfig.DEAD_LETTER_ROUTE);
+  }
+
   /** True if this route takes records of {@code topic}. */
   public boolean takes(String topic) {
     return topics.contains(topic) || topicsRegex.map(p -> p.matcher(topic).matches()).orElse(false);

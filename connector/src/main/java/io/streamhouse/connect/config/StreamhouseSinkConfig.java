@@ -35,20 +35,48 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
     this.deadLetterTable =
         deadLetter == null || deadLetter.isBlank()
             ? Optional.empty()
-            : Optional.of(deadLetterTableOf(deadLetter, catalogNames));
+            : Optional.of(
+                deadLetterTableOf(
+                    deadLetter,
+                    getString(ErrorsConfigDef.DEAD_LETTER_CATALOG_CONFIG),
+                    catalogNames));
   }
 
   /** Name of the route that writes the dead-letter table (not a route of the user's). */
   public static final String DEAD_LETTER_ROUTE = "errors.deadletter";
 
   /**
-   * {@code errors.deadletter.table} as a table id: {@code catalog.namespace[.namespace].table}, or
-   * {@code namespace.table} in the only catalog.
+   * {@code errors.deadletter.table} as a table id: {@code namespace[.namespace].table} in {@code
+   * catalog} ({@code errors.deadletter.catalog}) when it is set; else {@code
+   * catalog.namespace[.namespace].table}, or {@code namespace.table} in the only catalog.
    *
    * @throws IllegalArgumentException naming what is wrong
    */
-  public static TableId deadLetterTableOf(String value, List<String> catalogs) {
+  public static TableId deadLetterTableOf(String value, String catalog, List<String> catalogs) {
     String trimmed = value.trim();
+    if (catalog != null && !catalog.isBlank()) {
+      String named = catalog.trim();
+      if (!catalogs.contains(named)) {
+        throw new IllegalArgumentException(
+            ErrorsConfigDef.DEAD_LETTER_CATALOG_CONFIG
+                + " '"
+                + named
+                + "' is not one of the catalogs "
+                + catalogs);
+      }
+      boolean catalogAgain = trimmed.startsWith(named + ".") && dots(trimmed) > 1;
+      if (!trimmed.contains(".") || catalogAgain) {
+        throw new IllegalArgumentException(
+            "'"
+                + value
+                + "' does not name a table of catalog "
+                + named
+                + ", which "
+                + ErrorsConfigDef.DEAD_LETTER_CATALOG_CONFIG
+                + " names: write <namespace>.<table>, without the catalog");
+      }
+      return TableNames.parse(named, trimmed, "default");
+    }
     int dot = trimmed.indexOf('.');
     String first = dot < 0 ? trimmed : trimmed.substring(0, dot);
     String rest = dot < 0 ? "" : trimmed.substring(dot + 1);
@@ -63,7 +91,14 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
             + value
             + "' does not name a table of one of the catalogs "
             + catalogs
-            + ": write <catalog>.<namespace>.<table> (or <namespace>.<table> with one catalog)");
+            + ": write <catalog>.<namespace>.<table> (or <namespace>.<table> with one catalog, or "
+            + "with "
+            + ErrorsConfigDef.DEAD_LETTER_CATALOG_CONFIG
+            + ")");
+  }
+
+  private static long dots(String s) {
+    return s.chars().filter(c -> c == '.').count();
   }
 
   /** {@code errors.deadletter.table}, if set. */

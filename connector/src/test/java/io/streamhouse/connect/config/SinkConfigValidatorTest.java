@@ -71,7 +71,7 @@ class SinkConfigValidatorTest {
   }
 
   @Test
-  void theDeadLetterTableNamesAnIcebergTableOfTheConnectorAndNeedsToleranceAll() {
+  void theDeadLetterTableNamesATableOfTheConnectorAndNeedsToleranceAll() {
     String key = ErrorsConfigDef.DEAD_LETTER_TABLE_CONFIG;
     StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
     assertThat(
@@ -110,7 +110,97 @@ class SinkConfigValidatorTest {
                         key,
                         "local.errors.dead_letters")),
                 key))
-        .anySatisfy(e -> assertThat(e).contains("must be in an Iceberg catalog"));
+        .as("a Paimon catalog takes it too")
+        .isEmpty();
+  }
+
+  /** Two catalogs, Iceberg {@code local} and Paimon {@code lake}, with {@code pairs} on top. */
+  private static Map<String, String> twoCatalogs(String... pairs) {
+    Map<String, String> props =
+        config(
+            "errors.tolerance",
+            "all",
+            "catalogs",
+            "local,lake",
+            "catalog.lake.format",
+            "paimon",
+            "catalog.lake.type",
+            "filesystem",
+            "catalog.lake.warehouse",
+            "/tmp/lake",
+            "route.r.catalog",
+            "local");
+    for (int i = 0; i < pairs.length; i += 2) {
+      props.put(pairs[i], pairs[i + 1]);
+    }
+    return props;
+  }
+
+  @Test
+  void theDeadLetterCatalogIsNamedByItsKeyOrTheTablesFirstPartAndMustHoldSuchATable() {
+    String table = ErrorsConfigDef.DEAD_LETTER_TABLE_CONFIG;
+    String catalog = ErrorsConfigDef.DEAD_LETTER_CATALOG_CONFIG;
+    StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
+    Map<String, String> byKey = twoCatalogs(catalog, "lake", table, "errors.dead_letters");
+    assertThat(errorsOf(connector.validate(byKey), table)).isEmpty();
+    assertThat(errorsOf(connector.validate(byKey), catalog)).isEmpty();
+    assertThat(new StreamhouseSinkConfig(byKey).deadLetterTable().orElseThrow().toString())
+        .isEqualTo("lake:errors.dead_letters");
+    assertThat(
+            new StreamhouseSinkConfig(twoCatalogs(table, "lake.errors.dead_letters"))
+                .deadLetterTable()
+                .orElseThrow()
+                .toString())
+        .as("the first part names the catalog")
+        .isEqualTo("lake:errors.dead_letters");
+    assertThat(
+            new StreamhouseSinkConfig(twoCatalogs(catalog, "local", table, "errors.dead_letters"))
+                .deadLetterRoute()
+                .orElseThrow()
+                .catalog())
+        .isEqualTo("local");
+
+    assertThat(errorsOf(connector.validate(twoCatalogs(table, "errors.dead_letters")), table))
+        .singleElement()
+        .asString()
+        .contains("does not name a table of one of the catalogs [local, lake]")
+        .contains(catalog);
+    assertThat(
+            errorsOf(
+                connector.validate(twoCatalogs(catalog, "sea", table, "errors.dead_letters")),
+                catalog))
+        .singleElement()
+        .asString()
+        .contains("catalog 'sea' of the dead-letter table is not one of [local, lake]");
+    assertThat(
+            errorsOf(
+                connector.validate(twoCatalogs(catalog, "lake", table, "lake.errors.dead_letters")),
+                table))
+        .singleElement()
+        .asString()
+        .contains("does not name a table of catalog lake")
+        .contains("without the catalog");
+    assertThat(errorsOf(connector.validate(twoCatalogs(catalog, "lake")), catalog))
+        .singleElement()
+        .asString()
+        .contains("names the catalog of " + table + ", which is not set");
+  }
+
+  @Test
+  void aPaimonDeadLetterTableHasOneNamespaceLevelAnIcebergOneMayHaveMore() {
+    String table = ErrorsConfigDef.DEAD_LETTER_TABLE_CONFIG;
+    StreamhouseSinkConnector connector = new StreamhouseSinkConnector();
+    assertThat(
+            errorsOf(connector.validate(twoCatalogs(table, "lake.ops.errors.dead_letters")), table))
+        .singleElement()
+        .asString()
+        .contains("lake:ops.errors.dead_letters is in Paimon catalog 'lake'")
+        .contains("exactly one namespace level (the database)")
+        .contains("write <database>.<table>");
+    assertThat(
+            errorsOf(
+                connector.validate(twoCatalogs(table, "local.ops.errors.dead_letters")), table))
+        .isEmpty();
   }
 
   @Test

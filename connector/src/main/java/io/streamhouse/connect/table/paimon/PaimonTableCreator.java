@@ -22,7 +22,8 @@ import org.apache.paimon.types.RowType;
  * (the Debezium {@code after} image for debezium input), primary key from the route or the Kafka
  * key's fields (none: an append table), identity partition keys, a fixed bucket count, level-0
  * files in Avro for primary-key tables, and safe defaults that the route's table properties may
- * override.
+ * override. The dead-letter table is an append table that keeps its required columns NOT NULL, as
+ * the Iceberg one does.
  */
 final class PaimonTableCreator {
   /** Defaults that keep a table healthy under this connector; see docs/paimon.md. */
@@ -66,6 +67,9 @@ final class PaimonTableCreator {
     return options;
   }
 
+  /** Paimon's bucket count of an append table without buckets (bucket-unaware). */
+  static final int DEAD_LETTER_BUCKETS = -1;
+
   private PaimonTableCreator() {}
 
   static void create(Catalog catalog, Identifier id, RouteSettings route, SinkRecord sample)
@@ -85,7 +89,8 @@ final class PaimonTableCreator {
                             + " from this record: its value is neither a struct "
                             + "nor a JSON object (for Debezium input: an envelope without before and after)"));
     RowType rowType = (RowType) PaimonColumns.paimon(row, true);
-    List<String> primaryKey = KeyColumns.of(route.primaryKey(), sample);
+    List<String> primaryKey =
+        route.deadLetters() ? List.of() : KeyColumns.of(route.primaryKey(), sample);
     if (primaryKey.isEmpty() && route.input() == InputMode.DEBEZIUM) {
       throw new RecordConversionException(
           "<key>",
@@ -97,7 +102,10 @@ final class PaimonTableCreator {
     }
     org.apache.paimon.schema.Schema.Builder schema = org.apache.paimon.schema.Schema.newBuilder();
     for (DataField f : rowType.getFields()) {
-      schema.column(f.name(), f.type().copy(true)); // Paimon makes the primary key NOT NULL itself
+      // Paimon makes the primary key NOT NULL itself; other columns are nullable because Paimon
+      // refuses a null in a NOT NULL column even in a delete. The dead-letter table has no deletes
+      // and fills its required columns in every row: it keeps them, the same schema as in Iceberg.
+      schema.column(f.name(), route.deadLetters() ? f.type() : f.type().copy(true));
     }
     List<String> partitionKeys =
         route.partitionBy().stream().map(t -> PartitionTerm.parse(t).column()).toList();
@@ -117,6 +125,11 @@ final class PaimonTableCreator {
     }
     schema.primaryKey(primaryKey).partitionKeys(partitionKeys);
     Map<String, String> options = new LinkedHashMap<>(SAFE_DEFAULTS);
+    if (route.deadLetters()) {
+      // Unaware-bucket append, whatever the catalog's table-default.bucket: every task writes its
+      // own files, no bucket is shared between writers.
+      options.put("bucket", Integer.toString(DEAD_LETTER_BUCKETS));
+    }
     if (!primaryKey.isEmpty()) {
       options.put("bucket", Integer.toString(route.buckets()));
       route.orderBy().ifPresent(column -> options.put("sequence.field", column));

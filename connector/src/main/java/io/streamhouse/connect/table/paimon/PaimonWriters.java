@@ -70,11 +70,28 @@ final class PaimonWriters {
           tables.catalog(), PaimonCatalogTables.identifier(id), route, sample);
     }
     FileStoreTable table = tables.table(id);
+    if (route.deadLetters() && !table.primaryKeys().isEmpty()) {
+      throw notAnAppendTable(id, table);
+    }
     if (route.icebergCompatible()) {
       warnIfWithoutIcebergMetadata(id, table);
     }
     return Optional.of(
         new PaimonTableWriter(table, commitUser, route, ioManager(), writeBuffer(), floors.of(id)));
+  }
+
+  /**
+   * The dead-letter table takes every bad record as a row of its own: in a table with a primary key
+   * rows would replace each other, and several tasks would write the same buckets.
+   */
+  private static IllegalStateException notAnAppendTable(TableId id, FileStoreTable table) {
+    return new IllegalStateException(
+        "Paimon table "
+            + id
+            + " (errors.deadletter.table) has primary key "
+            + table.primaryKeys()
+            + ": the dead-letter table must be an append table (no primary key); name another table"
+            + " (the connector creates it) or drop this one");
   }
 
   /**
