@@ -1,14 +1,13 @@
 package io.streamhouse.connect;
 
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
+import io.streamhouse.connect.monitor.GaugeRegistries;
 import io.streamhouse.connect.routing.TableRouter;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
@@ -20,9 +19,6 @@ import org.slf4j.LoggerFactory;
  */
 public class StreamhouseSinkTask extends SinkTask {
   private static final Logger LOG = LoggerFactory.getLogger(StreamhouseSinkTask.class);
-
-  /** The missing plugin metrics of an older worker are reported once per worker, not per task. */
-  private static final AtomicBoolean NO_METRICS_REPORTED = new AtomicBoolean();
 
   private final ReceivedRecordCounter counter = new ReceivedRecordCounter();
   private TaskRuntime runtime;
@@ -36,7 +32,11 @@ public class StreamhouseSinkTask extends SinkTask {
   @Override
   public void start(Map<String, String> props) {
     StreamhouseSinkConfig config = new StreamhouseSinkConfig(props);
-    runtime = new TaskRuntime(config, context, pluginMetrics(config));
+    runtime =
+        new TaskRuntime(
+            config,
+            context,
+            GaugeRegistries.forTask(context, config.connectorName(), config.taskId()));
     intake =
         new RecordIntake(
             runtime.taskName(),
@@ -49,23 +49,6 @@ public class StreamhouseSinkTask extends SinkTask {
             config.commitHandOverTimeoutMs(),
             !config.transformsRecords());
     LOG.info("Started (plugin version {})", Version.get());
-  }
-
-  /**
-   * Connect's plugin metrics (KIP-877, Kafka 4.1+); null on an older worker, which is said once per
-   * worker in the log: the connector runs the same, without its metrics.
-   */
-  private PluginMetrics pluginMetrics(StreamhouseSinkConfig config) {
-    try {
-      return context.pluginMetrics();
-    } catch (LinkageError olderWorker) {
-      if (!NO_METRICS_REPORTED.getAndSet(true)) {
-        LOG.warn(
-            "This Connect worker has no plugin metrics (Kafka 4.1+ has them): the lag"
-                + " and table metrics are not published; lag checks and data-loss errors still run");
-      }
-      return null;
-    }
   }
 
   @Override

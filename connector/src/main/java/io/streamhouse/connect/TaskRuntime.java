@@ -19,6 +19,7 @@ import io.streamhouse.connect.errors.BadRecordHandler;
 import io.streamhouse.connect.errors.DeadLetterRows;
 import io.streamhouse.connect.migration.TakeOverRunner;
 import io.streamhouse.connect.monitor.DeadLetterMetrics;
+import io.streamhouse.connect.monitor.GaugeRegistry;
 import io.streamhouse.connect.monitor.LagMetrics;
 import io.streamhouse.connect.monitor.LagMonitor;
 import io.streamhouse.connect.monitor.PluginGauges;
@@ -37,7 +38,6 @@ import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.slf4j.Logger;
@@ -77,21 +77,21 @@ final class TaskRuntime implements AutoCloseable {
   private LagMonitor lagMonitor;
   private Thread lagMonitorThread;
 
-  TaskRuntime(StreamhouseSinkConfig config, SinkTaskContext context, PluginMetrics pluginMetrics) {
+  TaskRuntime(StreamhouseSinkConfig config, SinkTaskContext context, GaugeRegistry metrics) {
     this.config = config;
     this.taskName = config.connectorName() + "-" + config.taskId();
     try {
-      start(context, pluginMetrics);
+      start(context, metrics);
     } catch (RuntimeException | Error e) {
       close();
       throw e;
     }
   }
 
-  private void start(SinkTaskContext context, PluginMetrics pluginMetrics) {
+  private void start(SinkTaskContext context, GaugeRegistry metrics) {
     FaultInjection faults = FaultInjection.parse(config.haltAt(), config.taskId());
+    gauges = new PluginGauges(metrics, taskName);
     formats = TableFormats.open(config, config.taskId());
-    gauges = new PluginGauges(pluginMetrics, taskName);
     ControlEventRejections rejections = new ControlEventRejections(taskName);
     ControlEventCodec codec = new ControlEventCodec(config.connectorName(), signer(config));
     badRecords =
@@ -312,9 +312,22 @@ final class TaskRuntime implements AutoCloseable {
     return deadLetters;
   }
 
-  /** Stops the threads, then closes what they used, task 0's coordination first. */
+  /**
+   * Stops the threads, then closes what they used, task 0's coordination first; the task's metrics
+   * go last, whatever failed before.
+   */
   @Override
   public void close() {
+    try {
+      closeThreadsAndClients();
+    } finally {
+      if (gauges != null) {
+        gauges.close();
+      }
+    }
+  }
+
+  private void closeThreadsAndClients() {
     if (takeOver != null) {
       takeOver.stop(); // before the first round: the coordinator thread runs it
     }

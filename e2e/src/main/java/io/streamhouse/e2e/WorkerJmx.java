@@ -76,6 +76,15 @@ public final class WorkerJmx implements AutoCloseable {
     return values;
   }
 
+  /** The names of the MBeans matching {@code pattern}. */
+  public Set<ObjectName> names(String pattern) {
+    try {
+      return server.queryNames(new ObjectName(pattern), null);
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot query the MBeans " + pattern, e);
+    }
+  }
+
   /** Bytes of heap in use now ({@code java.lang:type=Memory} HeapMemoryUsage.used). */
   public long heapUsed() {
     try {

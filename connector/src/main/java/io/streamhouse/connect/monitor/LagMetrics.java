@@ -9,11 +9,12 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.metrics.Gauge;
 
 /**
- * The lag monitor's figures as Connect plugin metrics (KIP-877), one gauge per figure and
- * topic-partition plus per-topic aggregates; Connect adds the {@code connector} and {@code task}
- * tags and exposes them under {@code kafka.connect:type=plugins}. Gauges read the latest check, so
- * nothing is shared between tasks (sensor names are global to a worker; gauges are not sensors).
- * Metric reference: docs/monitoring.md.
+ * The lag monitor's figures as plugin metrics (KIP-877; on an older worker the connector's own
+ * registry, same names), one gauge per figure and topic-partition plus per-topic aggregates; the
+ * registry adds the {@code connector} and {@code task} tags, MBeans {@code
+ * kafka.connect:type=plugins,...}. Gauges read the latest check, so nothing is shared between tasks
+ * (sensor names are global to a worker; gauges are not sensors). Metric reference:
+ * docs/monitoring.md.
  */
 public final class LagMetrics {
   /**
@@ -41,7 +42,7 @@ public final class LagMetrics {
   private final Map<TopicPartition, Long> lost = new ConcurrentHashMap<>();
   private final Map<String, Boolean> topics = new ConcurrentHashMap<>();
 
-  /** A worker without plugin metrics (before Kafka 4.1) gets {@link PluginGauges#none()}. */
+  /** With {@link PluginGauges#none()} the figures are kept and nothing is published. */
   public LagMetrics(PluginGauges gauges) {
     this.gauges = gauges;
   }

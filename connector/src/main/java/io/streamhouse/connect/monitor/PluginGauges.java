@@ -6,28 +6,28 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.common.MetricName;
 import org.apache.kafka.common.metrics.Gauge;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The gauges one task registers in Connect's plugin metrics (KIP-877). A task restarted on the same
- * worker while its previous instance still holds metrics of the same names (its stop timed out, or
- * it is frozen) must start anyway: such a name waits and is registered by {@link #retryPending()}
- * once the previous instance let go (Connect removes a task's metrics when it closes it). Metrics
- * registered by another instance cannot be taken over: Connect only lets an instance remove its
- * own.
+ * The gauges one task registers in its {@link GaugeRegistry}: Connect's plugin metrics (KIP-877,
+ * Kafka 4.1+) or, on an older worker, the connector's own JMX registry under the same names. A task
+ * restarted on the same worker while its previous instance still holds metrics of the same names
+ * (its stop timed out, or it is frozen) must start anyway: such a name waits and is registered by
+ * {@link #retryPending()} once the previous instance let go (Connect, or {@link #close()} on an
+ * older worker, removes a task's metrics when it stops). Metrics registered by another instance
+ * cannot be taken over: a registry only lets an instance remove its own.
  */
 public final class PluginGauges {
   private static final Logger LOG = LoggerFactory.getLogger(PluginGauges.class);
 
-  private final PluginMetrics metrics;
+  private final GaugeRegistry metrics;
   private final String task;
   private final Map<MetricName, Gauge<?>> pending = new ConcurrentHashMap<>();
   private final AtomicBoolean warned = new AtomicBoolean();
 
-  /** {@code metrics} null: a worker without plugin metrics; nothing is registered. */
-  public PluginGauges(PluginMetrics metrics, String task) {
+  /** {@code metrics} null: nothing is registered (tests of what the metrics count). */
+  public PluginGauges(GaugeRegistry metrics, String task) {
     this.metrics = metrics;
     this.task = task;
   }
@@ -41,7 +41,8 @@ public final class PluginGauges {
   }
 
   /**
-   * Registers {@code gauge} as {@code name} with {@code tags} (Connect adds connector and task).
+   * Registers {@code gauge} as {@code name} with {@code tags} (the registry adds connector and
+   * task).
    */
   public void register(
       String name, String doc, LinkedHashMap<String, String> tags, Gauge<?> gauge) {
@@ -72,13 +73,24 @@ public final class PluginGauges {
     }
   }
 
+  /**
+   * The task stopped: removes what it registered (on a 4.1+ worker Connect does it) and drops what
+   * still waited.
+   */
+  public void close() {
+    pending.clear();
+    if (metrics != null) {
+      metrics.close();
+    }
+  }
+
   int pendingCount() {
     return pending.size();
   }
 
   private boolean tryAdd(MetricName metric, Gauge<?> gauge) {
     try {
-      metrics.addMetric(metric, gauge);
+      metrics.add(metric, gauge);
       return true;
     } catch (IllegalArgumentException heldElsewhere) {
       return false;

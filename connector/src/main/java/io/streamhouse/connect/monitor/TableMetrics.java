@@ -75,9 +75,8 @@ public final class TableMetrics implements CommitObserver, TableMaintenance.Main
   private volatile TableId deadLetterTable;
 
   /**
-   * With {@link PluginGauges#none()} (a worker without plugin metrics) the counters are kept
-   * anyway. {@code commitIntervalMs} is published per table so that an alert can say "3 commit
-   * intervals".
+   * With {@link PluginGauges#none()} the counters are kept and nothing is published. {@code
+   * commitIntervalMs} is published per table so that an alert can say "3 commit intervals".
    */
   public TableMetrics(PluginGauges gauges, Clock clock, long commitIntervalMs) {
     this.gauges = gauges;

@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 
 /** The gauges the monitor registers: their names (the documented ones) and values. */
 class LagMetricsTest {
-  /** Records what a worker's plugin metrics would hold. */
   /**
    * Connect's own plugin metrics over one worker-wide registry: each task instance gets its own
    * {@link PluginMetricsImpl} (tags connector and task), as the worker does.
@@ -49,7 +48,8 @@ class LagMetricsTest {
   @Test
   void everyDocumentedMetricIsRegisteredOnceAndReadsTheLatestCheck() {
     WorkerRegistry registry = new WorkerRegistry();
-    LagMetrics metrics = new LagMetrics(new PluginGauges(registry.taskInstance(), "c-0"));
+    LagMetrics metrics =
+        new LagMetrics(new PluginGauges(new WorkerGaugeRegistry(registry.taskInstance()), "c-0"));
     TopicPartition p0 = new TopicPartition("orders", 0);
     TopicPartition p1 = new TopicPartition("orders", 1);
     metrics.update(p0, new PartitionLag(10, 5, 0.25, 0, 15, 0));
@@ -82,12 +82,21 @@ class LagMetricsTest {
     WorkerRegistry registry = new WorkerRegistry();
     PluginMetricsImpl staleInstance = registry.taskInstance();
     TaskMetrics stale =
-        new TaskMetrics(new PluginGauges(staleInstance, "c-0"), () -> 0, () -> 0, () -> 0, () -> 0);
-    new TableMetrics(new PluginGauges(staleInstance, "c-0"), java.time.Clock.systemUTC(), 60_000)
+        new TaskMetrics(
+            new PluginGauges(new WorkerGaugeRegistry(staleInstance), "c-0"),
+            () -> 0,
+            () -> 0,
+            () -> 0,
+            () -> 0);
+    new TableMetrics(
+            new PluginGauges(new WorkerGaugeRegistry(staleInstance), "c-0"),
+            java.time.Clock.systemUTC(),
+            60_000)
         .failed(new io.streamhouse.connect.protocol.TableId("c", List.of("db"), "t"));
     stale.written();
 
-    PluginGauges liveGauges = new PluginGauges(registry.taskInstance(), "c-0");
+    PluginGauges liveGauges =
+        new PluginGauges(new WorkerGaugeRegistry(registry.taskInstance()), "c-0");
     TaskMetrics live = new TaskMetrics(liveGauges, () -> 0, () -> 0, () -> 0, () -> 0);
     TableMetrics liveTables = new TableMetrics(liveGauges, java.time.Clock.systemUTC(), 60_000);
     io.streamhouse.connect.protocol.TableId table =
