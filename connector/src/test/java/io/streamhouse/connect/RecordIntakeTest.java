@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.streamhouse.connect.commit.FaultInjection;
 import io.streamhouse.connect.commit.task.Participant;
 import io.streamhouse.connect.commit.wire.ControlEvent;
 import io.streamhouse.connect.config.RouteSettings;
@@ -18,7 +17,6 @@ import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.routing.TableRouter;
-import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.testing.RecordingChannel;
 import io.streamhouse.connect.testing.SlowClosingFormat;
 import io.streamhouse.connect.testing.TestRoutes;
@@ -45,17 +43,7 @@ class RecordIntakeTest {
 
   private final SlowClosingFormat format = new SlowClosingFormat();
   private final RecordingChannel channel = new RecordingChannel();
-  private final Participant participant =
-      new Participant(
-          "conn",
-          0,
-          Map.of("c", format),
-          channel,
-          new FileBudget(10, 64L << 20),
-          FaultInjection.parse(""),
-          0,
-          30_000,
-          2);
+  private final Participant participant = format.participantOn(channel);
   private final List<Map<TopicPartition, Long>> seeks = new ArrayList<>();
   private final RecordIntake.Seeker seeker = seeks::add;
 

@@ -1,5 +1,8 @@
 package io.streamhouse.connect.testing;
 
+import io.streamhouse.connect.commit.FaultInjection;
+import io.streamhouse.connect.commit.task.Participant;
+import io.streamhouse.connect.commit.wire.ControlChannel;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
@@ -35,6 +38,23 @@ public final class SlowClosingFormat implements TableFormat {
 
   /** Whether writers count on their files being committed, as a keyed Iceberg table's do. */
   public volatile boolean writersCountOnFiles;
+
+  /**
+   * Task 0 of connector {@code conn}, whose catalog {@code c} is this format, answering on {@code
+   * channel}: commit interval 0 (no cut ahead), commit timeout 30 s, two close threads.
+   */
+  public Participant participantOn(ControlChannel channel) {
+    return new Participant(
+        "conn",
+        0,
+        Map.of("c", this),
+        channel,
+        new FileBudget(10, 64L << 20),
+        FaultInjection.parse(""),
+        0,
+        30_000,
+        2);
+  }
 
   @Override
   public boolean writerCountsOn(PreparedFiles files) {
