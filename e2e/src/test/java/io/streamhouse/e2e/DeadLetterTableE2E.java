@@ -67,15 +67,8 @@ class DeadLetterTableE2E {
                 FaultInjection.Point.AFTER_TABLE_COMMIT.name() + ":" + marker));
     Set<Long> good = new HashSet<>();
     Set<At> bad = new HashSet<>();
-    produce(stack, 0, good, bad);
-    stack.connect().putConfig(example.name(), example.config());
-
-    assertThat(stack.worker().process().awaitExit(Duration.ofMinutes(2)))
-        .as("the worker halted after the first table commit")
-        .isTrue();
-    assertThat(marker).exists();
-    produce(stack, 1_000, good, bad); // while the worker is down
-    stack.worker().restart(Duration.ofMinutes(2));
+    haltAfterTheFirstTableCommit(
+        stack, example, marker, firstId -> produce(stack, firstId, good, bad));
 
     try (IcebergTables tables = IcebergSink.tables(stack)) {
       awaitTables(stack, tables, example.name(), DEAD_LETTERS, TOPIC, good, bad);
@@ -255,6 +248,28 @@ class DeadLetterTableE2E {
    * every eighth (a string id, or no id: schema changes the table refuses), the last one good; and
    * two records of {@link #STRAY}, which no route takes.
    */
+  /** Produces the records whose ids start at the one given. */
+  interface Lot {
+    void produce(long firstId) throws Exception;
+  }
+
+  /**
+   * Produces a first lot (ids from 0), starts {@code example}, which halts its worker right after
+   * its first table commit ({@code marker} then exists), waits for the halt, produces a second lot
+   * (ids from 1,000) while the worker is down, and restarts the worker.
+   */
+  static void haltAfterTheFirstTableCommit(
+      LocalStack stack, ConnectorExample example, Path marker, Lot lot) throws Exception {
+    lot.produce(0);
+    stack.connect().putConfig(example.name(), example.config());
+    assertThat(stack.worker().process().awaitExit(Duration.ofMinutes(2)))
+        .as("the worker halted after the first table commit")
+        .isTrue();
+    assertThat(marker).exists();
+    lot.produce(1_000); // while the worker is down
+    stack.worker().restart(Duration.ofMinutes(2));
+  }
+
   private static void produce(LocalStack stack, long firstId, Set<Long> good, Set<At> bad)
       throws Exception {
     produce(stack, TOPIC, STRAY, 2, firstId, good, bad);

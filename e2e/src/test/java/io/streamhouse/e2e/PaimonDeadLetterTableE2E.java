@@ -55,15 +55,8 @@ class PaimonDeadLetterTableE2E {
                 FaultInjection.Point.AFTER_TABLE_COMMIT.name() + ":" + marker));
     Set<Long> good = new HashSet<>();
     Set<At> bad = new HashSet<>();
-    produce(stack, 0, good, bad);
-    stack.connect().putConfig(example.name(), example.config());
-
-    assertThat(stack.worker().process().awaitExit(Duration.ofMinutes(2)))
-        .as("the worker halted after the first table commit")
-        .isTrue();
-    assertThat(marker).exists();
-    produce(stack, 1_000, good, bad); // while the worker is down
-    stack.worker().restart(Duration.ofMinutes(2));
+    DeadLetterTableE2E.haltAfterTheFirstTableCommit(
+        stack, example, marker, firstId -> produce(stack, firstId, good, bad));
 
     try (PaimonTables tables = PaimonSink.tables(stack)) {
       long end =
