@@ -2,8 +2,7 @@ package io.streamhouse.connect.routing;
 
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.config.TableNames;
-import io.streamhouse.connect.converter.JsonRow;
-import io.streamhouse.connect.converter.JsonStruct;
+import io.streamhouse.connect.converter.api.DecodedStruct;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.TableId;
 import java.util.ArrayList;
@@ -198,12 +197,10 @@ public final class TableRouter {
   }
 
   private static Object child(Object value, String field) {
-    if (value instanceof JsonStruct json && json.undecodedRow() != null) {
-      value = json.undecodedRow(); // read without making the Struct the table writer can skip
-    }
-    if (value instanceof JsonRow row) {
-      Field f = row.schema().field(field);
-      return f == null ? null : JsonRow.toConnect(row.get(f));
+    if (value instanceof DecodedStruct decoded) {
+      // Read without making the Struct that the table writer can skip.
+      Field f = decoded.schema().field(field);
+      return f == null ? null : DecodedStruct.toConnect(decoded.decoded(f));
     }
     if (value instanceof Struct struct) {
       Field f = struct.schema().field(field);
