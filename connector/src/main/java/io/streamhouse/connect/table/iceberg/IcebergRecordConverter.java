@@ -1,5 +1,7 @@
 package io.streamhouse.connect.table.iceberg;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.streamhouse.connect.converter.api.DecodedStruct;
 import io.streamhouse.connect.converter.api.Utf8Text;
 import io.streamhouse.connect.decode.ValueCoercion;
@@ -12,7 +14,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.util.Utf8;
@@ -67,11 +68,17 @@ public final class IcebergRecordConverter {
     final Node key;
     final Node value;
 
-    /** The layout of the Connect schema seen last, and of the others seen before. */
+    /** The layout of the Connect schema seen last. */
     org.apache.kafka.connect.data.Schema lastSchema;
 
     Field[] lastSources;
-    final Map<org.apache.kafka.connect.data.Schema, Field[]> layouts;
+
+    /**
+     * The layouts of the schemas seen, at most {@code MAX_LAYOUTS} (a converter may make a new
+     * schema object per record), by identity (weak keys compare with {@code ==}); made on first
+     * use, as many struct types never see a value.
+     */
+    private Cache<org.apache.kafka.connect.data.Schema, Field[]> layouts;
 
     Node(Type type) {
       this.type = type;
@@ -80,12 +87,10 @@ public final class IcebergRecordConverter {
         fields = type.asStructType().fields();
         fieldNodes = fields.stream().map(f -> new Node(f.type())).toArray(Node[]::new);
         template = GenericRecord.create(type.asStructType());
-        layouts = new IdentityHashMap<>();
       } else {
         fields = List.of();
         fieldNodes = new Node[0];
         template = null;
-        layouts = null;
       }
       element = type.isListType() ? new Node(type.asListType().elementType()) : null;
       key = type.isMapType() ? new Node(type.asMapType().keyType()) : null;
@@ -104,11 +109,16 @@ public final class IcebergRecordConverter {
     }
 
     private Field[] lookUp(org.apache.kafka.connect.data.Schema valueSchema) {
-      Field[] sources = layouts.get(valueSchema);
+      if (layouts == null) {
+        layouts =
+            Caffeine.newBuilder()
+                .weakKeys()
+                .maximumSize(MAX_LAYOUTS)
+                .executor(Runnable::run) // evicts on this thread, not a pool's
+                .build();
+      }
+      Field[] sources = layouts.getIfPresent(valueSchema);
       if (sources == null) {
-        if (layouts.size() >= MAX_LAYOUTS) {
-          layouts.clear(); // a converter that makes a new schema object per record
-        }
         sources = new Field[fields.size()];
         for (int i = 0; i < sources.length; i++) {
           sources[i] = valueSchema.field(fields.get(i).name());
