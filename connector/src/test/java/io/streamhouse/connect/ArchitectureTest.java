@@ -10,9 +10,6 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import io.streamhouse.connect.converter.JsonRow;
-import io.streamhouse.connect.converter.JsonStruct;
-import io.streamhouse.connect.converter.JsonText;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -169,15 +166,20 @@ class ArchitectureTest {
         .because(
             "a user sets it as value.converter; it uses nothing of the sink and Jackson's parser only")
         .check(main);
-    // The sink reads the converter's decoded payloads (JsonStruct, JsonRow, JsonText) when they
-    // come, and nothing else of it.
+  }
+
+  @Test
+  void theSinkReadsConvertedValuesOnlyThroughTheConverterApi() {
     noClasses()
         .that()
-        .resideOutsideOfPackage("..connect.converter..")
+        .resideOutsideOfPackage("io.streamhouse.connect.converter..")
         .should()
         .dependOnClassesThat(
-            resideInAPackage("..connect.converter..")
-                .and(not(belongToAnyOf(JsonStruct.class, JsonRow.class, JsonText.class))))
+            resideInAPackage("io.streamhouse.connect.converter..")
+                .and(not(resideInAPackage("io.streamhouse.connect.converter.api"))))
+        .because(
+            "the sink reads any converter's values through Connect's data API or, for a struct"
+                + " a converter decoded, through converter.api (docs/architecture.md)")
         .check(main);
   }
 }

@@ -1,5 +1,7 @@
 package io.streamhouse.connect.monitor;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
@@ -52,10 +55,12 @@ public final class LagMonitor implements Runnable, AutoCloseable {
   private final long intervalMs;
   private final Clock clock;
   private final boolean failOnLoss;
-  private final Map<String, TopicRetention> retention = new HashMap<>();
+
+  /** Each topic's retention, read again once it is older than RETENTION_REFRESH_MS. */
+  private final Cache<String, TopicRetention> retention;
+
   private final Map<TopicPartition, Long> lossCountedUpTo = new HashMap<>();
   private final Object wake = new Object();
-  private long retentionReadAt = Long.MIN_VALUE;
   private KafkaConsumer<byte[], byte[]> consumer;
   private volatile boolean running = true;
   private volatile ConnectException failure;
@@ -81,6 +86,12 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     this.intervalMs = intervalMs;
     this.clock = clock;
     this.failOnLoss = failOnLoss;
+    this.retention =
+        Caffeine.newBuilder()
+            .expireAfterWrite(Duration.ofMillis(RETENTION_REFRESH_MS))
+            .ticker(() -> TimeUnit.MILLISECONDS.toNanos(clock.millis()))
+            .executor(Runnable::run)
+            .build();
   }
 
   @Override
@@ -208,24 +219,30 @@ public final class LagMonitor implements Runnable, AutoCloseable {
     return result;
   }
 
+  /**
+   * The retention of each of {@code topics}: those not known or known too long read in one call.
+   */
   private Map<String, TopicRetention> retention(Set<String> topics) throws Exception {
-    long now = clock.millis();
-    if (!retention.keySet().containsAll(topics) || now - retentionReadAt > RETENTION_REFRESH_MS) {
-      List<ConfigResource> resources =
-          topics.stream().map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t)).toList();
+    Map<String, TopicRetention> known = new HashMap<>(retention.getAllPresent(topics));
+    List<ConfigResource> resources =
+        topics.stream()
+            .filter(t -> !known.containsKey(t))
+            .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t))
+            .toList();
+    if (!resources.isEmpty()) {
       for (Map.Entry<ConfigResource, Config> e :
           admin.describeConfigs(resources).all().get().entrySet()) {
         Config c = e.getValue();
-        retention.put(
-            e.getKey().name(),
+        TopicRetention read =
             TopicRetention.of(
                 c.get("retention.ms").value(),
                 c.get("retention.bytes").value(),
-                c.get("cleanup.policy").value()));
+                c.get("cleanup.policy").value());
+        retention.put(e.getKey().name(), read);
+        known.put(e.getKey().name(), read);
       }
-      retentionReadAt = now;
     }
-    return retention;
+    return known;
   }
 
   /** Bytes per partition on its largest replica. */

@@ -1,14 +1,14 @@
 package io.streamhouse.connect.routing;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.config.TableNames;
-import io.streamhouse.connect.converter.JsonRow;
-import io.streamhouse.connect.converter.JsonStruct;
+import io.streamhouse.connect.converter.api.DecodedStruct;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.TableId;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,10 +34,10 @@ public final class TableRouter {
   private final Function<String, Optional<List<Destination>>> staticResolver = this::resolveStatic;
 
   /**
-   * Per route taking its table from a field, the tables of the field values seen last: a record's
-   * table is then a map lookup, not a sanitizing and an allow-list match per record.
+   * Per route taking its table from a field, the tables of field values seen before: a record's
+   * table is then a cache lookup, not a sanitizing and an allow-list match per record.
    */
-  private final Map<String, Map<String, TableId>> tablesByFieldValue = new HashMap<>();
+  private final Map<String, Cache<String, TableId>> tablesByFieldValue = new HashMap<>();
 
   /** Field values remembered per route; a route fanning out wider resolves the others anew. */
   static final int REMEMBERED_FIELD_VALUES = 10_000;
@@ -123,9 +123,9 @@ public final class TableRouter {
               + "' that names the table is missing or null");
     }
     String value = raw.toString();
-    Map<String, TableId> known =
-        tablesByFieldValue.computeIfAbsent(route.name(), r -> lruMap(REMEMBERED_FIELD_VALUES));
-    TableId table = known.get(value);
+    Cache<String, TableId> known =
+        tablesByFieldValue.computeIfAbsent(route.name(), r -> rememberedTables());
+    TableId table = known.getIfPresent(value);
     if (table == null) {
       table = tableNamed(route, field, value);
       known.put(value, table);
@@ -133,15 +133,12 @@ public final class TableRouter {
     return table;
   }
 
-  private static <K, V> Map<K, V> lruMap(int capacity) {
-    return new LinkedHashMap<>(16, 0.75f, true) {
-      private static final long serialVersionUID = 1L;
-
-      @Override
-      protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
-        return size() > capacity;
-      }
-    };
+  /** Evicting on the task thread that adds, not on a pool's. */
+  private static Cache<String, TableId> rememberedTables() {
+    return Caffeine.newBuilder()
+        .maximumSize(REMEMBERED_FIELD_VALUES)
+        .executor(Runnable::run)
+        .build();
   }
 
   /** The table a field's value names, if the route allows it. */
@@ -198,12 +195,10 @@ public final class TableRouter {
   }
 
   private static Object child(Object value, String field) {
-    if (value instanceof JsonStruct json && json.undecodedRow() != null) {
-      value = json.undecodedRow(); // read without making the Struct the table writer can skip
-    }
-    if (value instanceof JsonRow row) {
-      Field f = row.schema().field(field);
-      return f == null ? null : JsonRow.toConnect(row.get(f));
+    if (value instanceof DecodedStruct decoded) {
+      // Read without making the Struct that the table writer can skip.
+      Field f = decoded.schema().field(field);
+      return f == null ? null : DecodedStruct.toConnect(decoded.decoded(f));
     }
     if (value instanceof Struct struct) {
       Field f = struct.schema().field(field);

@@ -179,34 +179,39 @@ public final class CommitLoop {
   /**
    * The loop itself, for any commit that plans against what the table holds: runs {@code attempt}
    * until it returns, again after each commit that got in first, at most {@link #MAX_PLAN_ATTEMPTS}
-   * times; then fails with {@link ConflictsExhaustedException}, whose message ends with {@code
-   * whenExhausted} (what becomes of what was to be committed).
+   * times ({@link Retries}); then fails with {@link ConflictsExhaustedException}, whose message
+   * ends with {@code whenExhausted} (what becomes of what was to be committed).
    */
   public static <R> R retry(
       String connector, Object table, String whenExhausted, Attempt<R> attempt) {
-    ConcurrentCommitException last = null;
-    for (int n = 1; n <= MAX_PLAN_ATTEMPTS; n++) {
-      try {
-        return attempt.run(n);
-      } catch (ConcurrentCommitException e) {
-        last = e;
-        LOG.warn(
-            "Another commit to {} got in first (attempt {} of {}); planning again: {}",
-            table,
-            n,
-            MAX_PLAN_ATTEMPTS,
-            e.getMessage());
-      }
+    try {
+      return Retries.immediately(
+          MAX_PLAN_ATTEMPTS,
+          ConcurrentCommitException.class,
+          n -> {
+            try {
+              return attempt.run(n);
+            } catch (ConcurrentCommitException e) {
+              LOG.warn(
+                  "Another commit to {} got in first (attempt {} of {}); planning again: {}",
+                  table,
+                  n,
+                  MAX_PLAN_ATTEMPTS,
+                  e.getMessage());
+              throw e;
+            }
+          });
+    } catch (ConcurrentCommitException last) {
+      throw new ConflictsExhaustedException(
+          "Connector "
+              + connector
+              + ": table "
+              + table
+              + " changed under "
+              + MAX_PLAN_ATTEMPTS
+              + " commit attempts in a row; "
+              + whenExhausted,
+          last);
     }
-    throw new ConflictsExhaustedException(
-        "Connector "
-            + connector
-            + ": table "
-            + table
-            + " changed under "
-            + MAX_PLAN_ATTEMPTS
-            + " commit attempts in a row; "
-            + whenExhausted,
-        last);
   }
 }

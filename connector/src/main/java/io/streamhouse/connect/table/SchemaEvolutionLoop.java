@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
 /**
  * How a format applies schema evolution to a table that other tasks may change at the same time:
  * plan against the table's current columns, apply, and when a concurrent change wins, plan again
- * (usually finding nothing left to do). The format supplies its columns and its way to apply.
+ * ({@link Retries}; usually finding nothing left to do). The format supplies its columns and its
+ * way to apply.
  */
 public final class SchemaEvolutionLoop {
   private static final Logger LOG = LoggerFactory.getLogger(SchemaEvolutionLoop.class);
@@ -41,36 +42,54 @@ public final class SchemaEvolutionLoop {
       EvolutionMode mode,
       Applier applier)
       throws RecordConversionException {
-    for (int attempt = 1; ; attempt++) {
-      EvolutionPlan plan = EvolutionPlanner.plan(current.get(), row, mode);
-      if (plan.isRejected()) {
-        throw new RecordConversionException(
-            plan.rejection().get().field(), plan.rejection().get().reason());
-      }
-      if (plan.changes().isEmpty()) {
-        return; // another task applied it first
-      }
-      try {
-        applier.apply(plan.changes());
-        LOG.info("Evolved the schema of {}: {}", id, plan.changes());
-        return;
-      } catch (Exception concurrent) {
-        if (attempt >= MAX_ATTEMPTS) {
-          throw new IllegalStateException(
-              "Connector "
-                  + connector
-                  + ": cannot change the schema of "
-                  + id
-                  + " after "
-                  + attempt
-                  + " attempts",
-              concurrent);
-        }
-        LOG.info(
-            "A schema change of {} met a concurrent one; planning again ({})",
-            id,
-            concurrent.toString());
-      }
+    EvolutionPlan plan;
+    try {
+      plan =
+          Retries.immediately(
+              MAX_ATTEMPTS,
+              ConcurrentChange.class,
+              attempt -> {
+                EvolutionPlan planned = EvolutionPlanner.plan(current.get(), row, mode);
+                if (planned.isRejected() || planned.changes().isEmpty()) {
+                  return planned; // nothing to apply; empty: another task applied it first
+                }
+                try {
+                  applier.apply(planned.changes());
+                } catch (Exception concurrent) {
+                  LOG.info(
+                      "A schema change of {} met a concurrent one (attempt {} of {}): {}",
+                      id,
+                      attempt,
+                      MAX_ATTEMPTS,
+                      concurrent.toString());
+                  throw new ConcurrentChange(concurrent);
+                }
+                LOG.info("Evolved the schema of {}: {}", id, planned.changes());
+                return planned;
+              });
+    } catch (ConcurrentChange exhausted) {
+      throw new IllegalStateException(
+          "Connector "
+              + connector
+              + ": cannot change the schema of "
+              + id
+              + " after "
+              + MAX_ATTEMPTS
+              + " attempts",
+          exhausted.getCause());
+    }
+    if (plan.isRejected()) {
+      throw new RecordConversionException(
+          plan.rejection().get().field(), plan.rejection().get().reason());
+    }
+  }
+
+  /** The schema update failed, as when another one got in first: planned again. */
+  private static final class ConcurrentChange extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    ConcurrentChange(Exception cause) {
+      super(cause.toString(), cause);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.streamhouse.connect.routing;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamhouse.connect.config.RouteSettings;
+import io.streamhouse.connect.converter.JsonPayloads;
 import io.streamhouse.connect.decode.KafkaMetadata;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.schema.EvolutionMode;
@@ -10,6 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.sink.SinkRecord;
 import org.junit.jupiter.api.Test;
 
 /** Which tables every record of a topic goes to, known without a record only for static routes. */
@@ -170,6 +173,24 @@ class TableRouterTest {
                     "t", 0, null, null, null, Map.of("a.kind", "click"), 0)))
         .as("a top-level field named a.kind counts first")
         .hasSize(1);
+  }
+
+  @Test
+  void aStructAConverterDecodedIsRoutedByItsFieldsWithoutBeingMade() throws Exception {
+    Struct value = JsonPayloads.secondReading(JsonPayloads.order("Ann", "orders_eu"));
+    SinkRecord record = new SinkRecord("t", 0, null, null, value.schema(), value, 0);
+    Map<String, String> tableByField =
+        Map.of("note", "orders_eu", "customer.name", "ann", "scores.k", "v");
+    for (Map.Entry<String, String> e : tableByField.entrySet()) {
+      TableRouter router =
+          new TableRouter(
+              List.of(route("r", List.of("t"), Optional.empty(), "", Optional.of(e.getKey()))));
+      assertThat(router.route(record))
+          .extracting(TableRouter.Destination::table)
+          .as(e.getKey())
+          .containsExactly(new TableId("lake", List.of("default"), e.getValue()));
+    }
+    assertThat(JsonPayloads.unmade(value)).as("read without the Struct").isTrue();
   }
 
   private static RouteSettings route(

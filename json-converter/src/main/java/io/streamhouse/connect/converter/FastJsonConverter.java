@@ -30,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * into Connect values against the cached schema, from its bytes ({@link ByteJsonTokens}) when the
  * schema was found in place, else from Jackson's streaming parser; a struct payload becomes a
  * {@link JsonStruct}, which holds its decoded {@link JsonRow} until something reads it as a {@code
- * Struct}.
+ * Struct}. A sink may read it without that {@code Struct}, through the {@link
+ * io.streamhouse.connect.converter.api.DecodedStruct} it implements.
  *
  * <p>Every record it does not decode with certainty goes to a {@code JsonConverter} configured the
  * same way, whose answer (a value or a {@link DataException}) is the answer: the first record of

@@ -1,5 +1,6 @@
 package io.streamhouse.connect.converter;
 
+import io.streamhouse.connect.converter.api.DecodedStruct;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -11,11 +12,11 @@ import org.apache.kafka.connect.data.Struct;
 /**
  * A struct of a payload that {@link FastJsonConverter} decoded, before it is a Connect {@link
  * Struct}: its field values by field index, as the {@code Struct} would hold them, except that
- * strings are {@link JsonText} and structs {@code JsonRow}s, in lists and maps too. A sink that
- * knows this form reads it without the {@code Struct} ({@link JsonStruct#undecodedRow}); {@link
- * #toStruct} makes the {@code Struct} that {@code JsonConverter} would have made.
+ * strings are {@link JsonText} and structs {@code JsonRow}s, in lists and maps too. A sink reads it
+ * as a {@link DecodedStruct}, without the {@code Struct}; {@link #toStruct} makes the {@code
+ * Struct} that {@code JsonConverter} would have made.
  */
-public final class JsonRow {
+final class JsonRow implements DecodedStruct {
   private final Schema schema;
   private final Object[] values;
 
@@ -24,17 +25,20 @@ public final class JsonRow {
     this.values = values;
   }
 
+  @Override
   public Schema schema() {
     return schema;
   }
 
   /** The value of {@code field} as {@link Struct#get(Field)} reads it: its default for a null. */
-  public Object get(Field field) {
+  @Override
+  public Object decoded(Field field) {
     Object value = values[field.index()];
     return value == null ? field.schema().defaultValue() : value;
   }
 
   /** The Connect struct of this row, with the checks of {@link Struct#put(Field, Object)}. */
+  @Override
   public Struct toStruct() {
     Struct struct = new Struct(schema);
     fill(struct);
@@ -49,8 +53,12 @@ public final class JsonRow {
     }
   }
 
-  /** {@code value} with every {@link JsonText} a {@code String} and every row a {@code Struct}. */
-  public static Object toConnect(Object value) {
+  /**
+   * {@code value} with every {@link JsonText} a {@code String} and every row a {@code Struct}, as
+   * {@link DecodedStruct#toConnect} makes it; it tests for this class where that tests for the
+   * interface, which costs more for every value that is not one (most field values).
+   */
+  static Object toConnect(Object value) {
     if (value instanceof JsonText text) {
       return text.toString();
     }

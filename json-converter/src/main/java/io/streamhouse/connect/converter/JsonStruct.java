@@ -1,5 +1,6 @@
 package io.streamhouse.connect.converter;
 
+import io.streamhouse.connect.converter.api.DecodedStruct;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -9,19 +10,19 @@ import org.apache.kafka.connect.data.Struct;
 /**
  * The {@link Struct} {@link FastJsonConverter} returns for a payload it decoded: it holds the
  * decoded {@link JsonRow} and becomes the {@code Struct} {@code JsonConverter} would have made the
- * first time anything reads or changes it (a transformation, a field router, a check), so to
- * everyone it is that {@code Struct}. A sink that reads the row itself ({@link #undecodedRow})
- * skips building it: the Streamhouse Iceberg writer turns the row straight into an Iceberg record
- * whose strings stay UTF-8. Every public method of {@code Struct} but {@link #schema} is overridden
- * here (JsonStructTest checks it against the Kafka version built with). One difference remains: a
- * plain {@code Struct}'s {@code equals} takes only its own class as equal, so it never equals a
- * {@code JsonStruct}, though a {@code JsonStruct} equals it.
+ * first time anything reads or changes it through the {@code Struct} API (a transformation, a
+ * check), so to everyone it is that {@code Struct}. A sink that reads it as a {@link DecodedStruct}
+ * reads the row and skips building it: the Streamhouse writers turn the row straight into a table
+ * row whose strings stay UTF-8. Every public method of {@code Struct} but {@link #schema} is
+ * overridden here (JsonStructTest checks it against the Kafka version built with). One difference
+ * remains: a plain {@code Struct}'s {@code equals} takes only its own class as equal, so it never
+ * equals a {@code JsonStruct}, though a {@code JsonStruct} equals it.
  *
  * <p>The row's values need no {@link Struct#put} checks to be made: {@link PayloadDecoder} reads
  * each for its field's schema (the randomized FastJsonConverterTest compares every reading with
  * {@code JsonConverter}'s through these methods).
  */
-public final class JsonStruct extends Struct {
+final class JsonStruct extends Struct implements DecodedStruct {
   private JsonRow row;
 
   JsonStruct(JsonRow row) {
@@ -30,8 +31,21 @@ public final class JsonStruct extends Struct {
   }
 
   /** The row not yet made into this {@code Struct}; null once it was. */
-  public JsonRow undecodedRow() {
+  JsonRow undecodedRow() {
     return row;
+  }
+
+  /** From the row while this is not made yet, else from this {@code Struct}. */
+  @Override
+  public Object decoded(Field field) {
+    JsonRow decoding = row;
+    return decoding != null ? decoding.decoded(field) : super.get(field);
+  }
+
+  /** Itself: a {@code Struct}, made from its row once read as one. */
+  @Override
+  public Struct toStruct() {
+    return this;
   }
 
   private void decode() {

@@ -1,5 +1,6 @@
 package io.streamhouse.connect.converter;
 
+import io.streamhouse.connect.converter.api.Utf8Text;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -9,7 +10,7 @@ import java.util.Arrays;
  * ASCII string goes from the parser's characters to bytes without a {@code String} in between.
  * Equal to another {@code JsonText} of the same text; {@link #toString} is the text.
  */
-public final class JsonText implements CharSequence {
+final class JsonText extends Utf8Text {
   private byte[] utf8;
   private String text;
 
@@ -44,6 +45,7 @@ public final class JsonText implements CharSequence {
   }
 
   /** The text in UTF-8; the array is this object's own, not to be changed. */
+  @Override
   public byte[] utf8() {
     if (utf8 == null) {
       utf8 = text.getBytes(StandardCharsets.UTF_8);
@@ -57,21 +59,6 @@ public final class JsonText implements CharSequence {
       text = new String(utf8, StandardCharsets.UTF_8);
     }
     return text;
-  }
-
-  @Override
-  public int length() {
-    return toString().length();
-  }
-
-  @Override
-  public char charAt(int index) {
-    return toString().charAt(index);
-  }
-
-  @Override
-  public CharSequence subSequence(int start, int end) {
-    return toString().subSequence(start, end);
   }
 
   @Override

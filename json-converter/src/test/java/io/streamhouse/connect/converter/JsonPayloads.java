@@ -75,9 +75,9 @@ public final class JsonPayloads {
 
   /**
    * {@code value} written by JsonConverter and read by FastJsonConverter twice: the second reading
-   * (the first goes to JsonConverter, which gives the schema to cache).
+   * (the first goes to JsonConverter, which gives the schema to cache), a struct not made yet.
    */
-  public static JsonStruct secondReading(Struct value) {
+  public static Struct secondReading(Struct value) {
     JsonConverter writer = new JsonConverter();
     writer.configure(Map.of("schemas.enable", "true"), false);
     byte[] bytes = writer.fromConnectData("t", value.schema(), value);
@@ -85,5 +85,13 @@ public final class JsonPayloads {
     fast.configure(Map.of("schemas.enable", "true"), false);
     fast.toConnectData("t", bytes);
     return (JsonStruct) fast.toConnectData("t", bytes).value();
+  }
+
+  /**
+   * Whether {@code value}, a {@link #secondReading}, still holds its decoded row: nothing read it
+   * through the {@code Struct} API.
+   */
+  public static boolean unmade(Struct value) {
+    return ((JsonStruct) value).undecodedRow() != null;
   }
 }

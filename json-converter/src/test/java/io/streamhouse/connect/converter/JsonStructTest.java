@@ -5,6 +5,7 @@ import static io.streamhouse.connect.converter.JsonPayloads.order;
 import static io.streamhouse.connect.converter.JsonPayloads.secondReading;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.streamhouse.connect.converter.api.DecodedStruct;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -37,16 +38,23 @@ class JsonStructTest {
   @Test
   void holdsItsRowUntilReadAndThenIsTheStructOfJsonConverter() {
     Struct expected = order("Ann", NOTE).put("status", "new"); // what JsonConverter reads back
-    JsonStruct json = secondReading(expected);
+    JsonStruct json = (JsonStruct) secondReading(expected);
     JsonRow row = json.undecodedRow();
     assertThat(row).isNotNull();
-    assertThat(row.get(ORDER.field("note"))).isEqualTo(JsonText.of(NOTE));
-    assertThat(row.get(ORDER.field("status"))).isEqualTo(JsonText.of("new"));
-    assertThat(JsonRow.toConnect(row.get(ORDER.field("customer"))))
+    assertThat(row.decoded(ORDER.field("note"))).isEqualTo(JsonText.of(NOTE));
+    assertThat(row.decoded(ORDER.field("status"))).isEqualTo(JsonText.of("new"));
+    assertThat(JsonRow.toConnect(row.decoded(ORDER.field("customer"))))
         .isEqualTo(expected.getStruct("customer"));
+    assertThat(DecodedStruct.toConnect(json.decoded(ORDER.field("customer"))))
+        .isEqualTo(expected.getStruct("customer"));
+    assertThat(json.decoded(ORDER.field("tags")))
+        .isEqualTo(List.of(JsonText.of("a"), JsonText.of("\u00fc")));
+    assertThat(json.undecodedRow()).as("read as decoded, not made").isSameAs(row);
 
     assertThat(json.getString("note")).isEqualTo(NOTE);
     assertThat(json.undecodedRow()).isNull();
+    assertThat(json.decoded(ORDER.field("note"))).as("from the Struct now").isEqualTo(NOTE);
+    assertThat(json.toStruct()).isSameAs(json);
     assertThat(json).isEqualTo(expected);
     assertThat(json.hashCode()).isEqualTo(expected.hashCode());
     assertThat(json.toString()).isEqualTo(expected.toString());
@@ -65,8 +73,8 @@ class JsonStructTest {
     Struct changed = secondReading(expected).put("id", 8L);
     assertThat(changed.getString("note")).isEqualTo(NOTE);
     assertThat(changed.getInt64("id")).isEqualTo(8L);
-    JsonStruct a = secondReading(expected);
-    JsonStruct b = secondReading(expected);
+    JsonStruct a = (JsonStruct) secondReading(expected);
+    JsonStruct b = (JsonStruct) secondReading(expected);
     assertThat(a).isEqualTo(b);
     assertThat(a.undecodedRow()).isNull();
     assertThat(b.undecodedRow()).isNull();
@@ -75,8 +83,8 @@ class JsonStructTest {
   @Test
   void aRowReadsANullAsItsFieldsDefaultAsStructDoes() {
     JsonRow row = new JsonRow(ORDER, new Object[ORDER.fields().size()]);
-    assertThat(row.get(ORDER.field("status"))).isEqualTo("new");
-    assertThat(row.get(ORDER.field("note"))).isNull();
+    assertThat(row.decoded(ORDER.field("status"))).isEqualTo("new");
+    assertThat(row.decoded(ORDER.field("note"))).isNull();
     assertThat(new Struct(ORDER).get("status")).isEqualTo("new");
   }
 }

@@ -1,6 +1,7 @@
 package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.config.CatalogSettings;
+import io.streamhouse.connect.table.Retries;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -63,28 +64,34 @@ final class IcebergCatalogLoader {
     }
   }
 
+  /** Attempts at initializing a catalog before its failure is the task's. */
+  static final int INIT_ATTEMPTS = 5;
+
   /**
    * Catalogs that create their own schema on first use (JDBC) race when several tasks start at
-   * once: initialize one at a time in this JVM, and retry what another JVM's race made fail.
+   * once: initialize one at a time in this JVM, and retry what another JVM's race made fail, after
+   * 200 ms, 400 ms, then 800 ms each time.
    */
   private static synchronized Catalog initialize(
       CatalogSettings settings, Map<String, String> props, Configuration hadoopConf) {
-    RuntimeException last = null;
-    for (int attempt = 1; attempt <= 5; attempt++) {
-      try {
-        return CatalogUtil.buildIcebergCatalog(settings.name(), props, hadoopConf);
-      } catch (RuntimeException e) {
-        last = e;
-        LOG.warn("Could not initialize {} (attempt {} of 5): {}", settings, attempt, e.toString());
-        try {
-          Thread.sleep(200L * attempt);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw e;
-        }
-      }
-    }
-    throw last;
+    return Retries.withBackoff(
+        INIT_ATTEMPTS,
+        200,
+        800,
+        RuntimeException.class,
+        attempt -> {
+          try {
+            return CatalogUtil.buildIcebergCatalog(settings.name(), props, hadoopConf);
+          } catch (RuntimeException e) {
+            LOG.warn(
+                "Could not initialize {} (attempt {} of {}): {}",
+                settings,
+                attempt,
+                INIT_ATTEMPTS,
+                e.toString());
+            throw e;
+          }
+        });
   }
 
   /**

@@ -1,8 +1,8 @@
 package io.streamhouse.connect.table.iceberg;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.streamhouse.connect.protocol.TableId;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.types.Type;
 
@@ -11,26 +11,22 @@ import org.apache.iceberg.types.Type;
  * the table's schema and the kind of its partitioning stay the same. A table writer lasts one
  * round; a converter made afresh with each would build its tree of the table's schema and its
  * caches (record templates, field layouts) again every round. At most {@link #MAX_TABLES} are kept,
- * the least recently used going first.
+ * Caffeine choosing which go (by how often and how lately each was asked for).
  */
 final class IcebergConverters {
   /** Converters kept at most; a converter is a few KB. */
   static final int MAX_TABLES = 1024;
 
-  private final Map<TableId, IcebergRecordConverter> byTable =
-      new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<TableId, IcebergRecordConverter> eldest) {
-          return size() > MAX_TABLES;
-        }
-      };
+  /** Evicting on the thread that adds, not on a pool's. */
+  private final Cache<TableId, IcebergRecordConverter> byTable =
+      Caffeine.newBuilder().maximumSize(MAX_TABLES).executor(Runnable::run).build();
 
   /**
    * The converter for {@code table} as it is now: the kept one if it still fits, else a new one.
    */
-  synchronized IcebergRecordConverter forTable(TableId id, Table table) {
+  IcebergRecordConverter forTable(TableId id, Table table) {
     boolean utf8Strings = noStringPartitions(table);
-    IcebergRecordConverter kept = byTable.get(id);
+    IcebergRecordConverter kept = byTable.getIfPresent(id);
     if (kept != null
         && kept.utf8Strings() == utf8Strings
         && kept.schema().sameSchema(table.schema())) {
@@ -41,8 +37,10 @@ final class IcebergConverters {
     return made;
   }
 
-  synchronized int size() {
-    return byTable.size();
+  /** How many are kept, once pending evictions are done. */
+  long size() {
+    byTable.cleanUp();
+    return byTable.estimatedSize();
   }
 
   /**

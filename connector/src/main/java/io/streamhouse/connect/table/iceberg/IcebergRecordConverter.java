@@ -1,8 +1,9 @@
 package io.streamhouse.connect.table.iceberg;
 
-import io.streamhouse.connect.converter.JsonRow;
-import io.streamhouse.connect.converter.JsonStruct;
-import io.streamhouse.connect.converter.JsonText;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.streamhouse.connect.converter.api.DecodedStruct;
+import io.streamhouse.connect.converter.api.Utf8Text;
 import io.streamhouse.connect.decode.ValueCoercion;
 import io.streamhouse.connect.decode.ValuePath;
 import io.streamhouse.connect.errors.RecordConversionException;
@@ -13,7 +14,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.avro.util.Utf8;
@@ -31,9 +31,10 @@ import org.apache.kafka.connect.data.Struct;
  * null (an error for a required column), and values fit their columns by the policy both formats
  * share ({@link ValueCoercion}).
  *
- * <p>A value from {@code FastJsonConverter} that nothing has read yet ({@link JsonStruct}) is read
- * from its decoded row, without the Connect {@code Struct}; with {@code utf8Strings} its strings go
- * into the record as the UTF-8 bytes Parquet writes ({@link Utf8}), not as {@code String}s.
+ * <p>A struct a converter decoded ({@link DecodedStruct}, as {@code FastJsonConverter} makes them)
+ * is read as decoded, without its Connect {@code Struct}; with {@code utf8Strings} its UTF-8
+ * strings ({@link Utf8Text}) go into the record as the bytes Parquet writes ({@link Utf8}), not as
+ * {@code String}s.
  */
 public final class IcebergRecordConverter {
   /** Layouts kept per struct type. */
@@ -67,11 +68,17 @@ public final class IcebergRecordConverter {
     final Node key;
     final Node value;
 
-    /** The layout of the Connect schema seen last, and of the others seen before. */
+    /** The layout of the Connect schema seen last. */
     org.apache.kafka.connect.data.Schema lastSchema;
 
     Field[] lastSources;
-    final Map<org.apache.kafka.connect.data.Schema, Field[]> layouts;
+
+    /**
+     * The layouts of the schemas seen, at most {@code MAX_LAYOUTS} (a converter may make a new
+     * schema object per record), by identity (weak keys compare with {@code ==}); made on first
+     * use, as many struct types never see a value.
+     */
+    private Cache<org.apache.kafka.connect.data.Schema, Field[]> layouts;
 
     Node(Type type) {
       this.type = type;
@@ -80,12 +87,10 @@ public final class IcebergRecordConverter {
         fields = type.asStructType().fields();
         fieldNodes = fields.stream().map(f -> new Node(f.type())).toArray(Node[]::new);
         template = GenericRecord.create(type.asStructType());
-        layouts = new IdentityHashMap<>();
       } else {
         fields = List.of();
         fieldNodes = new Node[0];
         template = null;
-        layouts = null;
       }
       element = type.isListType() ? new Node(type.asListType().elementType()) : null;
       key = type.isMapType() ? new Node(type.asMapType().keyType()) : null;
@@ -104,11 +109,16 @@ public final class IcebergRecordConverter {
     }
 
     private Field[] lookUp(org.apache.kafka.connect.data.Schema valueSchema) {
-      Field[] sources = layouts.get(valueSchema);
+      if (layouts == null) {
+        layouts =
+            Caffeine.newBuilder()
+                .weakKeys()
+                .maximumSize(MAX_LAYOUTS)
+                .executor(Runnable::run) // evicts on this thread, not a pool's
+                .build();
+      }
+      Field[] sources = layouts.getIfPresent(valueSchema);
       if (sources == null) {
-        if (layouts.size() >= MAX_LAYOUTS) {
-          layouts.clear(); // a converter that makes a new schema object per record
-        }
         sources = new Field[fields.size()];
         for (int i = 0; i < sources.length; i++) {
           sources[i] = valueSchema.field(fields.get(i).name());
@@ -126,10 +136,10 @@ public final class IcebergRecordConverter {
   }
 
   /**
-   * {@code utf8Strings}: strings of undecoded {@link JsonStruct}s go into records as {@link Utf8}
-   * (the writer of an append table with no partition of a string column, whose strings only Parquet
-   * reads); otherwise every string is a {@code String}, as partition keys and key indexes compare
-   * them.
+   * {@code utf8Strings}: {@link Utf8Text} strings of {@link DecodedStruct}s go into records as
+   * {@link Utf8} (the writer of an append table with no partition of a string column, whose strings
+   * only Parquet reads); otherwise every string is a {@code String}, as partition keys and key
+   * indexes compare them.
    */
   public IcebergRecordConverter(Schema schema, boolean utf8Strings) {
     this.schema = schema;
@@ -142,7 +152,7 @@ public final class IcebergRecordConverter {
     return schema;
   }
 
-  /** Whether strings of undecoded JSON rows go into records as UTF-8 bytes. */
+  /** Whether {@link Utf8Text} strings go into records as UTF-8 bytes. */
   public boolean utf8Strings() {
     return utf8Strings;
   }
@@ -151,9 +161,6 @@ public final class IcebergRecordConverter {
     path.reset();
     if (value == null) {
       throw new RecordConversionException("<value>", "the record value is null");
-    }
-    if (value instanceof JsonStruct json && json.undecodedRow() != null) {
-      return struct(root, json.undecodedRow());
     }
     return struct(root, value);
   }
@@ -171,16 +178,16 @@ public final class IcebergRecordConverter {
     GenericRecord record = node.template.copy();
     List<Types.NestedField> fields = node.fields;
     Node[] nodes = node.fieldNodes;
-    if (value instanceof Struct struct) {
+    if (value instanceof DecodedStruct decoded) { // before Struct: it may be one too
+      Field[] sources = node.sources(decoded.schema());
+      for (int i = 0; i < nodes.length; i++) {
+        Object fieldValue = sources[i] == null ? null : decoded.decoded(sources[i]);
+        record.set(i, field(fields.get(i), nodes[i], fieldValue));
+      }
+    } else if (value instanceof Struct struct) {
       Field[] sources = node.sources(struct.schema());
       for (int i = 0; i < nodes.length; i++) {
         Object fieldValue = sources[i] == null ? null : struct.get(sources[i]);
-        record.set(i, field(fields.get(i), nodes[i], fieldValue));
-      }
-    } else if (value instanceof JsonRow row) {
-      Field[] sources = node.sources(row.schema());
-      for (int i = 0; i < nodes.length; i++) {
-        Object fieldValue = sources[i] == null ? null : row.get(sources[i]);
         record.set(i, field(fields.get(i), nodes[i], fieldValue));
       }
     } else if (value instanceof Map<?, ?> map) {
@@ -215,13 +222,11 @@ public final class IcebergRecordConverter {
 
   private Object value(Node node, Object value) throws RecordConversionException {
     Type type = node.type;
-    if (value instanceof JsonText text) {
+    if (value instanceof Utf8Text text) {
       if (node.typeId == Type.TypeID.STRING) {
         return utf8Strings ? new Utf8(text.utf8()) : text.toString();
       }
       value = text.toString(); // fitted to the column as the String would be
-    } else if (value instanceof JsonRow row && node.typeId != Type.TypeID.STRUCT) {
-      value = row.toStruct();
     }
     return switch (node.typeId) {
       case BOOLEAN -> ValueCoercion.toBoolean(value, path, type);

@@ -7,6 +7,7 @@ import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.CheckedBatches;
+import io.streamhouse.connect.table.Retries;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -169,29 +170,53 @@ final class PaimonCompactions {
   private BatchPlan.Decision commitResult(
       TableId id, long commitId, int taskId, List<CommitMessage> messages) {
     long start = System.nanoTime();
-    for (int attempt = 1; ; attempt++) {
-      Plan plan = plan(id, commitId);
-      Attempt outcome = tryCommit(id, plan, messages);
-      if (outcome.committed()) {
-        LOG.info(
-            "Committed the compaction of {} buckets of {} by task {} as identifier {} in {} ms",
-            messages.size(),
-            id,
-            taskId,
-            plan.identifier(),
-            (System.nanoTime() - start) / 1_000_000);
-        return BatchPlan.Decision.APPLY;
-      }
-      if (!outcome.baseMoved() || attempt == MAX_ATTEMPTS) {
-        LOG.warn(
-            "The compaction of {} buckets of Paimon table {} by task {} was not committed (its "
-                + "buckets are compacted again after their next write): {}",
-            messages.size(),
-            id,
-            taskId,
-            outcome.reason());
-        return BatchPlan.Decision.REJECT;
-      }
+    Optional<String> notCommitted;
+    try {
+      notCommitted =
+          Retries.immediately(
+              MAX_ATTEMPTS,
+              Overtaken.class,
+              attempt -> {
+                Plan plan = plan(id, commitId);
+                Attempt outcome = tryCommit(id, plan, messages);
+                if (outcome.baseMoved()) {
+                  throw new Overtaken(outcome.reason()); // planned again
+                }
+                if (outcome.committed()) {
+                  LOG.info(
+                      "Committed the compaction of {} buckets of {} by task {} as identifier {} in"
+                          + " {} ms",
+                      messages.size(),
+                      id,
+                      taskId,
+                      plan.identifier(),
+                      (System.nanoTime() - start) / 1_000_000);
+                  return Optional.empty();
+                }
+                return Optional.of(outcome.reason());
+              });
+    } catch (Overtaken lastly) {
+      notCommitted = Optional.of(lastly.getMessage());
+    }
+    if (notCommitted.isEmpty()) {
+      return BatchPlan.Decision.APPLY;
+    }
+    LOG.warn(
+        "The compaction of {} buckets of Paimon table {} by task {} was not committed (its "
+            + "buckets are compacted again after their next write): {}",
+        messages.size(),
+        id,
+        taskId,
+        notCommitted.get());
+    return BatchPlan.Decision.REJECT;
+  }
+
+  /** A snapshot appeared after the plan of a compaction commit. */
+  private static final class Overtaken extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Overtaken(String reason) {
+      super(reason, null, false, false); // an outcome, whose stack says nothing
     }
   }
 

@@ -1,8 +1,7 @@
 package io.streamhouse.connect.table.paimon;
 
-import io.streamhouse.connect.converter.JsonRow;
-import io.streamhouse.connect.converter.JsonStruct;
-import io.streamhouse.connect.converter.JsonText;
+import io.streamhouse.connect.converter.api.DecodedStruct;
+import io.streamhouse.connect.converter.api.Utf8Text;
 import io.streamhouse.connect.decode.ValueCoercion;
 import io.streamhouse.connect.decode.ValuePath;
 import io.streamhouse.connect.errors.RecordConversionException;
@@ -32,8 +31,9 @@ import org.apache.paimon.types.RowType;
  * matching fields by name. A field the value lacks is null; values fit their columns by the policy
  * both formats share ({@link ValueCoercion}); a value that does not fit (a word into an int, an int
  * that overflows, a null in a NOT NULL column) is a {@link RecordConversionException} naming the
- * field. A value from {@code FastJsonConverter} that nothing has read yet ({@link JsonStruct}) is
- * read from its decoded row, its strings going into the row as the UTF-8 bytes they are.
+ * field. A struct a converter decoded ({@link DecodedStruct}, as {@code FastJsonConverter} makes
+ * them) is read as decoded, without its Connect {@code Struct}, its UTF-8 strings ({@link
+ * Utf8Text}) going into the row as the bytes they are.
  */
 public final class PaimonRowConverter {
   private final RowType rowType;
@@ -84,15 +84,12 @@ public final class PaimonRowConverter {
       throws RecordConversionException {
     List<DataField> fields = type.getFields();
     GenericRow row = new GenericRow(kind, fields.size());
-    if (value instanceof JsonStruct json && json.undecodedRow() != null) {
-      value = json.undecodedRow();
-    }
-    if (value instanceof JsonRow json) {
-      Field[] layout = layouts.computeIfAbsent(json.schema(), s -> layout(fields, s));
+    if (value instanceof DecodedStruct decoded) {
+      Field[] layout = layouts.computeIfAbsent(decoded.schema(), s -> layout(fields, s));
       for (int i = 0; i < fields.size(); i++) {
         if (layout[i] != null) {
           DataField f = fields.get(i);
-          row.setField(i, field(f, json.get(layout[i])));
+          row.setField(i, field(f, decoded.decoded(layout[i])));
         }
       }
     } else if (value instanceof Struct struct) {
@@ -139,14 +136,12 @@ public final class PaimonRowConverter {
     if (v == null) {
       return null;
     }
-    if (v instanceof JsonText text) {
+    if (v instanceof Utf8Text text) {
       DataTypeRoot root = type.getTypeRoot();
       if (root == DataTypeRoot.CHAR || root == DataTypeRoot.VARCHAR) {
         return BinaryString.fromBytes(text.utf8());
       }
       v = text.toString(); // fitted to the column as the String would be
-    } else if (v instanceof JsonRow json && type.getTypeRoot() != DataTypeRoot.ROW) {
-      v = json.toStruct();
     }
     return switch (type.getTypeRoot()) {
       case BOOLEAN -> ValueCoercion.toBoolean(v, path, type);
