@@ -9,7 +9,8 @@ import org.apache.iceberg.util.Tasks;
  * The connector's one way to try something again, on Iceberg's {@link Tasks}: an attempt runs until
  * it returns, again after each failure of the kind to retry, at most a given number of times; when
  * they run out the last such failure is thrown. Any other exception ends it at once. Callers log
- * their failed attempts themselves, naming connector and table ({@code Tasks} logs each retry too).
+ * their failed attempts themselves, naming connector and table ({@code Tasks} logs each retry with
+ * a backoff too).
  */
 public final class Retries {
   private Retries() {}
@@ -30,11 +31,21 @@ public final class Retries {
 
   /**
    * Runs {@code attempt} again at once after each {@code retryOn}, at most {@code maxAttempts}
-   * times: for a race lost to another writer, where the next attempt reads the table afresh.
+   * times: for a race lost to another writer, where the next attempt reads the table afresh. Not
+   * through {@code Tasks}, which logs every retry as a warning with its stack trace: a lost race is
+   * how optimistic commits work, not a failure to warn of; the callers log it at their level.
    */
   public static <R, E extends Exception> R immediately(
       int maxAttempts, Class<E> retryOn, Attempt<R, E> attempt) throws E {
-    return withBackoff(maxAttempts, 0, 0, retryOn, attempt);
+    for (int n = 1; ; n++) {
+      try {
+        return attempt.run(n);
+      } catch (Exception e) {
+        if (!retryOn.isInstance(e) || n >= maxAttempts) {
+          throw e;
+        }
+      }
+    }
   }
 
   /**
