@@ -3,6 +3,7 @@ package io.streamhouse.connect.commit.task;
 import io.streamhouse.connect.commit.task.InFlightBatches.Pending;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What a task's rounds take out of its writers ({@link TaskState}): the batch cut at a commit
@@ -14,11 +15,13 @@ final class BatchCuts {
   private final InFlightBatches inFlight;
   private long lastAnsweredCommit;
 
-  /** Records written since the last cut (ahead, at a request or at a hand-over). */
-  private long writtenSinceCut;
-
-  /** {@link #writtenSinceCut} as of the last time the task's thread let the state go. */
-  private volatile long writtenSeen;
+  /**
+   * Records written since the last cut (ahead, at a request or at a hand-over). Only the owner
+   * changes it, with a release store (no lock, no atomic read-modify-write per record), so that the
+   * control thread's schedule sees it while a long {@code put} (one opening hundreds of writers)
+   * still owns the state.
+   */
+  private final AtomicLong writtenSinceCut = new AtomicLong();
 
   /**
    * A batch was cut ahead of the next request (in the generation it names, else -1): that request
@@ -32,17 +35,12 @@ final class BatchCuts {
   }
 
   void written() {
-    writtenSinceCut++;
-  }
-
-  /** The owner lets the state go: {@link #writtenSeen} catches up. */
-  void publish() {
-    writtenSeen = writtenSinceCut;
+    writtenSinceCut.lazySet(writtenSinceCut.getPlain() + 1);
   }
 
   /** See {@link TaskState#writtenSinceCut}. */
-  long writtenSinceCut(boolean owned) {
-    return owned ? writtenSinceCut : writtenSeen;
+  long writtenSinceCut() {
+    return writtenSinceCut.get();
   }
 
   long lastAnsweredCommit() {
@@ -86,17 +84,15 @@ final class BatchCuts {
 
   /** The files and offset ranges of every open table, taken out. */
   DetachedBatches detach() {
-    long records = writtenSinceCut;
-    writtenSinceCut = 0;
-    writtenSeen = 0;
+    long records = writtenSinceCut.getPlain();
+    writtenSinceCut.lazySet(0);
     return new DetachedBatches(
         inFlight.preparing(writers.detachAll()), inFlight.generation(), records);
   }
 
   /** The writers were aborted: nothing is cut or written. */
   void reset() {
-    writtenSinceCut = 0;
-    writtenSeen = 0;
+    writtenSinceCut.lazySet(0);
     cutAheadGeneration = -1;
   }
 }

@@ -67,7 +67,6 @@ final class TaskState {
       return true;
     } finally {
       if (!owned) {
-        cuts.publish();
         lock.unlock();
       }
     }
@@ -109,7 +108,6 @@ final class TaskState {
 
   /** The task's thread lets the state go at the end of a {@code put}. */
   void disown() {
-    cuts.publish();
     lock.disown();
   }
 
@@ -122,11 +120,11 @@ final class TaskState {
   }
 
   /**
-   * Records written since the last cut, as of the last time the task's thread let the state go (a
-   * {@code put} ago at most): for the control thread's schedule, which needs no more.
+   * Records written since the last cut, read without owning the state: for the control thread's
+   * prepare-ahead schedule.
    */
   long writtenSinceCut() {
-    return cuts.writtenSinceCut(lock.owned());
+    return cuts.writtenSinceCut();
   }
 
   void arrived(TopicPartition tp) {
