@@ -136,17 +136,7 @@ class DeadLetterTableE2E {
       assertThat(stack.connect().isRunning(example.name(), 2)).isTrue();
     }
 
-    List<ConsumerRecord<String, String>> dlq =
-        BadInputE2E.readAll(stack, "dlq-" + example.name(), bad.size());
-    Set<At> reported = new HashSet<>();
-    for (ConsumerRecord<String, String> r : dlq) {
-      reported.add(
-          new At(
-              BadInputE2E.header(r, "__connect.errors.topic"),
-              Integer.parseInt(BadInputE2E.header(r, "__connect.errors.partition")),
-              Long.parseLong(BadInputE2E.header(r, "__connect.errors.offset"))));
-    }
-    assertThat(reported).as("Connect's dead-letter topic has them too").isEqualTo(bad);
+    assertConnectsDeadLetterTopicHas(stack, example, bad);
     stack.connect().delete(example.name());
   }
 
@@ -248,6 +238,22 @@ class DeadLetterTableE2E {
    * every eighth (a string id, or no id: schema changes the table refuses), the last one good; and
    * two records of {@link #STRAY}, which no route takes.
    */
+  /** Connect's dead-letter topic of {@code example} holds exactly the {@code bad} records. */
+  static void assertConnectsDeadLetterTopicHas(
+      LocalStack stack, ConnectorExample example, Set<At> bad) {
+    List<ConsumerRecord<String, String>> dlq =
+        BadInputE2E.readAll(stack, "dlq-" + example.name(), bad.size());
+    Set<At> reported = new HashSet<>();
+    for (ConsumerRecord<String, String> r : dlq) {
+      reported.add(
+          new At(
+              BadInputE2E.header(r, "__connect.errors.topic"),
+              Integer.parseInt(BadInputE2E.header(r, "__connect.errors.partition")),
+              Long.parseLong(BadInputE2E.header(r, "__connect.errors.offset"))));
+    }
+    assertThat(reported).as("Connect's dead-letter topic has them too").isEqualTo(bad);
+  }
+
   /** Produces the records whose ids start at the one given. */
   interface Lot {
     void produce(long firstId) throws Exception;

@@ -13,7 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.data.Field;
 import org.apache.paimon.table.FileStoreTable;
@@ -92,17 +91,7 @@ class PaimonDeadLetterTableE2E {
       assertThat(stack.connect().isRunning(example.name(), 2)).isTrue();
     }
 
-    List<ConsumerRecord<String, String>> dlq =
-        BadInputE2E.readAll(stack, "dlq-" + example.name(), bad.size());
-    Set<At> reported = new HashSet<>();
-    for (ConsumerRecord<String, String> r : dlq) {
-      reported.add(
-          new At(
-              BadInputE2E.header(r, "__connect.errors.topic"),
-              Integer.parseInt(BadInputE2E.header(r, "__connect.errors.partition")),
-              Long.parseLong(BadInputE2E.header(r, "__connect.errors.offset"))));
-    }
-    assertThat(reported).as("Connect's dead-letter topic has them too").isEqualTo(bad);
+    DeadLetterTableE2E.assertConnectsDeadLetterTopicHas(stack, example, bad);
     stack.connect().delete(example.name());
   }
 
