@@ -7,14 +7,14 @@ import java.util.function.BooleanSupplier;
 /**
  * Who owns a task's shared state ({@link TaskState}) at a time, and the condition its waits use.
  *
- * <p>The task's thread owns the state for the length of a {@code put} ({@link #own}): its steps
- * then run without taking the lock again, and between records it hands the state to the control
- * thread only when that thread waits for it ({@link #yieldToWaiting}), taking it back after the
- * control thread's step. Outside {@code put}, and for the control thread, each step owns the state
- * for itself ({@link #locked}). Work that reads no shared state and may take long (opening a
- * table's writer, which reads its files or key index) runs with the state let go ({@link
- * #outside}). Why a second thread acts on the state at all: docs/architecture.md, "Who owns the
- * task state".
+ * <p>The task's thread owns the state for the length of a {@code put} ({@link #lock}, once per
+ * {@code put}): its steps then run without taking the lock again, and between records it hands the
+ * state to the control thread only when that thread waits for it ({@link #yieldToWaiting}), taking
+ * it back after the control thread's step. Outside {@code put}, and for the control thread, each
+ * step owns the state for itself ({@link #locked}). Work that reads no shared state and may take
+ * long (opening a table's writer, which reads its files or key index) runs with the state let go
+ * ({@link #outside}). Why a second thread acts on the state at all: docs/architecture.md, "Who owns
+ * the task state".
  *
  * <p>Fair: the control thread waiting for a commit request gets the state at the task thread's next
  * record, not after the task thread took it back again.
@@ -30,15 +30,6 @@ final class TaskLock {
   }
 
   void unlock() {
-    lock.unlock();
-  }
-
-  /** The task's thread takes the state for a {@code put}; {@link #disown} gives it back. */
-  void own() {
-    lock.lock();
-  }
-
-  void disown() {
     lock.unlock();
   }
 

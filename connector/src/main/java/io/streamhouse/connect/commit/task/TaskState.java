@@ -103,12 +103,12 @@ final class TaskState {
    * until {@link #disown}.
    */
   void own() {
-    lock.own();
+    lock.lock();
   }
 
   /** The task's thread lets the state go at the end of a {@code put}. */
   void disown() {
-    lock.disown();
+    lock.unlock();
   }
 
   /**
