@@ -25,6 +25,7 @@ public final class CatalogConfigDef {
   public static final String JDBC_PASSWORD = "jdbc.password";
   public static final String S3_SECRET_ACCESS_KEY = "s3.secret-access-key";
   public static final String S3_SECRET_KEY = "s3.secret-key";
+  public static final String COMMIT_ATOMIC = "commit.atomic";
 
   private CatalogConfigDef() {}
 
@@ -88,6 +89,19 @@ public final class CatalogConfigDef {
             ++order,
             Width.LONG,
             "Catalog class")
+        .define(
+            p + COMMIT_ATOMIC,
+            Type.BOOLEAN,
+            false,
+            Importance.MEDIUM,
+            "Commit every table of a round in one catalog transaction, so that readers see all"
+                + " tables at the same round (the REST catalog's multi-table commit). Iceberg REST"
+                + " catalogs whose server applies it atomically only: Nessie, Apache Polaris,"
+                + " Lakekeeper. See docs/atomic-commits.md.",
+            group,
+            ++order,
+            Width.SHORT,
+            "Atomic commits")
         .define(
             p + CREDENTIAL,
             Type.PASSWORD,

@@ -6,11 +6,16 @@ import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.types.Password;
 
 /**
- * One named catalog: its format, its type and the properties to initialize it with (every key under
- * {@code catalog.<name>.}, prefix removed, secrets resolved).
+ * One named catalog: its format, its type, whether it commits a round's tables together, and the
+ * properties to initialize it with (every other key under {@code catalog.<name>.}, prefix removed,
+ * secrets resolved).
  */
 public record CatalogSettings(
-    String name, TableFormatKind format, String type, Map<String, String> properties) {
+    String name,
+    TableFormatKind format,
+    String type,
+    boolean atomicCommits,
+    Map<String, String> properties) {
 
   /** Never prints secret values. */
   @Override
@@ -37,6 +42,7 @@ public record CatalogSettings(
     TableFormatKind format =
         ConfigWords.parse(TableFormatKind.class, properties.remove(CatalogConfigDef.FORMAT));
     String type = properties.remove(CatalogConfigDef.TYPE);
-    return new CatalogSettings(name, format, type, Map.copyOf(properties));
+    boolean atomic = Boolean.parseBoolean(properties.remove(CatalogConfigDef.COMMIT_ATOMIC));
+    return new CatalogSettings(name, format, type, atomic, Map.copyOf(properties));
   }
 }

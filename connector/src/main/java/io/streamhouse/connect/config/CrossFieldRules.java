@@ -130,6 +130,21 @@ final class CrossFieldRules {
           p + CatalogConfigDef.CATALOG_IMPL,
           "catalog " + name + ": a custom catalog needs " + p + CatalogConfigDef.CATALOG_IMPL);
     }
+    boolean atomic =
+        SinkConfigValidator.hasNoErrors(byName, p + CatalogConfigDef.COMMIT_ATOMIC)
+            && Boolean.TRUE.equals(byName.get(p + CatalogConfigDef.COMMIT_ATOMIC).value());
+    if (atomic && (format != TableFormatKind.ICEBERG || !type.equals("rest"))) {
+      error.accept(
+          p + CatalogConfigDef.COMMIT_ATOMIC,
+          "catalog "
+              + name
+              + ": atomic commits need an Iceberg REST catalog whose server commits several tables"
+              + " in one transaction (Nessie, Apache Polaris, Lakekeeper); this is a "
+              + format.configValue()
+              + " "
+              + type
+              + " catalog");
+    }
   }
 
   private static void checkRoute(

@@ -106,6 +106,14 @@ public interface TableFormat extends AutoCloseable {
   }
 
   /**
+   * How this catalog commits a round's tables together, when it is set to ({@code
+   * catalog.<name>.commit.atomic}); by default it commits each table on its own.
+   */
+  default Optional<AtomicRounds> atomicRounds() {
+    return Optional.empty();
+  }
+
+  /**
    * Whether two committers of this connector may commit to one table at the same time without a
    * batch landing twice: the watermark check is part of the catalog's atomic swap. Then a task
    * losing its partitions while no coordinator answers commits its batches itself.

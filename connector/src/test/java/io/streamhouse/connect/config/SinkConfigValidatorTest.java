@@ -272,6 +272,41 @@ class SinkConfigValidatorTest {
   }
 
   @Test
+  void atomicCommitsAreForIcebergRestCatalogsOnly() {
+    String key = "catalog.local.commit.atomic";
+    assertThat(errorsOf(new StreamhouseSinkConnector().validate(config(key, "true")), key))
+        .as("the default catalog type, jdbc")
+        .singleElement()
+        .asString()
+        .contains("catalog local: atomic commits need an Iceberg REST catalog")
+        .contains("iceberg jdbc catalog");
+    Map<String, String> paimonRest =
+        config("catalog.local.format", "paimon", "catalog.local.type", "rest", key, "true");
+    assertThat(errorsOf(new StreamhouseSinkConnector().validate(paimonRest), key))
+        .singleElement()
+        .asString()
+        .contains("paimon rest catalog");
+    Map<String, String> rest =
+        config(
+            "catalog.local.type",
+            "rest",
+            "catalog.local.uri",
+            "http://nessie:19120/iceberg",
+            "catalog.local.warehouse",
+            "warehouse",
+            key,
+            "true");
+    Config result = new StreamhouseSinkConnector().validate(rest);
+    assertThat(result.configValues()).allSatisfy(v -> assertThat(v.errorMessages()).isEmpty());
+    StreamhouseSinkConfig parsed = new StreamhouseSinkConfig(rest);
+    assertThat(parsed.catalogs().get(0).atomicCommits()).isTrue();
+    assertThat(parsed.catalogs().get(0).properties())
+        .as("a key of the connector, not of the catalog")
+        .doesNotContainKey("commit.atomic");
+    assertThat(new StreamhouseSinkConfig(config()).catalogs().get(0).atomicCommits()).isFalse();
+  }
+
+  @Test
   void aValidConfigHasNoErrors() {
     Config result = new StreamhouseSinkConnector().validate(config());
     assertThat(result.configValues()).allSatisfy(v -> assertThat(v.errorMessages()).isEmpty());

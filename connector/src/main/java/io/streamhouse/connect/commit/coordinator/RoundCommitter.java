@@ -6,11 +6,13 @@ import io.streamhouse.connect.commit.wire.ControlEvent;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.table.AtomicRounds;
 import io.streamhouse.connect.table.TableFormat;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -23,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * Commits the tables of one {@link Coordinator} round, up to {@code commitParallelism} at a time on
  * its committer threads, the dead-letter table first: the coordinator's rounds decide when to
  * commit, this decides in what order and gathers what the tables decided, so that the tasks hear of
- * every table that committed and of no table that failed.
+ * every table that committed and of no table that failed. The tables of a catalog that commits
+ * rounds atomically go in one transaction per catalog ({@link AtomicRoundCommit}).
  */
 final class RoundCommitter {
   // The coordinator's logger: operators and log checks read these lines as its own.
@@ -33,8 +36,10 @@ final class RoundCommitter {
   private final FaultInjection faults;
   private final CommitObserver observer;
   private final CompactionCoordinator compactions;
+  private final Map<String, TableFormat> formats;
   private final TableCommit tableCommit;
   private final ExecutorService committers;
+  private final AtomicRoundCommit atomicCommit;
 
   private volatile TableId deadLetterTable;
 
@@ -49,12 +54,14 @@ final class RoundCommitter {
     this.faults = faults;
     this.observer = observer;
     this.compactions = compactions;
+    this.formats = formats;
     this.tableCommit = new TableCommit(formats, faults, observer);
     this.committers =
         Executors.newFixedThreadPool(
             commitParallelism,
             ConnectorThreads.factory(
                 "streamhouse-committer-" + connector.replace("%", "%%") + "-%d"));
+    this.atomicCommit = new AtomicRoundCommit(connector, committers, faults, tableCommit);
   }
 
   /** See {@link Coordinator#commitFirst}. */
@@ -80,17 +87,34 @@ final class RoundCommitter {
     TableId first = deadLetterTable;
     if (first != null && toCommit.containsKey(first)) {
       List<OfferedBatch> batches = toCommit.get(first);
-      CommitOutcome outcome =
-          collect(
-                  Map.of(
-                      first,
-                      committers.submit(() -> tableCommit.commit(first, commitId, batches, full))),
-                  commitId,
-                  toCommit,
-                  results,
-                  reporters)
-              .get(first);
-      toCommit.remove(first);
+      Optional<AtomicRounds> atomic = formats.get(first.catalog()).atomicRounds();
+      CommitOutcome outcome;
+      if (atomic.isPresent()) {
+        outcome =
+            commitAtomically(
+                    first.catalog(),
+                    atomic.get(),
+                    commitId,
+                    ofCatalog(first.catalog(), toCommit),
+                    full,
+                    first,
+                    reporters,
+                    results)
+                .get(first);
+      } else {
+        outcome =
+            collect(
+                    Map.of(
+                        first,
+                        committers.submit(
+                            () -> tableCommit.commit(first, commitId, batches, full))),
+                    commitId,
+                    toCommit,
+                    results,
+                    reporters)
+                .get(first);
+        toCommit.remove(first);
+      }
       if (outcome == null || !outcome.tookAll(batches)) {
         LOG.warn(
             "Commit {}: the dead-letter table {} did not take every batch; the other {} tables"
@@ -102,13 +126,80 @@ final class RoundCommitter {
       }
     }
     Map<TableId, Future<CommitOutcome>> running = new LinkedHashMap<>();
+    Map<String, AtomicRounds> atomicCatalogs = new LinkedHashMap<>();
     toCommit.forEach(
-        (table, batches) ->
+        (table, batches) -> {
+          Optional<AtomicRounds> atomic = formats.get(table.catalog()).atomicRounds();
+          if (atomic.isPresent()) {
+            atomicCatalogs.put(table.catalog(), atomic.get());
+          } else {
             running.put(
-                table,
-                committers.submit(() -> tableCommit.commit(table, commitId, batches, full))));
+                table, committers.submit(() -> tableCommit.commit(table, commitId, batches, full)));
+          }
+        });
+    atomicCatalogs.forEach(
+        (catalog, atomic) ->
+            commitAtomically(
+                catalog,
+                atomic,
+                commitId,
+                ofCatalog(catalog, toCommit),
+                full,
+                null,
+                reporters,
+                results));
     collect(running, commitId, toCommit, results, reporters);
     return results;
+  }
+
+  /** Removes the tables of {@code catalog} from {@code toCommit} and returns them. */
+  private static Map<TableId, List<OfferedBatch>> ofCatalog(
+      String catalog, Map<TableId, List<OfferedBatch>> toCommit) {
+    Map<TableId, List<OfferedBatch>> tables = new LinkedHashMap<>();
+    toCommit.forEach(
+        (table, batches) -> {
+          if (table.catalog().equals(catalog)) {
+            tables.put(table, batches);
+          }
+        });
+    toCommit.keySet().removeAll(tables.keySet());
+    return tables;
+  }
+
+  /**
+   * Commits the tables of an atomic catalog in one transaction; their decisions go into {@code
+   * results}. The outcomes, none when the transaction failed (logged: no table changed).
+   */
+  private Map<TableId, CommitOutcome> commitAtomically(
+      String catalog,
+      AtomicRounds atomic,
+      long commitId,
+      Map<TableId, List<OfferedBatch>> tables,
+      boolean full,
+      TableId first,
+      Set<Integer> reporters,
+      List<ControlEvent> results) {
+    try {
+      Map<TableId, CommitOutcome> outcomes =
+          atomicCommit.commit(catalog, atomic, commitId, tables, full, first);
+      outcomes.forEach(
+          (table, outcome) -> {
+            results.add(
+                new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
+            results.addAll(compactions.afterTableCommit(commitId, table, outcome, reporters));
+          });
+      return outcomes;
+    } catch (RuntimeException failed) {
+      tables.keySet().forEach(observer::failed);
+      LOG.error(
+          "Commit {} of the {} tables of catalog {} failed and changed none of them; their tasks"
+              + " offer their batches again in the next round",
+          commitId,
+          tables.size(),
+          catalog,
+          failed);
+      return Map.of();
+    }
   }
 
   /**

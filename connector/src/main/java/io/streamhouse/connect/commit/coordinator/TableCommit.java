@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One table's commit of a round, as the {@link Coordinator} runs it on a committer thread: the
- * format's commit, the observer told, files of rejected batches deleted.
+ * format's commit, the observer told, files of rejected batches deleted. A table committed with
+ * others in one transaction ({@link AtomicRoundCommit}) is reported here too.
  */
 final class TableCommit {
   // The coordinator's logger: operators and log checks read these lines as its own.
@@ -31,11 +32,20 @@ final class TableCommit {
   }
 
   CommitOutcome commit(TableId table, long commitId, List<OfferedBatch> batches, boolean full) {
-    TableFormat format = formats.get(table.catalog());
     long start = System.nanoTime();
-    CommitOutcome outcome = format.commit(table, commitId, batches, full);
+    CommitOutcome outcome = formats.get(table.catalog()).commit(table, commitId, batches, full);
     faults.at(FaultInjection.Point.AFTER_TABLE_COMMIT);
-    long durationMs = (System.nanoTime() - start) / 1_000_000;
+    report(table, commitId, batches, outcome, (System.nanoTime() - start) / 1_000_000);
+    return outcome;
+  }
+
+  /** Logs a table's commit, tells the observer, and deletes the files of rejected batches. */
+  void report(
+      TableId table,
+      long commitId,
+      List<OfferedBatch> batches,
+      CommitOutcome outcome,
+      long durationMs) {
     LOG.info(
         "Commit {} of {}: {} batches, {} records in {} files, {} ms, watermarks {}",
         commitId,
@@ -53,8 +63,7 @@ final class TableCommit {
             .sum();
     observer.committed(table, outcome, bytes, durationMs, rejected.size());
     if (!rejected.isEmpty()) {
-      format.discard(table, rejected);
+      formats.get(table.catalog()).discard(table, rejected);
     }
-    return outcome;
   }
 }

@@ -29,7 +29,8 @@ import org.slf4j.LoggerFactory;
  * and a keyed table's position deletes with what its writers' key indexes were read from), refuses
  * keyed batches whose positions are out of date ({@link KeyedBatchCheck}), and makes one snapshot
  * ({@link IcebergSnapshotUpdate}) with the watermarks, the key writers and the connector's tag, in
- * one transaction, under {@link CommitLoop}.
+ * one transaction, under {@link CommitLoop}. In an atomic round the transaction is not committed
+ * but staged ({@link StagedCommits}), to be committed with the round's other tables.
  */
 final class IcebergCommit {
   private static final Logger LOG = LoggerFactory.getLogger(IcebergCommit.class);
@@ -41,7 +42,8 @@ final class IcebergCommit {
       TableId id,
       long commitId,
       List<OfferedBatch> offered,
-      boolean fullRound) {
+      boolean fullRound,
+      StagedCommits staging) {
     String connector = format.connector();
     SnapshotKeys keys = format.keys();
     Table loaded = format.table(id);
@@ -254,7 +256,9 @@ final class IcebergCommit {
                 refs.createTag(keys.tag(), snapshotId);
               }
               refs.commit();
-              transaction.commitTransaction();
+              if (staging == null) {
+                transaction.commitTransaction();
+              }
             } catch (ValidationException concurrent) {
               throw new CommitLoop.ConcurrentCommitException(concurrent.getMessage(), concurrent);
             }
@@ -265,10 +269,21 @@ final class IcebergCommit {
                 committed.add(new UnseenKeyHistory.Batch(files.writer(), files.unseen()));
               }
             }
-            if (!committed.isEmpty()) {
-              format.unseenKeys().committed(id, snapshotId, committed);
+            Table committedTo = table;
+            Runnable afterCommit =
+                () -> {
+                  if (!committed.isEmpty()) {
+                    format.unseenKeys().committed(id, snapshotId, committed);
+                  }
+                  update
+                      .transport()
+                      .forEach(f -> IcebergFormat.deleteQuietly(committedTo, f.location()));
+                };
+            if (staging == null) {
+              afterCommit.run();
+            } else {
+              staging.add(IcebergFormat.identifier(id), transaction, table.io(), afterCommit);
             }
-            update.transport().forEach(f -> IcebergFormat.deleteQuietly(table, f.location()));
             return new CommitLoop.Committed(
                 snapshotId, update.records(), update.files(), List.of());
           }

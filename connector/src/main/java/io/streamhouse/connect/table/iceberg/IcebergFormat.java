@@ -14,6 +14,7 @@ import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.schema.SchemaChange;
+import io.streamhouse.connect.table.AtomicRounds;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.MaintenanceCheckpoints;
 import io.streamhouse.connect.table.OrphanScanSchedule;
@@ -51,6 +52,9 @@ public final class IcebergFormat implements TableFormat {
   private final int taskId;
   private final SnapshotKeys keys;
 
+  /** Set when the catalog commits each round's tables in one transaction (REST catalogs only). */
+  private final Optional<AtomicRounds> atomicRounds;
+
   /** Listing a table's folders costs more than the rest of a pass: at most once an hour. */
   private final OrphanScanSchedule orphanScans = new OrphanScanSchedule();
 
@@ -74,6 +78,11 @@ public final class IcebergFormat implements TableFormat {
     this.connector = connector;
     this.taskId = taskId;
     this.keys = new SnapshotKeys(connector);
+    this.atomicRounds =
+        settings.atomicCommits()
+            ? Optional.of(
+                new IcebergAtomicRounds(this, IcebergAtomicRounds.restCatalog(settings, catalog)))
+            : Optional.empty();
   }
 
   @Override
@@ -132,7 +141,8 @@ public final class IcebergFormat implements TableFormat {
       if (!route.autoCreate()) {
         throw TableNotFoundException.autoCreateOff(id, route);
       }
-      return IcebergTableCreator.create(catalog, identifier, route, sample);
+      return IcebergTableCreator.create(
+          catalog, identifier, route, sample, atomicRounds.isPresent());
     }
   }
 
@@ -239,7 +249,9 @@ public final class IcebergFormat implements TableFormat {
               table, settings, System.currentTimeMillis(), checkpoints::afterExpiryCommit);
       report = MaintenanceReport.expired(expired.snapshotsExpired(), expired.filesDeleted());
     }
-    if (System.nanoTime() < deadlineNanos) {
+    // Not in atomic rounds: a catalog like Nessie keeps only a table's current snapshot, and a
+    // compaction's would hide the connector's watermarks behind it.
+    if (System.nanoTime() < deadlineNanos && atomicRounds.isEmpty()) {
       IcebergFileCompactor.CompactionResult compacted =
           IcebergPassCompaction.run(
               table,
@@ -295,22 +307,28 @@ public final class IcebergFormat implements TableFormat {
 
   /**
    * The own-snapshot check runs in Iceberg's commit, against the metadata the catalog swaps
-   * atomically.
+   * atomically. Not in atomic rounds: a task committing its own batches would show a part of a
+   * round.
    */
   @Override
   public boolean toleratesConcurrentCommitters() {
-    return true;
+    return atomicRounds.isEmpty();
+  }
+
+  @Override
+  public Optional<AtomicRounds> atomicRounds() {
+    return atomicRounds;
   }
 
   @Override
   public CommitOutcome commit(
       TableId id, long commitId, List<OfferedBatch> offered, boolean fullRound) {
     synchronized (commitLock(id)) {
-      return IcebergCommit.run(this, id, commitId, offered, fullRound);
+      return IcebergCommit.run(this, id, commitId, offered, fullRound, null);
     }
   }
 
-  private Object commitLock(TableId id) {
+  Object commitLock(TableId id) {
     return commitLocks.computeIfAbsent(id, t -> new Object());
   }
 

@@ -16,6 +16,7 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -23,11 +24,22 @@ import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.types.Types;
 import org.apache.kafka.connect.sink.SinkRecord;
 
-/** Creates a missing table from a record's schema and the route's partitioning and properties. */
+/**
+ * Creates a missing table from a record's schema and the route's partitioning and properties. For
+ * atomic rounds the table starts with an empty snapshot: every commit then requires a real snapshot
+ * id, which a catalog checks even where it lets a "no snapshot yet" requirement pass (Nessie 0.99
+ * does, projectnessie/nessie#10062), so a stale first commit is refused instead of replacing
+ * another.
+ */
 final class IcebergTableCreator {
   private IcebergTableCreator() {}
 
-  static Table create(Catalog catalog, TableIdentifier id, RouteSettings route, SinkRecord sample)
+  static Table create(
+      Catalog catalog,
+      TableIdentifier id,
+      RouteSettings route,
+      SinkRecord sample,
+      boolean withEmptySnapshot)
       throws RecordConversionException {
     Schema schema;
     try {
@@ -83,7 +95,18 @@ final class IcebergTableCreator {
       }
     }
     try {
-      return catalog.createTable(id, schema, spec, props);
+      if (!withEmptySnapshot) {
+        return catalog.createTable(id, schema, spec, props);
+      }
+      Transaction create =
+          catalog
+              .buildTable(id, schema)
+              .withPartitionSpec(spec)
+              .withProperties(props)
+              .createTransaction();
+      create.newAppend().commit();
+      create.commitTransaction();
+      return catalog.loadTable(id);
     } catch (RuntimeException raced) {
       if (raced instanceof AlreadyExistsException || catalog.tableExists(id)) {
         return catalog.loadTable(id);

@@ -1,0 +1,280 @@
+package io.streamhouse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.streamhouse.connect.table.SnapshotKeys;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.io.FileIO;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Round-atomic commits against a real atomic catalog: a Nessie server (child JVM, object store in
+ * S3Mock), config-examples/iceberg-nessie-atomic.json routing one topic to 20 tables by a field,
+ * two tasks on two workers. While records stream, a worker is killed like kill -9, the catalog
+ * freezes (an outage: connections accepted, nothing answered) and a third worker joins and leaves
+ * (two rebalances); a reader meanwhile reads every table at one Nessie commit at random moments.
+ * Checked afterwards, at every Nessie commit of the run: each round of the connector became visible
+ * in exactly one Nessie commit, for all its tables at once; no reader sample saw a table behind a
+ * round another table showed; and every table holds each of its records exactly once.
+ */
+@ExtendWith(LocalStackExtension.class)
+class NessieAtomicCommitsE2E {
+  private static final int TABLES = 20;
+  private static final int SLICES = 40;
+  private static final int PER_SLICE = 400;
+  private static final String TOPIC = "shop.events";
+  private static final String S3_FILE_IO = "org.apache.iceberg.aws.s3.S3FileIO";
+  private static final ConnectJson.StructSchema SCHEMA =
+      ConnectJson.struct("e2e.ShopEvent")
+          .field("id", "int64", false)
+          .field("table", "string", false)
+          .field("note", "string", true);
+
+  @BeforeAll
+  static void needsJava21() {
+    assumeTrue(
+        NessieServer.java21().isPresent(),
+        "Nessie 0.99 needs a Java 21+ runtime and this machine has none: install one or set"
+            + " JAVA21_HOME");
+  }
+
+  @Test
+  void everyRoundBecomesVisibleInOneNessieCommitThroughAKillAnOutageAndRebalances(LocalStack stack)
+      throws Exception {
+    try (NessieServer nessie =
+        NessieServer.start(
+            stack.runDir().resolve("nessie"),
+            E2eSettings.workDir().resolve("kafka-dists"),
+            E2eSettings.mavenCmd(),
+            NessieServer.Store.IN_MEMORY)) {
+      stack.createTopic(TOPIC, 4, Map.of());
+      ConnectorExample sink = config(stack, nessie);
+      SnapshotKeys keys = new SnapshotKeys(sink.name());
+      Map<String, Set<Long>> produced = new ConcurrentHashMap<>();
+      ConnectWorker second = stack.addWorker();
+      List<String> faults = new ArrayList<>();
+      List<Sample> samples = new ArrayList<>();
+      try (IcebergTables tables = IcebergTables.rest(nessie.icebergUri(), fileIo(nessie));
+          RoundReader reader = new RoundReader(nessie, keys)) {
+        stack.connect().putConfig(sink.name(), sink.config());
+        CompletableFuture<Void> producing =
+            CompletableFuture.runAsync(() -> produce(stack, produced));
+        AtomicBoolean reading = new AtomicBoolean(true);
+        CompletableFuture<Void> sampling =
+            CompletableFuture.runAsync(() -> sample(nessie, reader, reading, samples));
+
+        await("a first round committed")
+            .atMost(Duration.ofMinutes(2))
+            .until(() -> !reader.roundsAt(nessie.headHash()).isEmpty());
+        faults.add("kill -9 " + stack.worker().name());
+        stack.worker().process().signal("KILL");
+        stack.worker().restart(Duration.ofMinutes(2));
+        pause(Duration.ofSeconds(3));
+        faults.add("catalog frozen 12 s");
+        nessie.freeze();
+        pause(Duration.ofSeconds(12));
+        nessie.thaw();
+        faults.add("a third worker joins and leaves");
+        ConnectWorker third = stack.addWorker();
+        pause(Duration.ofSeconds(6));
+        third.close();
+        producing.join();
+
+        for (int t = 0; t < TABLES; t++) {
+          String table = "shop.t" + t;
+          Set<Long> expected = produced.get("t" + t);
+          await(table + " holds every record")
+              .atMost(Duration.ofMinutes(3))
+              .pollInterval(Duration.ofSeconds(1))
+              .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
+              .until(() -> tables.exists(table) && tables.rows(table).size() >= expected.size());
+          List<Long> ids = tables.rows(table).stream().map(r -> (Long) r.get("id")).toList();
+          assertThat(ids).as("%s after %s", table, faults).hasSize(expected.size());
+          assertThat(new HashSet<>(ids)).as(table).isEqualTo(expected);
+        }
+        reading.set(false);
+        sampling.join();
+
+        Map<Long, Set<String>> visibleIn = new TreeMap<>();
+        Map<Long, Set<String>> tablesOf = new HashMap<>();
+        Map<String, Long> current = new HashMap<>();
+        List<String> hashes = nessie.commitHashes();
+        for (String hash : hashes) {
+          reader
+              .roundsAt(hash)
+              .forEach(
+                  (table, round) -> {
+                    if (!round.equals(current.put(table, round))) {
+                      visibleIn.computeIfAbsent(round, r -> new HashSet<>()).add(hash);
+                      tablesOf.computeIfAbsent(round, r -> new HashSet<>()).add(table);
+                    }
+                  });
+        }
+        System.out.printf(
+            "NessieAtomicCommitsE2E: %d Nessie commits, %d rounds, %d reader samples, faults %s%n",
+            hashes.size(), visibleIn.size(), samples.size(), faults);
+        assertThat(visibleIn).as("rounds committed").hasSizeGreaterThan(10);
+        assertThat(visibleIn)
+            .as("the Nessie commits in which each round became visible, after %s", faults)
+            .allSatisfy((round, commits) -> assertThat(commits).as("round %d", round).hasSize(1));
+        assertThat(samples).as("reader samples with rounds").hasSizeGreaterThan(5);
+        for (Sample s : samples) {
+          s.rounds()
+              .forEach(
+                  (table, round) ->
+                      assertThat(tablesOf.get(round))
+                          .as("tables of round %d, read at Nessie commit %s", round, s.hash())
+                          .allSatisfy(
+                              other ->
+                                  assertThat(s.rounds().get(other))
+                                      .as("%s beside %s", other, table)
+                                      .isNotNull()
+                                      .isGreaterThanOrEqualTo(round)));
+        }
+      } finally {
+        second.close();
+      }
+      stack.connect().delete(sink.name());
+    }
+  }
+
+  /** The example config, pointed at this stack and Nessie, routing by the {@code table} field. */
+  private static ConnectorExample config(LocalStack stack, NessieServer nessie) {
+    ConnectorExample example =
+        ConnectorExample.load(
+            E2eSettings.repoRoot().resolve("config-examples/iceberg-nessie-atomic.json"));
+    Map<String, String> config = new HashMap<>(example.config());
+    config.put("kafka.bootstrap.servers", stack.bootstrapServers());
+    config.put("catalog.lake.uri", nessie.icebergUri());
+    config.put("catalog.lake.s3.endpoint", nessie.s3().endpoint());
+    config.put("catalog.lake.s3.access-key-id", S3CompatibleServer.ACCESS_KEY_ID);
+    config.put("catalog.lake.s3.secret-access-key", S3CompatibleServer.SECRET_ACCESS_KEY);
+    config.put("topics.regex", "shop\\.events");
+    config.put("route.shop.topics.regex", "shop\\.events");
+    config.remove("route.shop.table");
+    config.put("route.shop.table.field", "table");
+    config.put("route.shop.table.allow-regex", "t[0-9]+");
+    config.put("route.shop.namespace", "shop");
+    config.put("commit.interval.ms", "2000");
+    config.put("commit.timeout.ms", "10000");
+    config.put("control.topic", "ctl-atomic");
+    return new ConnectorExample(example.name(), config);
+  }
+
+  private static Map<String, String> fileIo(NessieServer nessie) {
+    Map<String, String> props = new HashMap<>(nessie.catalogProperties());
+    props.remove("uri");
+    props.remove("type");
+    return props;
+  }
+
+  /** Slices of records, one table after another, with pauses: records stream across rounds. */
+  private static void produce(LocalStack stack, Map<String, Set<Long>> produced) {
+    try (JsonRecordProducer producer = stack.producer()) {
+      for (int slice = 0; slice < SLICES; slice++) {
+        for (long id = (long) slice * PER_SLICE; id < (slice + 1L) * PER_SLICE; id++) {
+          String table = "t" + (id % TABLES);
+          Map<String, Object> payload = new LinkedHashMap<>();
+          payload.put("id", id);
+          payload.put("table", table);
+          payload.put("note", "event " + id);
+          producer.sendWithSchema(TOPIC, null, "k" + id, SCHEMA, payload);
+          produced.computeIfAbsent(table, t -> ConcurrentHashMap.newKeySet()).add(id);
+        }
+        producer.flush();
+        pause(Duration.ofMillis(1_000));
+      }
+    }
+  }
+
+  /** Reads every table at the head commit at random moments until {@code reading} ends. */
+  private static void sample(
+      NessieServer nessie, RoundReader reader, AtomicBoolean reading, List<Sample> samples) {
+    Random random = new Random();
+    while (reading.get()) {
+      try {
+        String hash = nessie.headHash();
+        Map<String, Long> rounds = reader.roundsAt(hash);
+        if (!rounds.isEmpty()) {
+          synchronized (samples) {
+            samples.add(new Sample(hash, rounds));
+          }
+        }
+      } catch (RuntimeException outage) {
+        // The catalog is frozen: a reader waits like any other.
+      }
+      pause(Duration.ofMillis(200 + random.nextInt(1_300)));
+    }
+  }
+
+  /** What a reader saw at one Nessie commit: each table's round. */
+  private record Sample(String hash, Map<String, Long> rounds) {}
+
+  /**
+   * Each table's round (the commit id in its current snapshot) at one Nessie commit, read from the
+   * metadata files through S3FileIO; a metadata file is read once.
+   */
+  private static final class RoundReader implements AutoCloseable {
+    private final NessieServer nessie;
+    private final SnapshotKeys keys;
+    private final FileIO io;
+    private final Map<String, Long> roundOf = new ConcurrentHashMap<>();
+
+    RoundReader(NessieServer nessie, SnapshotKeys keys) {
+      this.nessie = nessie;
+      this.keys = keys;
+      this.io = CatalogUtil.loadFileIO(S3_FILE_IO, fileIo(nessie), null);
+    }
+
+    Map<String, Long> roundsAt(String hash) {
+      Map<String, Long> rounds = new TreeMap<>();
+      nessie
+          .metadataLocations(hash)
+          .forEach(
+              (table, location) -> {
+                long round = roundOf.computeIfAbsent(location, this::roundIn);
+                if (round >= 0) {
+                  rounds.put(table, round);
+                }
+              });
+      return rounds;
+    }
+
+    private long roundIn(String location) {
+      TableMetadata metadata = TableMetadataParser.read(io, location);
+      Snapshot current = metadata.currentSnapshot();
+      String id = current == null ? null : current.summary().get(keys.commitId());
+      return id == null ? -1 : Long.parseLong(id);
+    }
+
+    @Override
+    public void close() {
+      io.close();
+    }
+  }
+
+  /** The test's fault schedule, not a wait for a condition. */
+  private static void pause(Duration duration) {
+    await().pollDelay(duration).atMost(duration.plusSeconds(5)).until(() -> true);
+  }
+}
