@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.streamhouse.connect.table.SnapshotKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,15 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.iceberg.CatalogUtil;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.TableMetadata;
-import org.apache.iceberg.TableMetadataParser;
-import org.apache.iceberg.io.FileIO;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -77,13 +70,13 @@ class NessieAtomicCommitsE2E {
       stack.createTopic(CHANGES, 2, Map.of());
       SampleCustomers source = new SampleCustomers(11, 1_000, 0.2);
       ConnectorExample sink = config(stack, nessie);
-      SnapshotKeys keys = new SnapshotKeys(sink.name());
       Map<String, Set<Long>> produced = new ConcurrentHashMap<>(); // "bad": dead letters
       ConnectWorker second = stack.addWorker();
       List<String> faults = new ArrayList<>();
       List<Sample> samples = new ArrayList<>();
-      try (IcebergTables tables = IcebergTables.rest(nessie.icebergUri(), fileIo(nessie));
-          RoundReader reader = new RoundReader(nessie, keys)) {
+      try (IcebergTables tables =
+              IcebergTables.rest(nessie.icebergUri(), NessieRounds.fileIo(nessie));
+          NessieRounds reader = new NessieRounds(nessie, sink.name())) {
         stack.connect().putConfig(sink.name(), sink.config());
         CompletableFuture<Void> producing =
             CompletableFuture.runAsync(() -> produce(stack, produced, source));
@@ -132,28 +125,10 @@ class NessieAtomicCommitsE2E {
         reading.set(false);
         sampling.join();
 
-        Map<Long, Set<String>> visibleIn = new TreeMap<>();
-        Map<Long, Set<String>> tablesOf = new HashMap<>();
-        Map<String, Long> current = new HashMap<>();
-        List<String> hashes = nessie.commitHashes();
-        for (String hash : hashes) {
-          reader
-              .roundsAt(hash)
-              .forEach(
-                  (table, round) -> {
-                    if (!round.equals(current.put(table, round))) {
-                      visibleIn.computeIfAbsent(round, r -> new HashSet<>()).add(hash);
-                      tablesOf.computeIfAbsent(round, r -> new HashSet<>()).add(table);
-                    }
-                  });
-        }
-        System.out.printf(
-            "NessieAtomicCommitsE2E: %d Nessie commits, %d rounds, %d reader samples, faults %s%n",
-            hashes.size(), visibleIn.size(), samples.size(), faults);
-        assertThat(visibleIn).as("rounds committed").hasSizeGreaterThan(3);
-        assertThat(visibleIn)
-            .as("the Nessie commits in which each round became visible, after %s", faults)
-            .allSatisfy((round, commits) -> assertThat(commits).as("round %d", round).hasSize(1));
+        Map<Long, Set<String>> tablesOf =
+            reader.assertEachRoundVisibleInOneCommit(faults.toString());
+        System.out.printf("NessieAtomicCommitsE2E: %d reader samples%n", samples.size());
+        assertThat(tablesOf).as("rounds committed").hasSizeGreaterThan(3);
         assertThat(samples).as("reader samples with rounds").hasSizeGreaterThan(5);
         for (Sample s : samples) {
           s.rounds()
@@ -205,13 +180,6 @@ class NessieAtomicCommitsE2E {
     return new ConnectorExample(example.name(), config);
   }
 
-  private static Map<String, String> fileIo(NessieServer nessie) {
-    Map<String, String> props = new HashMap<>(nessie.catalogProperties());
-    props.remove("uri");
-    props.remove("type");
-    return props;
-  }
-
   /**
    * Slices of records, one table after another, and of changes to customers, with pauses: records
    * stream across rounds.
@@ -248,7 +216,7 @@ class NessieAtomicCommitsE2E {
 
   /** Reads every table at the head commit at random moments until {@code reading} ends. */
   private static void sample(
-      NessieServer nessie, RoundReader reader, AtomicBoolean reading, List<Sample> samples) {
+      NessieServer nessie, NessieRounds reader, AtomicBoolean reading, List<Sample> samples) {
     Random random = new Random();
     while (reading.get()) {
       try {
@@ -268,49 +236,6 @@ class NessieAtomicCommitsE2E {
 
   /** What a reader saw at one Nessie commit: each table's round. */
   private record Sample(String hash, Map<String, Long> rounds) {}
-
-  /**
-   * Each table's round (the commit id in its current snapshot) at one Nessie commit, read from the
-   * metadata files through S3FileIO; a metadata file is read once.
-   */
-  private static final class RoundReader implements AutoCloseable {
-    private final NessieServer nessie;
-    private final SnapshotKeys keys;
-    private final FileIO io;
-    private final Map<String, Long> roundOf = new ConcurrentHashMap<>();
-
-    RoundReader(NessieServer nessie, SnapshotKeys keys) {
-      this.nessie = nessie;
-      this.keys = keys;
-      this.io = CatalogUtil.loadFileIO(S3_FILE_IO, fileIo(nessie), null);
-    }
-
-    Map<String, Long> roundsAt(String hash) {
-      Map<String, Long> rounds = new TreeMap<>();
-      nessie
-          .metadataLocations(hash)
-          .forEach(
-              (table, location) -> {
-                long round = roundOf.computeIfAbsent(location, this::roundIn);
-                if (round >= 0) {
-                  rounds.put(table, round);
-                }
-              });
-      return rounds;
-    }
-
-    private long roundIn(String location) {
-      TableMetadata metadata = TableMetadataParser.read(io, location);
-      Snapshot current = metadata.currentSnapshot();
-      String id = current == null ? null : current.summary().get(keys.commitId());
-      return id == null ? -1 : Long.parseLong(id);
-    }
-
-    @Override
-    public void close() {
-      io.close();
-    }
-  }
 
   /** The test's fault schedule, not a wait for a condition. */
   private static void pause(Duration duration) {

@@ -1,0 +1,100 @@
+package io.streamhouse.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.streamhouse.connect.table.SnapshotKeys;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.TableMetadata;
+import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.io.FileIO;
+
+/**
+ * The connector's rounds as a reader of a Nessie catalog sees them: each table's round (the commit
+ * id in its current snapshot) at one Nessie commit, read from the metadata files through S3FileIO
+ * (a metadata file is read once), and the check that each round became visible in one Nessie commit
+ * for all of its tables.
+ */
+final class NessieRounds implements AutoCloseable {
+  private final NessieServer nessie;
+  private final SnapshotKeys keys;
+  private final FileIO io;
+  private final Map<String, Long> roundOf = new ConcurrentHashMap<>();
+
+  NessieRounds(NessieServer nessie, String connector) {
+    this.nessie = nessie;
+    this.keys = new SnapshotKeys(connector);
+    this.io = CatalogUtil.loadFileIO("org.apache.iceberg.aws.s3.S3FileIO", fileIo(nessie), null);
+  }
+
+  /** What an Iceberg client needs beside the REST URI to read and write the catalog's files. */
+  static Map<String, String> fileIo(NessieServer nessie) {
+    Map<String, String> props = new HashMap<>(nessie.catalogProperties());
+    props.remove("uri");
+    props.remove("type");
+    return props;
+  }
+
+  /** Each table of the connector with its round at Nessie commit {@code hash}. */
+  Map<String, Long> roundsAt(String hash) {
+    Map<String, Long> rounds = new TreeMap<>();
+    nessie
+        .metadataLocations(hash)
+        .forEach(
+            (table, location) -> {
+              long round = roundOf.computeIfAbsent(location, this::roundIn);
+              if (round >= 0) {
+                rounds.put(table, round);
+              }
+            });
+    return rounds;
+  }
+
+  /**
+   * Walks every commit of branch main: asserts that each round became visible in exactly one Nessie
+   * commit, for all of its tables; returns the tables of each round.
+   */
+  Map<Long, Set<String>> assertEachRoundVisibleInOneCommit(String after) {
+    Map<Long, Set<String>> visibleIn = new TreeMap<>();
+    Map<Long, Set<String>> tablesOf = new HashMap<>();
+    Map<String, Long> current = new HashMap<>();
+    List<String> hashes = nessie.commitHashes();
+    for (String hash : hashes) {
+      roundsAt(hash)
+          .forEach(
+              (table, round) -> {
+                if (!round.equals(current.put(table, round))) {
+                  visibleIn.computeIfAbsent(round, r -> new HashSet<>()).add(hash);
+                  tablesOf.computeIfAbsent(round, r -> new HashSet<>()).add(table);
+                }
+              });
+    }
+    System.out.printf(
+        "%s: %d Nessie commits, %d rounds, after %s%n",
+        keys.commitId(), hashes.size(), visibleIn.size(), after);
+    assertThat(visibleIn)
+        .as("the Nessie commits in which each round became visible, after %s", after)
+        .isNotEmpty()
+        .allSatisfy((round, commits) -> assertThat(commits).as("round %d", round).hasSize(1));
+    return tablesOf;
+  }
+
+  private long roundIn(String location) {
+    TableMetadata metadata = TableMetadataParser.read(io, location);
+    Snapshot current = metadata.currentSnapshot();
+    String id = current == null ? null : current.summary().get(keys.commitId());
+    return id == null ? -1 : Long.parseLong(id);
+  }
+
+  @Override
+  public void close() {
+    io.close();
+  }
+}
