@@ -13,6 +13,11 @@
 # task once half the records are durable, a rebalance whose hand-overs the run reports). A subset:
 # --tables 200 --tasks 1 --formats paimon. --set.<key> <value> sets a key of our connector (named in the
 # non-default line), e.g. --set.consumer.override.partition.assignment.strategy <assignor class>.
+# --catalog jdbc|nessie [--atomic]: our Iceberg tables in a JDBC (SQLite) catalog per run (the default)
+# or in one Nessie 0.99 server for the whole benchmark (Iceberg REST, files in an S3-compatible store;
+# needs Java 21+), commit.atomic=false, or true with --atomic; Iceberg only. The round commit columns
+# (median, p95, max) then set per-table commits against round-atomic ones: run once without and once
+# with --atomic, e.g. --formats iceberg --tables 20 --tasks 1 --catalog nessie [--atomic].
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 (cd "$ROOT" && ./mvnw -q -B -DskipTests package)

@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
@@ -23,10 +22,12 @@ import org.apache.kafka.clients.admin.Admin;
  * drained by our sink into N auto-created Iceberg or Paimon tables, 1 or 2 tasks, each run in a
  * fresh worker JVM with a fixed heap. The connector gets the settings a user would write and no
  * others but {@code commit.interval.ms} (printed as the one non-default). Prints records/s, MB/s,
- * peak heap and RSS, files per table per commit, commit round durations, the rounds that passed the
- * commit timeout and the longest wait of a round for the tasks. A run ends when Connect's committed
- * offsets reach the end of the topic: our sink lets Connect commit only offsets durable in every
- * table. It fails when nothing new was committed for 3 minutes.
+ * peak heap and RSS, files per table per commit, commit round durations (with their median and 95th
+ * percentile, {@link RoundCommitTimes}), the rounds that passed the commit timeout and the longest
+ * wait of a round for the tasks. A run ends when Connect's committed offsets reach the end of the
+ * topic: our sink lets Connect commit only offsets durable in every table. It fails when nothing
+ * new was committed for 3 minutes. Our Iceberg tables are in a JDBC catalog per run, or in one
+ * Nessie server with per-table or round-atomic commits ({@link FanoutCatalog}).
  */
 public final class FanoutBenchmark {
   /**
@@ -62,6 +63,7 @@ public final class FanoutBenchmark {
     FanoutOptions options = FanoutOptions.parse(args);
     FanoutBenchmark bench = new FanoutBenchmark(options);
     System.out.println(bench.configs.settingsLine());
+    System.out.println(FanoutCatalog.describe(options));
     if (!options.formats().isEmpty()) {
       bench.run(
           FanoutOptions.ints(options.tables()),
@@ -79,6 +81,13 @@ public final class FanoutBenchmark {
     bench.recordSizes.forEach(
         (tables, size) -> System.out.printf("Records of the %d-table topic: %s%n", tables, size));
     System.out.println(bench.configs.settingsLine());
+    if (!options.formats().isEmpty()) {
+      System.out.println(FanoutCatalog.describe(options));
+      System.out.println(
+          "Round commit ms: a round's transaction on an atomic catalog (its tables staged and"
+              + " published), else its longest table commit; round wall ms: the coordinator's"
+              + " whole round commit, in both modes");
+    }
     MarkdownTable.print(bench.results);
     if (!bench.failures.isEmpty()) {
       System.out.println();
@@ -157,6 +166,8 @@ public final class FanoutBenchmark {
       row.put("files/table/commit (mean/max)", "n/a");
       row.put("commit rounds", "n/a");
       row.put("round ms (mean/max)", "n/a");
+      row.put(RoundCommitTimes.COMMIT_COLUMN, "n/a");
+      row.put(RoundCommitTimes.WALL_COLUMN, "n/a");
       row.put("rounds past timeout", "n/a");
       row.put("max wait for tasks ms", "n/a");
       row.put("data files", Long.toString(files));
@@ -178,15 +189,16 @@ public final class FanoutBenchmark {
     BenchPlugins.streamhouse(
         plugins, root.resolve("connector/target/plugin-path/streamhouse-connect"));
     try (LocalStack stack =
-        LocalStack.settings()
-            .kafkaVersion("4.4.0")
-            .runDir(runDir.resolve("kafka"))
-            .pluginPath(plugins)
-            .distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
-            .mavenCmd(root.resolve("mvnw").toString())
-            .workerJvmFlags(BenchWorkers.workerFlags(options.heap()))
-            .brokerConfig(INITIAL_REBALANCE_DELAY, BROKER_DEFAULT_INITIAL_REBALANCE_DELAY_MS)
-            .start()) {
+            LocalStack.settings()
+                .kafkaVersion("4.4.0")
+                .runDir(runDir.resolve("kafka"))
+                .pluginPath(plugins)
+                .distributionCache(root.resolve("e2e/target/e2e-work/kafka-dists"))
+                .mavenCmd(root.resolve("mvnw").toString())
+                .workerJvmFlags(BenchWorkers.workerFlags(options.heap()))
+                .brokerConfig(INITIAL_REBALANCE_DELAY, BROKER_DEFAULT_INITIAL_REBALANCE_DELAY_MS)
+                .start();
+        FanoutCatalog catalog = FanoutCatalog.start(options)) {
       for (int tables : tableCounts) {
         produce(stack, tables);
       }
@@ -194,7 +206,7 @@ public final class FanoutBenchmark {
       for (String format : formats) {
         for (int tables : tableCounts) {
           for (int tasks : taskCounts) {
-            drain(stack, format, tables, tasks);
+            drain(stack, catalog, format, tables, tasks);
           }
         }
       }
@@ -230,12 +242,15 @@ public final class FanoutBenchmark {
         options.records(), tables, size, (System.nanoTime() - start) / 1e9);
   }
 
-  private void drain(LocalStack stack, String format, int tables, int tasks) throws Exception {
+  private void drain(LocalStack stack, FanoutCatalog catalog, String format, int tables, int tasks)
+      throws Exception {
     ConnectWorker worker = stack.worker();
     worker.restart(Duration.ofMinutes(2));
     String name = format + "-" + tables + "-" + tasks + "-" + System.currentTimeMillis() % 100_000;
     Path warehouse = Files.createDirectories(runDir.resolve("warehouse-" + name));
-    Map<String, String> config = configs.streamhouse(stack, format, name, tables, tasks, warehouse);
+    Map<String, String> config =
+        configs.streamhouse(
+            stack, format, name, tables, tasks, warehouse, catalog.icebergKeys(name, warehouse));
     showConfig("streamhouse " + format, config);
     try (Admin admin = stack.admin()) {
       Map<String, String> row =
@@ -245,15 +260,22 @@ public final class FanoutBenchmark {
               config,
               () -> DurableRecords.committed(admin, name),
               200,
-              format,
+              catalog.label(format),
               tables,
               tasks,
               payloadBytes.get(tables));
       stack.connect().delete(name);
       Thread.sleep(2000); // the last commit's log lines
-      row.putAll(CommitLogs.commitFigures(worker.logFile(), name));
-      row.put(
-          "data files", Long.toString(dataFiles(Path.of(config.get("catalog.bench.warehouse")))));
+      Map<String, String> figures = CommitLogs.commitFigures(worker.logFile(), name);
+      Map<String, String> times = RoundCommitTimes.figures(worker.logFile(), name);
+      figures.forEach(
+          (column, value) -> {
+            row.put(column, value);
+            if (column.equals("round ms (mean/max)")) {
+              row.putAll(times); // beside the mean and longest round
+            }
+          });
+      row.put("data files", Long.toString(catalog.dataFiles(name, tables, warehouse)));
       results.add(row);
       System.out.println(row);
     } catch (FanoutDrain.Failed e) {
@@ -284,20 +306,6 @@ public final class FanoutBenchmark {
               + sink
               + " (names vary per run): "
               + new TreeMap<>(config).toString().replace(runDir.toString(), "<run-dir>"));
-    }
-  }
-
-  private static long dataFiles(Path warehouse) throws Exception {
-    try (Stream<Path> files = Files.walk(warehouse)) {
-      return files
-          .filter(
-              p -> {
-                String n = p.getFileName().toString();
-                return (n.endsWith(".parquet") || n.endsWith(".orc"))
-                    && !p.toString().contains("/metadata/")
-                    && !p.toString().contains("/manifest/");
-              })
-          .count();
     }
   }
 }

@@ -48,9 +48,18 @@ final class FanoutConfigs {
         : "non-default: commit.interval.ms=" + commitIntervalMs + set + apache;
   }
 
-  /** Our sink, run {@code name}, into {@code format} tables under {@code warehouse}. */
+  /**
+   * Our sink, run {@code name}, into {@code format} tables: Paimon's under {@code warehouse},
+   * Iceberg's in the catalog {@code icebergCatalog} configures ({@link FanoutCatalog#icebergKeys}).
+   */
   Map<String, String> streamhouse(
-      LocalStack stack, String format, String name, int tables, int tasks, Path warehouse) {
+      LocalStack stack,
+      String format,
+      String name,
+      int tables,
+      int tasks,
+      Path warehouse,
+      Map<String, String> icebergCatalog) {
     Map<String, String> c = new HashMap<>();
     c.put("connector.class", "io.streamhouse.connect.StreamhouseSinkConnector");
     c.put("topics", topic(tables));
@@ -60,14 +69,13 @@ final class FanoutConfigs {
     c.put("value.converter.schemas.enable", "true");
     c.put("kafka.bootstrap.servers", stack.bootstrapServers());
     c.put("catalogs", "bench");
-    c.put("catalog.bench.warehouse", warehouse.toString());
     if (format.equals("paimon")) {
+      c.put("catalog.bench.warehouse", warehouse.toString());
       c.put("catalog.bench.format", "paimon");
       c.put("catalog.bench.type", "filesystem");
       c.put("route.r.primary-key", "id"); // a primary-key table, the default buckets (1 here)
     } else {
-      c.put("catalog.bench.type", "jdbc");
-      c.put("catalog.bench.uri", "jdbc:sqlite:" + warehouse.resolve("catalog.db"));
+      c.putAll(icebergCatalog);
     }
     c.put("routes", "r");
     c.put("route.r.topics", topic(tables));
