@@ -65,11 +65,12 @@ final class CommitAnswers {
       LOG.warn(
           "Answered commit {} in {} ms, longer than commit.timeout.ms ({} ms): the coordinator"
               + " commits that round without these {} batches and takes them in its next round"
-              + " (detach {} ms, flush {} ms, {} files, {} bytes; {})",
+              + " ({} batches offered again; detach {} ms, flush {} ms, {} files, {} bytes; {})",
           commitId,
           totalMs,
           timeoutMs,
           batches,
+          offeredAgain,
           detachMs,
           flushMs,
           files,
