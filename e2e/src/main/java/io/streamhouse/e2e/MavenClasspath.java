@@ -2,20 +2,16 @@ package io.streamhouse.e2e;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * The jars of a set of Maven artifacts and their dependencies, resolved from Maven Central by Maven
  * itself (a generated pom, {@code dependency:copy-dependencies}) into {@code cacheRoot/NAME/lib}
- * once, and reused afterwards. A file lock on {@code cacheRoot/NAME.lock} keeps test JVMs that run
- * side by side from resolving the same folder at once (one would overwrite jars the other runs).
+ * once ({@link CacheFolder}), and reused afterwards.
  */
 final class MavenClasspath {
   private static final String DEPENDENCY_PLUGIN =
@@ -29,34 +25,23 @@ final class MavenClasspath {
    */
   static synchronized Path resolve(
       Path cacheRoot, String name, String mavenCmd, List<String> coordinates) {
-    Path home = cacheRoot.resolve(name).toAbsolutePath();
-    Path lib = home.resolve("lib");
-    Path complete = home.resolve(".complete");
-    if (Files.exists(complete)) {
-      return lib;
-    }
     try {
-      Files.createDirectories(cacheRoot);
-      try (FileChannel lock =
-              FileChannel.open(
-                  cacheRoot.resolve(name + ".lock"),
-                  StandardOpenOption.CREATE,
-                  StandardOpenOption.WRITE);
-          FileLock held = lock.lock()) {
-        if (!Files.exists(complete)) {
-          download(home, lib, complete, name, mavenCmd, coordinates);
-        }
-      }
-      return lib;
+      Path complete =
+          CacheFolder.filledOnce(
+              cacheRoot,
+              name,
+              (home, marker) ->
+                  download(home, home.resolve("lib"), marker, name, mavenCmd, coordinates));
+      return complete.getParent().resolve("lib");
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot resolve " + coordinates + " into " + home, e);
+      throw new UncheckedIOException(
+          "Cannot resolve " + coordinates + " into " + cacheRoot.resolve(name), e);
     }
   }
 
   private static void download(
       Path home, Path lib, Path complete, String name, String mavenCmd, List<String> coordinates)
       throws IOException {
-    Files.createDirectories(home);
     Files.writeString(home.resolve("pom.xml"), pom(name, coordinates), StandardCharsets.UTF_8);
     ManagedProcess.run(
         "resolve-" + name,

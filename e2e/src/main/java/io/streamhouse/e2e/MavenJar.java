@@ -2,12 +2,9 @@ package io.streamhouse.e2e;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 
@@ -16,8 +13,7 @@ import java.util.List;
  * {@code cacheRoot/NAME/} once and reused afterwards. For executable jars that carry everything
  * they need: {@link MavenClasspath}'s {@code copy-dependencies} would resolve the artifact's pom,
  * and Nessie's server pom names modules Maven Central does not serve (nessie-quarkus-auth and
- * others), so it fails. A file lock on {@code cacheRoot/NAME.lock} keeps test JVMs that run side by
- * side from downloading into the same folder at once.
+ * others), so it fails. Downloaded once into the cache ({@link CacheFolder}).
  */
 final class MavenJar {
   private static final String COPY_GOAL =
@@ -30,31 +26,21 @@ final class MavenJar {
    * returns the jar.
    */
   static Path resolve(Path cacheRoot, String name, String mavenCmd, String artifact) {
-    Path home = cacheRoot.resolve(name).toAbsolutePath();
-    Path complete = home.resolve(".complete");
     try {
-      if (!Files.exists(complete)) {
-        Files.createDirectories(cacheRoot);
-        try (FileChannel lock =
-                FileChannel.open(
-                    cacheRoot.resolve(name + ".lock"),
-                    StandardOpenOption.CREATE,
-                    StandardOpenOption.WRITE);
-            FileLock held = lock.lock()) {
-          if (!Files.exists(complete)) {
-            download(home, mavenCmd, artifact, complete);
-          }
-        }
-      }
-      return home.resolve(Files.readString(complete, StandardCharsets.UTF_8).strip());
+      Path complete =
+          CacheFolder.filledOnce(
+              cacheRoot, name, (home, marker) -> download(home, mavenCmd, artifact, marker));
+      return complete
+          .getParent()
+          .resolve(Files.readString(complete, StandardCharsets.UTF_8).strip());
     } catch (IOException e) {
-      throw new UncheckedIOException("Cannot resolve " + artifact + " into " + home, e);
+      throw new UncheckedIOException(
+          "Cannot resolve " + artifact + " into " + cacheRoot.resolve(name), e);
     }
   }
 
   private static void download(Path home, String mavenCmd, String artifact, Path complete)
       throws IOException {
-    Files.createDirectories(home);
     Path lib = home.resolve("lib");
     // Online on purpose: the build may run offline (-o) while the jar is not in ~/.m2 yet.
     ManagedProcess.run(

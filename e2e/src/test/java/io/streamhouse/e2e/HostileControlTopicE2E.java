@@ -121,16 +121,7 @@ class HostileControlTopicE2E {
           .pollInterval(Duration.ofSeconds(1))
           .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
           .failFast("the attacker failed", () -> attacker.failure != null)
-          .until(
-              () ->
-                  tables.exists(IcebergSink.tableOf(topic))
-                      && tables
-                              .watermarks(IcebergSink.tableOf(topic), sink.name())
-                              .values()
-                              .stream()
-                              .mapToLong(Long::longValue)
-                              .sum()
-                          >= RECORDS);
+          .until(() -> IcebergSink.committedRecords(tables, topic, sink.name()) >= RECORDS);
       await()
           .atMost(Duration.ofMinutes(3))
           .failFast("the attacker failed", () -> attacker.failure != null)

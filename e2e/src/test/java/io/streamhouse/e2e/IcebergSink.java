@@ -66,6 +66,17 @@ final class IcebergSink {
     return IcebergTables.jdbc("local", catalogUri(stack), warehouse(stack).resolve("iceberg"));
   }
 
+  /**
+   * The records of {@code topic} the connector's latest snapshot of the topic's table covers (the
+   * sum of its watermarks); -1 while the table does not exist.
+   */
+  static long committedRecords(IcebergTables tables, String topic, String connector) {
+    String table = tableOf(topic);
+    return tables.exists(table)
+        ? tables.watermarks(table, connector).values().stream().mapToLong(Long::longValue).sum()
+        : -1;
+  }
+
   /** The table of a topic under {@link #config}'s routing. */
   static String tableOf(String topic) {
     return "e2e." + topic.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9_]", "_");

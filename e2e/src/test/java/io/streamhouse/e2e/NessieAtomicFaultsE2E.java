@@ -96,16 +96,7 @@ class NessieAtomicFaultsE2E {
             .atMost(Duration.ofMinutes(3))
             .pollInterval(Duration.ofSeconds(1))
             .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
-            .until(
-                () ->
-                    tables.exists(IcebergSink.tableOf(topic))
-                        && tables
-                                .watermarks(IcebergSink.tableOf(topic), sink.name())
-                                .values()
-                                .stream()
-                                .mapToLong(Long::longValue)
-                                .sum()
-                            == RECORDS);
+            .until(() -> IcebergSink.committedRecords(tables, topic, sink.name()) == RECORDS);
         IcebergSink.assertExactlyOnce(stack, tables, sink.name(), topic, produced.get(topic));
       }
       rounds.assertEachRoundVisibleInOneCommit("a halt at " + point);
