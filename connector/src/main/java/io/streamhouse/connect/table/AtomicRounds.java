@@ -34,7 +34,10 @@ public interface AtomicRounds {
      */
     void publish() throws CommitLoop.ConcurrentCommitException;
 
-    /** Deletes what staging wrote for a round that will not be published. */
+    /**
+     * Deletes what staging wrote for a round that will not be published; keeps it when a publish
+     * ended without the catalog's answer (the tables may hold it).
+     */
     void abandon();
   }
 }

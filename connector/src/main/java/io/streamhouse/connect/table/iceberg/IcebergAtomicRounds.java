@@ -43,6 +43,9 @@ final class IcebergAtomicRounds implements AtomicRounds {
   public Round begin(long commitId) {
     StagedCommits staged = new StagedCommits();
     return new Round() {
+      /** A publish that ended without the catalog's answer: the tables may hold the files. */
+      private boolean maybeCommitted;
+
       @Override
       public CommitOutcome stage(TableId table, List<OfferedBatch> batches, boolean fullRound) {
         synchronized (format.commitLock(table)) {
@@ -57,16 +60,21 @@ final class IcebergAtomicRounds implements AtomicRounds {
 
       @Override
       public void publish() throws CommitLoop.ConcurrentCommitException {
+        maybeCommitted = true;
         try {
           staged.commit(catalog);
         } catch (CommitFailedException conflict) {
+          maybeCommitted = false; // the catalog refused it: no table changed
           throw new CommitLoop.ConcurrentCommitException(conflict.getMessage(), conflict);
         }
       }
 
+      /** Keeps the files when a publish may have landed (at worst orphans, cleaned later). */
       @Override
       public void abandon() {
-        staged.discard();
+        if (!maybeCommitted) {
+          staged.discard();
+        }
       }
     };
   }
