@@ -71,9 +71,9 @@ final class RoundCommitter {
 
   /**
    * Commits the tables of {@code toCommit}, the dead-letter table first and the others only once it
-   * took every batch; {@code toCommit} loses the dead-letter table, and the others too when they
-   * wait. The events telling the tasks what each table decided, and the compaction requests the
-   * commits call for.
+   * took every batch; {@code toCommit} loses the dead-letter table and the tables of atomic
+   * catalogs, and the others too when they wait. The events telling the tasks what each table
+   * decided, and the compaction requests the commits call for.
    */
   List<ControlEvent> commit(
       long commitId,
