@@ -1,5 +1,6 @@
 package io.streamhouse.connect.converter;
 
+import io.streamhouse.connect.converter.api.DecodedRow;
 import io.streamhouse.connect.converter.api.DecodedStruct;
 import java.util.List;
 import java.util.Map;
@@ -35,17 +36,9 @@ final class JsonStruct extends Struct implements DecodedStruct {
     return row;
   }
 
-  /** From the row while this is not made yet, else from this {@code Struct}. */
   @Override
-  public Object decoded(Field field) {
-    JsonRow decoding = row;
-    return decoding != null ? decoding.decoded(field) : super.get(field);
-  }
-
-  /** Itself: a {@code Struct}, made from its row once read as one. */
-  @Override
-  public Struct toStruct() {
-    return this;
+  public DecodedRow decodedRow() {
+    return row;
   }
 
   private void decode() {
