@@ -1,6 +1,6 @@
 package io.streamhouse.connect.decode;
 
-import io.streamhouse.connect.converter.api.DecodedRow;
+import io.streamhouse.connect.converter.api.DecodedStruct;
 import io.streamhouse.connect.errors.RecordConversionException;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -256,7 +256,7 @@ public final class ValueCoercion {
   }
 
   private static String describe(Object v, Object field, Object columnType) {
-    if (v instanceof DecodedRow decoded) {
+    if (v instanceof DecodedStruct decoded) {
       v = decoded.toStruct(); // named as the Struct it stands for
     }
     return "a "

@@ -4,7 +4,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.config.TableNames;
-import io.streamhouse.connect.converter.api.DecodedRow;
 import io.streamhouse.connect.converter.api.DecodedStruct;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.TableId;
@@ -180,8 +179,7 @@ public final class TableRouter {
    * at that path through nested structs and maps (as the Apache Iceberg sink reads its
    * route-field).
    */
-  static Object fieldValue(Object record, String field) {
-    Object value = DecodedStruct.readable(record);
+  static Object fieldValue(Object value, String field) {
     Object top = child(value, field);
     if (top != null || field.indexOf('.') < 0) {
       return top;
@@ -197,10 +195,10 @@ public final class TableRouter {
   }
 
   private static Object child(Object value, String field) {
-    if (value instanceof DecodedRow decoded) {
+    if (value instanceof DecodedStruct decoded) {
       // Read without making the Struct that the table writer can skip.
       Field f = decoded.schema().field(field);
-      return f == null ? null : DecodedRow.toConnect(decoded.decoded(f));
+      return f == null ? null : DecodedStruct.toConnect(decoded.decoded(f));
     }
     if (value instanceof Struct struct) {
       Field f = struct.schema().field(field);

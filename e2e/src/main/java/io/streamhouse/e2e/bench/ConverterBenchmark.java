@@ -1,7 +1,6 @@
 package io.streamhouse.e2e.bench;
 
 import io.streamhouse.connect.converter.FastJsonConverter;
-import io.streamhouse.connect.converter.api.DecodedRow;
 import io.streamhouse.connect.converter.api.DecodedStruct;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -21,8 +20,8 @@ import org.apache.kafka.connect.storage.Converter;
  * benchmark produces them), the two taking turns round by round (the first of each pair
  * alternating), each round converting every record once. Before timing it checks that both read
  * every record into equal data. Prints ns/record and records/s per round and the medians, and for
- * {@code FastJsonConverter} also the records read as our sink reads them: as a {@link DecodedRow},
- * never made a {@code Struct}.
+ * {@code FastJsonConverter} also the records read as our sink reads them: as a {@link
+ * DecodedStruct}, never made a {@code Struct}.
  *
  * <pre>
  * e2e/benchmark-converter.sh [--records 50000] [--rounds 20] [--warmup-rounds 5]
@@ -127,7 +126,7 @@ public final class ConverterBenchmark {
     for (byte[] value : values) {
       Object converted = converter.toConnectData("bench", value).value();
       sum +=
-          DecodedStruct.readable(converted) instanceof DecodedRow row
+          converted instanceof DecodedStruct row
               ? (Long) row.decoded(id)
               : ((Struct) converted).getInt64("id");
     }

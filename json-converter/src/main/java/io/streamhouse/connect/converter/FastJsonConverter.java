@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.core.util.JsonRecyclerPools;
-import io.streamhouse.connect.converter.api.DecodedRow;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -252,7 +251,7 @@ public final class FastJsonConverter implements Converter, HeaderConverter {
    * something reads it; anything else is made Connect data now.
    */
   private static Object connectValue(Object decoded) {
-    return decoded instanceof JsonRow row ? new JsonStruct(row) : DecodedRow.toConnect(decoded);
+    return decoded instanceof JsonRow row ? new JsonStruct(row) : JsonRow.toConnect(decoded);
   }
 
   /** Whether the payload, the parser's current token, ends the envelope and the input. */

@@ -1,6 +1,5 @@
 package io.streamhouse.connect.converter;
 
-import io.streamhouse.connect.converter.api.DecodedRow;
 import io.streamhouse.connect.converter.api.DecodedStruct;
 import java.util.List;
 import java.util.Map;
@@ -36,9 +35,17 @@ final class JsonStruct extends Struct implements DecodedStruct {
     return row;
   }
 
+  /** From the row while this is not made yet, else from this {@code Struct}. */
   @Override
-  public DecodedRow decodedRow() {
-    return row;
+  public Object decoded(Field field) {
+    JsonRow decoding = row;
+    return decoding != null ? decoding.decoded(field) : super.get(field);
+  }
+
+  /** Itself: a {@code Struct}, made from its row once read as one. */
+  @Override
+  public Struct toStruct() {
+    return this;
   }
 
   private void decode() {

@@ -3,7 +3,6 @@ package io.streamhouse.connect.converter;
 import com.fasterxml.jackson.core.Base64Variants;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import io.streamhouse.connect.converter.api.DecodedRow;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -232,7 +231,7 @@ final class PayloadDecoder {
       }
       // A key as Connect data even in rows form: equal keys must meet in the map as they do in
       // JsonConverter's (a row is equal only to itself).
-      Object key = DecodedRow.toConnect(read(next(p), schema.keySchema(), depth));
+      Object key = JsonRow.toConnect(read(next(p), schema.keySchema(), depth));
       Object value = read(next(p), values, depth);
       if (p.next() != JsonToken.END_ARRAY) {
         throw NotHandled.INSTANCE;

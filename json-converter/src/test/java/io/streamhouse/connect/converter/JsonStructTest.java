@@ -5,7 +5,7 @@ import static io.streamhouse.connect.converter.JsonPayloads.order;
 import static io.streamhouse.connect.converter.JsonPayloads.secondReading;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.streamhouse.connect.converter.api.DecodedRow;
+import io.streamhouse.connect.converter.api.DecodedStruct;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -43,17 +43,18 @@ class JsonStructTest {
     assertThat(row).isNotNull();
     assertThat(row.decoded(ORDER.field("note"))).isEqualTo(JsonText.of(NOTE));
     assertThat(row.decoded(ORDER.field("status"))).isEqualTo(JsonText.of("new"));
-    assertThat(DecodedRow.toConnect(row.decoded(ORDER.field("customer"))))
+    assertThat(JsonRow.toConnect(row.decoded(ORDER.field("customer"))))
         .isEqualTo(expected.getStruct("customer"));
-    assertThat(DecodedRow.toConnect(json.decodedRow().decoded(ORDER.field("customer"))))
+    assertThat(DecodedStruct.toConnect(json.decoded(ORDER.field("customer"))))
         .isEqualTo(expected.getStruct("customer"));
-    assertThat(json.decodedRow().decoded(ORDER.field("tags")))
+    assertThat(json.decoded(ORDER.field("tags")))
         .isEqualTo(List.of(JsonText.of("a"), JsonText.of("\u00fc")));
     assertThat(json.undecodedRow()).as("read as decoded, not made").isSameAs(row);
 
     assertThat(json.getString("note")).isEqualTo(NOTE);
     assertThat(json.undecodedRow()).isNull();
-    assertThat(json.decodedRow()).as("read as a Struct now").isNull();
+    assertThat(json.decoded(ORDER.field("note"))).as("from the Struct now").isEqualTo(NOTE);
+    assertThat(json.toStruct()).isSameAs(json);
     assertThat(json).isEqualTo(expected);
     assertThat(json.hashCode()).isEqualTo(expected.hashCode());
     assertThat(json.toString()).isEqualTo(expected.toString());

@@ -2,7 +2,6 @@ package io.streamhouse.connect.table.iceberg;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import io.streamhouse.connect.converter.api.DecodedRow;
 import io.streamhouse.connect.converter.api.DecodedStruct;
 import io.streamhouse.connect.converter.api.Utf8Text;
 import io.streamhouse.connect.decode.ValueCoercion;
@@ -33,9 +32,9 @@ import org.apache.kafka.connect.data.Struct;
  * share ({@link ValueCoercion}).
  *
  * <p>A struct a converter decoded ({@link DecodedStruct}, as {@code FastJsonConverter} makes them)
- * is read from its {@link DecodedRow}, without its Connect {@code Struct}; with {@code utf8Strings}
- * its UTF-8 strings ({@link Utf8Text}) go into the record as the bytes Parquet writes ({@link
- * Utf8}), not as {@code String}s.
+ * is read as decoded, without its Connect {@code Struct}; with {@code utf8Strings} its UTF-8
+ * strings ({@link Utf8Text}) go into the record as the bytes Parquet writes ({@link Utf8}), not as
+ * {@code String}s.
  */
 public final class IcebergRecordConverter {
   /** Layouts kept per struct type. */
@@ -137,10 +136,10 @@ public final class IcebergRecordConverter {
   }
 
   /**
-   * {@code utf8Strings}: {@link Utf8Text} strings of {@link DecodedRow}s go into records as {@link
-   * Utf8} (the writer of an append table with no partition of a string column, whose strings only
-   * Parquet reads); otherwise every string is a {@code String}, as partition keys and key indexes
-   * compare them.
+   * {@code utf8Strings}: {@link Utf8Text} strings of {@link DecodedStruct}s go into records as
+   * {@link Utf8} (the writer of an append table with no partition of a string column, whose strings
+   * only Parquet reads); otherwise every string is a {@code String}, as partition keys and key
+   * indexes compare them.
    */
   public IcebergRecordConverter(Schema schema, boolean utf8Strings) {
     this.schema = schema;
@@ -163,7 +162,7 @@ public final class IcebergRecordConverter {
     if (value == null) {
       throw new RecordConversionException("<value>", "the record value is null");
     }
-    return struct(root, DecodedStruct.readable(value));
+    return struct(root, value);
   }
 
   /**
@@ -179,10 +178,10 @@ public final class IcebergRecordConverter {
     GenericRecord record = node.template.copy();
     List<Types.NestedField> fields = node.fields;
     Node[] nodes = node.fieldNodes;
-    if (value instanceof DecodedRow row) {
-      Field[] sources = node.sources(row.schema());
+    if (value instanceof DecodedStruct decoded) { // before Struct: it may be one too
+      Field[] sources = node.sources(decoded.schema());
       for (int i = 0; i < nodes.length; i++) {
-        Object fieldValue = sources[i] == null ? null : row.decoded(sources[i]);
+        Object fieldValue = sources[i] == null ? null : decoded.decoded(sources[i]);
         record.set(i, field(fields.get(i), nodes[i], fieldValue));
       }
     } else if (value instanceof Struct struct) {

@@ -1,6 +1,5 @@
 package io.streamhouse.connect.table.paimon;
 
-import io.streamhouse.connect.converter.api.DecodedRow;
 import io.streamhouse.connect.converter.api.DecodedStruct;
 import io.streamhouse.connect.converter.api.Utf8Text;
 import io.streamhouse.connect.decode.ValueCoercion;
@@ -33,8 +32,8 @@ import org.apache.paimon.types.RowType;
  * both formats share ({@link ValueCoercion}); a value that does not fit (a word into an int, an int
  * that overflows, a null in a NOT NULL column) is a {@link RecordConversionException} naming the
  * field. A struct a converter decoded ({@link DecodedStruct}, as {@code FastJsonConverter} makes
- * them) is read from its {@link DecodedRow}, without its Connect {@code Struct}, its UTF-8 strings
- * ({@link Utf8Text}) going into the row as the bytes they are.
+ * them) is read as decoded, without its Connect {@code Struct}, its UTF-8 strings ({@link
+ * Utf8Text}) going into the row as the bytes they are.
  */
 public final class PaimonRowConverter {
   private final RowType rowType;
@@ -54,7 +53,7 @@ public final class PaimonRowConverter {
   public GenericRow convert(Object value, RowKind kind, boolean keyOnly, List<String> keyFields)
       throws RecordConversionException {
     path.reset();
-    GenericRow row = row(rowType, DecodedStruct.readable(value), kind);
+    GenericRow row = row(rowType, value, kind);
     List<DataField> fields = rowType.getFields();
     for (int i = 0; i < fields.size(); i++) {
       DataField f = fields.get(i);
@@ -85,7 +84,7 @@ public final class PaimonRowConverter {
       throws RecordConversionException {
     List<DataField> fields = type.getFields();
     GenericRow row = new GenericRow(kind, fields.size());
-    if (value instanceof DecodedRow decoded) {
+    if (value instanceof DecodedStruct decoded) {
       Field[] layout = layouts.computeIfAbsent(decoded.schema(), s -> layout(fields, s));
       for (int i = 0; i < fields.size(); i++) {
         if (layout[i] != null) {
