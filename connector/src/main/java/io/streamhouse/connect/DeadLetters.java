@@ -5,6 +5,7 @@ import io.streamhouse.connect.errors.DeadLetterRows;
 import io.streamhouse.connect.errors.DeadLetterStage;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.monitor.DeadLetterMetrics;
+import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter.Destination;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -38,6 +39,10 @@ final class DeadLetters {
     this.rows = rows;
     this.metrics = metrics;
     participant.commitFirst(destination.table());
+  }
+
+  TableId table() {
+    return destination.table();
   }
 
   /**

@@ -41,14 +41,12 @@ final class RecordIntake {
 
   private final String taskName;
   private final Participant participant;
-  private final TableRouter router;
-  private final BadRecordHandler badRecords;
-  private final DeadLetters deadLetters; // null: no dead-letter table
-  private final TaskMetrics metrics;
   private final Seeker seeker;
   private final long handOverTimeoutMs;
+  private final TransactionGate transactions; // null: not transaction-consistent
 
   private final SeekPastTables seekPast;
+  private final RecordWriter writer;
 
   private final Map<TopicPartition, Long> consumed = new HashMap<>();
 
@@ -74,15 +72,15 @@ final class RecordIntake {
       TaskMetrics metrics,
       Seeker seeker,
       long handOverTimeoutMs,
-      boolean tablesKnownByTopic) {
+      boolean tablesKnownByTopic,
+      TransactionGate transactions) {
     this.taskName = taskName;
     this.participant = participant;
-    this.router = router;
-    this.badRecords = badRecords;
-    this.deadLetters = deadLetters;
-    this.metrics = metrics;
     this.seeker = seeker;
     this.handOverTimeoutMs = handOverTimeoutMs;
+    this.transactions = transactions;
+    this.writer =
+        new RecordWriter(participant, router, badRecords, deadLetters, metrics, transactions);
     this.seekPast = new SeekPastTables(participant, router, seeker, tablesKnownByTopic);
   }
 
@@ -190,6 +188,9 @@ final class RecordIntake {
   }
 
   private void putOwned(Collection<SinkRecord> records) {
+    if (transactions != null) {
+      writeReleased(transactions.released());
+    }
     // Connect counts every record of this batch as delivered: a rewind in the middle of it must
     // also take the partitions this task sees for the first time back to their first record.
     // A batch holds runs of records per partition: the maps change once per run, not per record.
@@ -228,7 +229,13 @@ final class RecordIntake {
           tp = of;
           next = NOTHING_NEW;
         }
-        write(record, tp);
+        TransactionGate.Admission admission = admit(record, tp);
+        if (admission == TransactionGate.Admission.HOLD) {
+          continue; // not consumed: written once released, or read again
+        }
+        if (admission == TransactionGate.Admission.WRITE) {
+          writer.write(record, tp);
+        }
         participant.yieldToWaiting();
         if (participant.resetRequested()) {
           noteConsumed(tp, next);
@@ -240,51 +247,43 @@ final class RecordIntake {
       }
     } finally {
       noteConsumed(tp, next);
+      if (transactions != null) {
+        transactions.afterPut();
+      }
+    }
+  }
+
+  /** Transaction events a commit request released (see {@link TransactionGate}), in order. */
+  private void writeReleased(List<SinkRecord> released) {
+    for (SinkRecord record : released) {
+      TopicPartition tp = partitionOf(record, null);
+      try {
+        if (transactions.admitReleased(record) == TransactionGate.Admission.WRITE) {
+          writer.write(record, tp);
+        }
+      } catch (RecordConversionException e) {
+        writer.badRecord(record, tp, null, DeadLetterStage.ROUTE, e);
+      }
+      consumed.put(tp, record.originalKafkaOffset() + 1);
+    }
+  }
+
+  private TransactionGate.Admission admit(SinkRecord record, TopicPartition tp) {
+    if (transactions == null) {
+      return TransactionGate.Admission.WRITE;
+    }
+    try {
+      return transactions.admit(record, tp, writer::inEveryTable);
+    } catch (RecordConversionException e) {
+      writer.badRecord(
+          record, tp, null, DeadLetterStage.ROUTE, e); // malformed transaction metadata
+      return TransactionGate.Admission.SKIP;
     }
   }
 
   private void noteConsumed(TopicPartition tp, long next) {
     if (next != NOTHING_NEW) {
       consumed.put(tp, next);
-    }
-  }
-
-  private void write(SinkRecord record, TopicPartition tp) {
-    try {
-      for (TableRouter.Destination to : router.route(record)) {
-        try {
-          if (participant.write(record, tp, to)) {
-            metrics.written();
-          }
-        } catch (RecordConversionException e) {
-          badRecord(record, tp, to, DeadLetterStage.ofWrite(e), e);
-          participant.skipped(record, tp, to);
-        }
-      }
-    } catch (RecordConversionException e) {
-      badRecord(record, tp, null, DeadLetterStage.ROUTE, e);
-    }
-  }
-
-  /**
-   * Counts a bad record and reports, writes to the dead-letter table or skips it; fails the task
-   * with errors.tolerance=none. {@code to}: the destination it failed for, null if none.
-   */
-  private void badRecord(
-      SinkRecord record,
-      TopicPartition tp,
-      TableRouter.Destination to,
-      DeadLetterStage stage,
-      RecordConversionException e) {
-    metrics.deadLettered();
-    BadRecordHandler.Outcome outcome =
-        badRecords.handle(
-            record, to == null ? "(no table)" : to.table().toString(), e, deadLetters != null);
-    if (outcome == BadRecordHandler.Outcome.SKIPPED) {
-      metrics.skipped();
-    }
-    if (deadLetters != null) {
-      deadLetters.write(record, tp, to, stage, e);
     }
   }
 
@@ -296,7 +295,11 @@ final class RecordIntake {
     if (participant.resetRequested()) {
       rewind();
     }
-    return participant.safeOffsets(current);
+    Map<TopicPartition, Long> safe = participant.safeOffsets(current);
+    if (transactions != null) {
+      transactions.holdBack(safe);
+    }
+    return safe;
   }
 
   /**
@@ -306,6 +309,9 @@ final class RecordIntake {
    * start after the decisions.
    */
   void revoked(Collection<TopicPartition> partitions) {
+    if (transactions != null) {
+      transactions.forget(partitions); // resumed while still assigned
+    }
     participant.release(partitions);
     boolean handedIn = handOverTimeoutMs > 0 && participant.handIn(true, handOverTimeoutMs);
     participant.revoked(partitions);
@@ -358,6 +364,9 @@ final class RecordIntake {
   }
 
   private void rewind() {
+    if (transactions != null) {
+      transactions.reset();
+    }
     Rewind rewind = participant.reset(consumed);
     LOG.warn(
         "Rewinds {} ({} offsets to read again)", rewind.positions(), rewind.offsetsReadAgain());

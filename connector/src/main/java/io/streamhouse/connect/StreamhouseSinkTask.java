@@ -47,8 +47,37 @@ public class StreamhouseSinkTask extends SinkTask {
             runtime.taskMetrics(),
             context::offset,
             config.commitHandOverTimeoutMs(),
-            !config.transformsRecords());
+            !config.transformsRecords(),
+            transactionGate(config));
     LOG.info("Started (plugin version {})", Version.get());
+  }
+
+  /** The gate of transaction-consistent CDC, null when it is off. */
+  private TransactionGate transactionGate(StreamhouseSinkConfig config) {
+    if (!config.transactions().enabled()) {
+      return null;
+    }
+    return new TransactionGate(
+        config.transactions(),
+        runtime.participant().transactions(),
+        runtime.participant().transactionTally(),
+        context::offset,
+        new TransactionGate.Consumer() {
+          @Override
+          public void pause(Collection<TopicPartition> partitions) {
+            context.pause(partitions.toArray(TopicPartition[]::new));
+          }
+
+          @Override
+          public void resume(Collection<TopicPartition> partitions) {
+            context.resume(partitions.toArray(TopicPartition[]::new));
+          }
+
+          @Override
+          public void pollWithin(long ms) {
+            context.timeout(ms);
+          }
+        });
   }
 
   @Override

@@ -25,6 +25,7 @@ import io.streamhouse.connect.monitor.LagMonitor;
 import io.streamhouse.connect.monitor.PluginGauges;
 import io.streamhouse.connect.monitor.TableMetrics;
 import io.streamhouse.connect.monitor.TaskMetrics;
+import io.streamhouse.connect.monitor.TransactionMetrics;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.routing.TableRouter;
 import io.streamhouse.connect.table.FileBudget;
@@ -216,6 +217,12 @@ final class TaskRuntime implements AutoCloseable {
             // a router of its own: a router is not thread-safe
             tablesOf(consumedPartitions, new TableRouter(config.routes())));
     config.deadLetterTable().ifPresent(coordinator::commitFirst);
+    if (config.transactions().enabled()) {
+      Coordinator whole = coordinator;
+      whole.commitWholeTransactions(
+          config.transactions().timeoutMs(), config.transactions().maxPerRound());
+      TransactionMetrics.register(gauges, whole::incompleteTransactions);
+    }
     // the take-over from the Apache Iceberg sink, if configured, runs before the first round
     takeOver = TakeOverRunner.of(config, coordinatorFormats, gauges, taskName);
     TakeOverRunner startedTakeOver = takeOver;

@@ -59,7 +59,8 @@ class RecordIntakeTest {
             PluginGauges.none(), () -> 0, participant::rewoundOffsets, () -> 0, () -> 0),
         seeker,
         200,
-        tablesKnownByTopic);
+        tablesKnownByTopic,
+        null);
   }
 
   /** An intake given P0, whose table holds its records below {@code watermark}. */
@@ -395,7 +396,8 @@ class RecordIntakeTest {
             metrics,
             seeker,
             200,
-            true);
+            true,
+            null);
     TopicPartition other = new TopicPartition("other", 0);
     intake.assigned(List.of(P0, other));
     intake.put(

@@ -33,6 +33,7 @@ final class CrossFieldRules {
     }
     checkEveryTopicHasARoute(routes, props, error);
     checkDeadLetterTable(catalogs, props, error);
+    TransactionRules.check(catalogs, props, error);
   }
 
   /**

@@ -334,6 +334,7 @@ public final class SinkConfigDef {
             null,
             Importance.LOW,
             "Test-only fault injection point (see FaultInjection).");
-    return ErrorsConfigDef.define(MigrationConfigDef.define(MaintenanceConfigDef.define(def)));
+    return TransactionsConfigDef.define(
+        ErrorsConfigDef.define(MigrationConfigDef.define(MaintenanceConfigDef.define(def))));
   }
 }

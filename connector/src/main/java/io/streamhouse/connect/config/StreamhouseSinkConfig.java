@@ -101,6 +101,11 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
     return s.chars().filter(c -> c == '.').count();
   }
 
+  /** Transaction-consistent CDC as configured; {@link TransactionSettings#OFF} if not. */
+  public TransactionSettings transactions() {
+    return TransactionSettings.from(this);
+  }
+
   /** {@code errors.deadletter.table}, if set. */
   public Optional<TableId> deadLetterTable() {
     return deadLetterTable;

@@ -34,6 +34,7 @@ class MetricReferenceTest {
     published.addAll(TaskMetrics.NAMES);
     published.addAll(DeadLetterMetrics.NAMES);
     published.addAll(TakeOverMetrics.NAMES);
+    published.addAll(TransactionMetrics.NAMES);
     assertThat(documented).containsExactlyInAnyOrderElementsOf(published);
   }
 }

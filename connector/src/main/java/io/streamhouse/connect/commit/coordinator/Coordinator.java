@@ -47,6 +47,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
   private final CompactionCoordinator compactions;
   private final RoundCommitter roundCommitter;
+  private TransactionRounds transactions;
   private volatile boolean running = true;
 
   /** An incomplete round asks again this often: tasks whose assignment changed report anew. */
@@ -55,10 +56,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
   /** The longest wait for control events in one tick. */
   static final long POLL_MS = 100;
 
-  /**
-   * Rounds asked for by tasks handing over start at most this often, so that requests (a rebalance
-   * of many tasks, or replayed events) cannot make the coordinator commit back to back.
-   */
+  /** Rounds asked for by tasks handing over start at most this often (no back-to-back commits). */
   static final long MIN_REQUESTED_ROUND_GAP_MS = 1_000;
 
   private final LaterCoordinators later;
@@ -118,6 +116,17 @@ public final class Coordinator implements Runnable, AutoCloseable {
         new RoundCommitter(connector, formats, commitParallelism, faults, observer, compactions);
     this.nextRoundAt = clock.millis() + intervalMs;
     this.later = new LaterCoordinators(clock.millis(), standDownMs(intervalMs, timeoutMs));
+    this.transactions = new TransactionRounds(connector, false, 0, 0, clock);
+  }
+
+  /** Commits whole source transactions only ({@link TransactionRounds}); before {@link #run}. */
+  public void commitWholeTransactions(long timeoutMs, int maxPerRound) {
+    transactions = new TransactionRounds(connector, true, timeoutMs, maxPerRound, clock);
+  }
+
+  /** Source transactions committed incomplete after transactions.timeout.ms. */
+  public long incompleteTransactions() {
+    return transactions.committedIncomplete();
   }
 
   /**
@@ -179,6 +188,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
           && round != null
           && done.commitId() == round.commitId()) {
         round.reported().addAll(done.assigned());
+        transactions.held(done.heldEnds());
         round.reporters().add(done.taskId());
         if (round.handingOver().contains(done.taskId())) {
           round.answeredHandOver().add(done.taskId());
@@ -203,8 +213,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
       }
       if (!complete && clock.millis() - lastStartSentAt >= REPEAT_START_MS) {
         // A rebalance may have moved partitions after their task answered: ask again.
-        channel.send(
-            List.of(new ControlEvent.StartCommit(connector, round.commitId(), later.number())));
+        channel.send(List.of(start(round.commitId())));
         lastStartSentAt = clock.millis();
       }
       if (complete || clock.millis() - round.startedAt() >= timeoutMs) {
@@ -224,10 +233,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
 
   /**
    * How long this tick waits for control events: {@link #POLL_MS}, but between rounds no longer
-   * than until the next is due, so that rounds start on time. A wait of {@code POLL_MS} ending past
-   * the due time started every round up to 100 ms late, and since the next round is due an interval
-   * after the last one started, each round added its delay to all after it: rounds every
-   * 2,006-2,096 ms at {@code commit.interval.ms} 2000.
+   * than until the next is due, so that rounds start on time (a late start delays every later one).
    */
   private long pollMs(long now) {
     if (round != null || standingDown) {
@@ -239,10 +245,8 @@ public final class Coordinator implements Runnable, AutoCloseable {
   /**
    * Whether a later coordinator of this connector was heard within {@link
    * LaterCoordinators#standDownMs}: then this one is a zombie (its task 0 was frozen or cut off and
-   * has been started again elsewhere) and commits nothing, neither rounds nor compaction results,
-   * so that two coordinators never commit to one table at once. Its round in progress is dropped;
-   * its tasks' batches go to the later coordinator, which they answer instead. It starts again once
-   * the later one fell silent (the later one stopped; its successor, if any, is later still).
+   * started again elsewhere) and commits nothing; its round in progress is dropped, its tasks
+   * answer the later one. It starts again once the later one fell silent.
    */
   private boolean standsDown(long now) {
     boolean standDown = later.heardWithin(now);
@@ -296,8 +300,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
     if (round != null) {
       round.handingOver().add(request.taskId());
       round.answeredHandOver().remove(request.taskId());
-      channel.send(
-          List.of(new ControlEvent.StartCommit(connector, round.commitId(), later.number())));
+      channel.send(List.of(start(round.commitId())));
       lastStartSentAt = clock.millis();
     } else {
       roundRequested = true;
@@ -326,7 +329,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
             new HashSet<>(),
             new HashSet<>());
     pendingHandOver.clear();
-    channel.send(List.of(new ControlEvent.StartCommit(connector, commitId, later.number())));
+    channel.send(List.of(start(commitId)));
     lastStartSentAt = now;
   }
 
@@ -343,8 +346,11 @@ public final class Coordinator implements Runnable, AutoCloseable {
             toCommit.put(table, List.copyOf(batches.values()));
           }
         });
+    transactions.keepWhole(commitId, toCommit, round.expected());
     int tables = toCommit.size();
+    Map<TableId, List<OfferedBatch>> committing = Map.copyOf(toCommit); // commit() takes some out
     List<ControlEvent> results = roundCommitter.commit(commitId, toCommit, full, round.reporters());
+    transactions.committed(committing, results);
     if (tables > 0) {
       long now = clock.millis();
       LOG.info(
@@ -368,6 +374,11 @@ public final class Coordinator implements Runnable, AutoCloseable {
               Math.max(clock.millis(), lastRequestedRoundAt + MIN_REQUESTED_ROUND_GAP_MS));
     }
     round = null;
+  }
+
+  private ControlEvent start(long commitId) {
+    return new ControlEvent.StartCommit(
+        connector, commitId, later.number(), transactions.released());
   }
 
   /** Why the coordinator stopped, if it failed. */

@@ -31,6 +31,7 @@ final class CommitRequestAnswerer {
   private final CommitAnswers answers;
   private final AnswerSchedule schedule;
   private final PreparedAhead ahead;
+  private final TransactionExchange transactions;
 
   /** Records of the cut made ahead, for the schedule once its flush is known (control thread). */
   private long aheadRecords;
@@ -50,6 +51,7 @@ final class CommitRequestAnswerer {
       HandOverWait handOverWait,
       AnswerEvents answerEvents,
       HandInWatch handIn,
+      TransactionExchange transactions,
       long commitIntervalMs,
       long commitTimeoutMs) {
     this.connector = connector;
@@ -61,6 +63,7 @@ final class CommitRequestAnswerer {
     this.handOverWait = handOverWait;
     this.answerEvents = answerEvents;
     this.handIn = handIn;
+    this.transactions = transactions;
     this.answers = new CommitAnswers(connector + "-" + taskId, commitTimeoutMs);
     this.schedule = new AnswerSchedule(commitIntervalMs);
     schedule.started(TimeUnit.NANOSECONDS.toMillis(System.nanoTime()));
@@ -256,7 +259,7 @@ final class CommitRequestAnswerer {
 
   private ControlEvent.TaskDone taskDone(long commitId) {
     return new ControlEvent.TaskDone(
-        connector, commitId, taskId, List.copyOf(state.assignedPartitions()));
+        connector, commitId, taskId, List.copyOf(state.assignedPartitions()), transactions.held());
   }
 
   /** The task stops: a cut still closing is abandoned (its offsets are read again). */

@@ -5,6 +5,7 @@ import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.TransactionCounts;
 import io.streamhouse.connect.table.DetachedFiles;
 import io.streamhouse.connect.table.TableFormat;
 import java.util.ArrayList;
@@ -37,13 +38,15 @@ final class InFlightBatches {
       String batchId,
       Map<TopicPartition, OffsetRange> ranges,
       long maxTimestamp,
-      DetachedFiles files) {}
+      DetachedFiles files,
+      TransactionCounts transactions) {}
 
   private final String connector;
   private final int taskId;
   private final Map<String, TableFormat> formats;
   private final Map<String, Pending> pending = new LinkedHashMap<>();
   private final Map<String, Preparing> preparing = new LinkedHashMap<>();
+  private final TransactionTally tally = new TransactionTally();
 
   /**
    * Each batch in flight's place in the order it was cut: batches close in any order (a cut ahead
@@ -70,7 +73,8 @@ final class InFlightBatches {
               connector + "-" + taskId + "-" + UUID.randomUUID(),
               d.ranges(),
               d.maxTimestamp(),
-              d.files());
+              d.files(),
+              tally.take(d.table()));
       preparing.put(p.batchId(), p);
       cutOrder.put(p.batchId(), cuts++);
       batches.add(p);
@@ -84,7 +88,13 @@ final class InFlightBatches {
     Pending p =
         new Pending(
             batch.table(),
-            new OfferedBatch(batch.batchId(), taskId, batch.ranges(), files, batch.maxTimestamp()));
+            new OfferedBatch(
+                batch.batchId(),
+                taskId,
+                batch.ranges(),
+                files,
+                batch.maxTimestamp(),
+                batch.transactions()));
     pending.put(batch.batchId(), p);
     return p;
   }
@@ -222,8 +232,14 @@ final class InFlightBatches {
     }
   }
 
+  /** The source transactions of what was written since the last cut, per table. */
+  TransactionTally tally() {
+    return tally;
+  }
+
   /** Forgets every batch: the task starts over from its durable offsets. */
   void clear() {
+    tally.clear();
     pending.clear();
     preparing.clear();
     cutOrder.clear();

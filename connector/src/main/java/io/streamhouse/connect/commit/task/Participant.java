@@ -20,20 +20,13 @@ import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
  * The task side of the commit protocol: writes records into per-table writers (skipping what a
- * table already has, invariant <em>skip-what-the-table-has</em> of docs/architecture.md), offers
- * batches when the coordinator asks, keeps them until the coordinator says what became of them,
- * hands them in when partitions leave, and knows, per topic-partition, the oldest offset not yet
- * durable in every table (invariant <em>durable-offsets</em>).
- *
- * <p>What the task's thread and its control thread share is in {@link TaskState}: the task's thread
- * owns it for a {@code put} ({@link #own}) and hands it to the control thread between records when
- * that thread waits for it; other steps own it each for itself, so both threads may call in any
- * order. Files close without it ({@link BatchCloser}): taking them out of the writers is quick,
- * closing them is not, and the task writes on meanwhile.
- *
- * <p>Commit requests are answered by {@link CommitRequestAnswerer}, partitions that leave are
- * handed over by {@link HandOver} (what became of its request is watched by {@link HandInWatch}),
- * and partitions given to the task are held by {@link TakeOverGate}.
+ * table already has, invariant <em>skip-what-the-table-has</em>, docs/architecture.md), offers
+ * batches when the coordinator asks, keeps them until it decides, hands them in when partitions
+ * leave, and knows per topic-partition the oldest offset not yet durable in every table (invariant
+ * <em>durable-offsets</em>). What the task's thread and its control thread share is in {@link
+ * TaskState}, owned by one at a time; files close without it ({@link BatchCloser}). Requests are
+ * answered by {@link CommitRequestAnswerer}, leaving partitions handed over by {@link HandOver}
+ * (watched by {@link HandInWatch}), and given partitions held by {@link TakeOverGate}.
  */
 public final class Participant {
   private final ControlChannel channel;
@@ -46,6 +39,7 @@ public final class Participant {
   private final CommitRequestAnswerer answerer;
   private final HandOver handOver;
   private final TakeOverGate gate;
+  private final TransactionExchange transactions = new TransactionExchange();
 
   /**
    * {@code commitIntervalMs}: the coordinator's {@code commit.interval.ms}, which tells when the
@@ -79,6 +73,7 @@ public final class Participant {
             handOverWait,
             answerEvents,
             handInWatch,
+            transactions,
             commitIntervalMs,
             commitTimeoutMs);
     this.handOver =
@@ -155,9 +150,7 @@ public final class Participant {
   /**
    * Where all of {@code destinations} continue for {@code tp}: the lowest of their positions (after
    * what this task wrote, else after its batches, else the table's watermark). Empty if one of them
-   * has none: a table that does not exist yet, or never had a record of {@code tp}. Right after an
-   * assignment or a reset the task has written nothing of {@code tp}: every record below it is then
-   * in every one of these tables.
+   * has none (a table that does not exist yet, or never had a record of {@code tp}).
    */
   public OptionalLong commonPosition(TopicPartition tp, List<Destination> destinations) {
     return state.commonPosition(tp, destinations);
@@ -232,13 +225,10 @@ public final class Participant {
   }
 
   /**
-   * Partitions given to this task at {@code nowMs}: held until the batches handed in for them (by
-   * their last owner, or by this task) are decided ({@link TakeOverGate}), at most the longer of
-   * {@code commit.timeout.ms} and {@code handOverMs} (a last owner with no coordinator commits its
-   * batches itself after half of {@code commit.handover-timeout.ms}); the caller writes none of
-   * their records meanwhile. {@code returning}: this task had them until the rebalance and kept its
-   * writers and positions, so it goes on after its own batches without waiting for their decision;
-   * only other tasks' batches hold them.
+   * Partitions given to this task at {@code nowMs}: held until the batches handed in for them are
+   * decided ({@link TakeOverGate}), at most the longer of {@code commit.timeout.ms} and {@code
+   * handOverMs}; the caller writes none of their records meanwhile. {@code returning}: this task
+   * had them and kept its writers and positions, so only other tasks' batches hold them.
    */
   public void hold(
       Collection<TopicPartition> partitions, long nowMs, long handOverMs, boolean returning) {
@@ -255,6 +245,16 @@ public final class Participant {
 
   public boolean holds(TopicPartition tp) {
     return gate.holds(tp);
+  }
+
+  /** Source transactions released and held (transaction-consistent CDC), between the threads. */
+  public TransactionExchange transactions() {
+    return transactions;
+  }
+
+  /** Owning the task state: the source transactions of what was written since the last cut. */
+  public TransactionTally transactionTally() {
+    return state.tally();
   }
 
   /** Batches in flight: preparing, or offered and undecided. */

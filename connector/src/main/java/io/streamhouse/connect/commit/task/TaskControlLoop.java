@@ -153,6 +153,8 @@ public final class TaskControlLoop implements Runnable {
       if (event instanceof ControlEvent.StartCommit start) {
         if (event == lastStart) {
           participant.onStartCommit(start.commitId());
+          // After the answer: what it releases is written into the next round's batches.
+          participant.transactions().release(start.released());
         }
       } else if (event instanceof ControlEvent.CompactRequest request) {
         compactions.submit(request);

@@ -35,6 +35,11 @@ final class TaskState {
   private final BatchCuts cuts;
   private volatile boolean resetRequested;
 
+  /** See {@link Participant#transactionTally}. */
+  TransactionTally tally() {
+    return inFlight.tally();
+  }
+
   TaskState(String connector, int taskId, Map<String, TableFormat> formats, FileBudget budget) {
     this.writers = new TableWriters(connector, taskId, formats, budget);
     this.inFlight = new InFlightBatches(connector, taskId, formats);

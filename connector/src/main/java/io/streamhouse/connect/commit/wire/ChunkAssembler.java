@@ -53,9 +53,18 @@ public final class ChunkAssembler<C extends ControlEvent.Chunk, R> {
     return new ChunkAssembler<>(
         "batch",
         "the batch is dropped until its task offers it again",
-        (a, b) -> a.ranges().equals(b.ranges()) && a.maxRecordTimestamp() == b.maxRecordTimestamp(),
+        (a, b) ->
+            a.ranges().equals(b.ranges())
+                && a.maxRecordTimestamp() == b.maxRecordTimestamp()
+                && a.transactions().equals(b.transactions()),
         (c, files) ->
-            new OfferedBatch(c.batchId(), c.taskId(), c.ranges(), files, c.maxRecordTimestamp()));
+            new OfferedBatch(
+                c.batchId(),
+                c.taskId(),
+                c.ranges(),
+                files,
+                c.maxRecordTimestamp(),
+                c.transactions()));
   }
 
   /** Results of compaction jobs. */
@@ -158,7 +167,8 @@ public final class ChunkAssembler<C extends ControlEvent.Chunk, R> {
                 files.bytes(),
                 i,
                 n,
-                data));
+                data,
+                batch.transactions()));
   }
 
   /**

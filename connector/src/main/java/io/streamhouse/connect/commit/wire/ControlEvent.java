@@ -4,6 +4,7 @@ import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CompactionJob;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.TransactionCounts;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.TopicPartition;
@@ -28,9 +29,15 @@ public sealed interface ControlEvent {
    * A round's commit request. {@code coordinator}: the sending coordinator's number, larger for a
    * coordinator started later (its start time): tasks answer the latest coordinator only, and an
    * older one that hears a later one stands down (a zombie task 0, frozen past its session and
-   * thawed, must not commit beside its successor).
+   * thawed, must not commit beside its successor). {@code released}: with transaction-consistent
+   * CDC, the source transactions whose events may be written (in the order of their END events).
    */
-  record StartCommit(String connector, long commitId, long coordinator) implements ControlEvent {}
+  record StartCommit(String connector, long commitId, long coordinator, List<String> released)
+      implements ControlEvent {
+    public StartCommit(String connector, long commitId, long coordinator) {
+      this(connector, commitId, coordinator, List.of());
+    }
+  }
 
   /**
    * One piece of prepared files, which may be too large for one event: piece {@code chunk} of
@@ -60,7 +67,10 @@ public sealed interface ControlEvent {
     byte[] data();
   }
 
-  /** Task to coordinator: one chunk of one prepared batch for one table. */
+  /**
+   * Task to coordinator: one chunk of one prepared batch for one table; every chunk carries the
+   * batch's {@code transactions}.
+   */
   record BatchChunk(
       String connector,
       long commitId,
@@ -75,8 +85,43 @@ public sealed interface ControlEvent {
       long bytes,
       int chunk,
       int chunks,
-      byte[] data)
+      byte[] data,
+      TransactionCounts transactions)
       implements Chunk {
+    /** A chunk of a batch that holds no count of source transactions. */
+    public BatchChunk(
+        String connector,
+        long commitId,
+        int taskId,
+        String batchId,
+        TableId table,
+        Map<TopicPartition, OffsetRange> ranges,
+        long maxRecordTimestamp,
+        int payloadVersion,
+        int files,
+        long records,
+        long bytes,
+        int chunk,
+        int chunks,
+        byte[] data) {
+      this(
+          connector,
+          commitId,
+          taskId,
+          batchId,
+          table,
+          ranges,
+          maxRecordTimestamp,
+          payloadVersion,
+          files,
+          records,
+          bytes,
+          chunk,
+          chunks,
+          data,
+          TransactionCounts.NONE);
+    }
+
     @Override
     public String id() {
       return batchId;
@@ -108,9 +153,22 @@ public sealed interface ControlEvent {
     }
   }
 
-  /** Task to coordinator: every batch of this task for {@code commitId} was sent. */
-  record TaskDone(String connector, long commitId, int taskId, List<TopicPartition> assigned)
-      implements ControlEvent {}
+  /**
+   * Task to coordinator: every batch of this task for {@code commitId} was sent. {@code heldEnds}:
+   * with transaction-consistent CDC, the source transactions whose END events the task read and
+   * holds until they are released, in their order.
+   */
+  record TaskDone(
+      String connector,
+      long commitId,
+      int taskId,
+      List<TopicPartition> assigned,
+      List<String> heldEnds)
+      implements ControlEvent {
+    public TaskDone(String connector, long commitId, int taskId, List<TopicPartition> assigned) {
+      this(connector, commitId, taskId, assigned, List.of());
+    }
+  }
 
   /**
    * Task to coordinator: the task is losing partitions and has handed in what it wrote as batches;

@@ -5,6 +5,7 @@ import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CompactionJob;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.TransactionCounts;
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -86,6 +87,9 @@ public final class ControlEventCodec {
         out.writeByte(START);
         out.writeLong(e.commitId());
         out.writeLong(e.coordinator());
+        if (!e.released().isEmpty()) {
+          TransactionWire.writeIds(out, e.released());
+        }
       } else if (event instanceof ControlEvent.BatchChunk e) {
         out.writeByte(CHUNK);
         out.writeLong(e.commitId());
@@ -102,6 +106,9 @@ public final class ControlEventCodec {
         out.writeInt(e.assigned().size());
         for (TopicPartition tp : e.assigned()) {
           ControlEventParts.writeTopicPartition(out, tp);
+        }
+        if (!e.heldEnds().isEmpty()) {
+          TransactionWire.writeIds(out, e.heldEnds());
         }
       } else if (event instanceof ControlEvent.RoundRequest e) {
         out.writeByte(REQUEST);
@@ -148,6 +155,9 @@ public final class ControlEventCodec {
     }
     out.writeLong(e.maxRecordTimestamp());
     ControlEventParts.writeChunkFiles(out, e);
+    if (!e.transactions().isEmpty()) {
+      TransactionWire.writeCounts(out, e.transactions());
+    }
   }
 
   /**
@@ -202,7 +212,10 @@ public final class ControlEventCodec {
         switch (type) {
           case START ->
               new ControlEvent.StartCommit(
-                  connector, commitId, in.readLong("coordinator", 0, Long.MAX_VALUE));
+                  connector,
+                  commitId,
+                  in.readLong("coordinator", 0, Long.MAX_VALUE),
+                  in.remaining() > 0 ? TransactionWire.readIds(in, "released") : List.of());
           case CHUNK -> readBatchChunk(in, commitId);
           case RESULT -> readCompactionResultChunk(in, commitId);
           case DONE -> readTaskDone(in, commitId);
@@ -256,7 +269,8 @@ public final class ControlEventCodec {
         f.bytes(),
         f.chunk(),
         f.chunks(),
-        f.data());
+        f.data(),
+        in.remaining() > 0 ? TransactionWire.readCounts(in) : TransactionCounts.NONE);
   }
 
   private ControlEvent.CompactionResultChunk readCompactionResultChunk(WireReader in, long commitId)
@@ -288,7 +302,8 @@ public final class ControlEventCodec {
     for (int i = 0; i < n; i++) {
       assigned.add(ControlEventParts.readTopicPartition(in));
     }
-    return new ControlEvent.TaskDone(connector, commitId, taskId, assigned);
+    List<String> held = in.remaining() > 0 ? TransactionWire.readIds(in, "held ENDs") : List.of();
+    return new ControlEvent.TaskDone(connector, commitId, taskId, assigned, held);
   }
 
   private ControlEvent.CompactRequest readCompactRequest(WireReader in, long commitId)

@@ -71,4 +71,26 @@ class InFlightBatchesTest {
         .as("another task's batch: this task's writers never counted on it")
         .isFalse();
   }
+
+  /**
+   * Transaction-consistent CDC: what a table's records hold of source transactions goes into the
+   * table's batch at the cut and travels with it to the coordinator; a reset drops it with the
+   * writers (their records are read and counted again).
+   */
+  @Test
+  void theTransactionCountsOfATableGoWithItsBatchAndAResetDropsThem() {
+    InFlightBatches batches = new InFlightBatches("conn", 0, Map.of("c", new SlowClosingFormat()));
+    batches.tally().seen(TABLE, "t1", "bank.public.a");
+    batches.tally().seen(TABLE, "t1", "bank.public.a");
+    InFlightBatches.Preparing cut = batches.preparing(List.of(detached(0, 2))).get(0);
+    OfferedBatch offered = batches.closed(cut, files(2)).batch();
+    assertThat(offered.transactions().seen()).isEqualTo(Map.of("t1", Map.of("bank.public.a", 2L)));
+    assertThat(batches.preparing(List.of(detached(2, 3))).get(0).transactions().isEmpty())
+        .as("counted once")
+        .isTrue();
+
+    batches.tally().seen(TABLE, "t2", "bank.public.a");
+    batches.clear();
+    assertThat(batches.preparing(List.of(detached(0, 1))).get(0).transactions().isEmpty()).isTrue();
+  }
 }

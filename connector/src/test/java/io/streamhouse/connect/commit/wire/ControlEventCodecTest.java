@@ -8,6 +8,7 @@ import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CompactionJob;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.TransactionCounts;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -53,6 +54,26 @@ class ControlEventCodecTest {
             Map.of(
                 "conn-1-abc", BatchPlan.Decision.REJECT, "conn-0-def", BatchPlan.Decision.APPLY)),
         new ControlEvent.RoundRequest(connector, 7, 2),
+        new ControlEvent.StartCommit(connector, 8, 3, List.of("571:3271", "tx-2")),
+        new ControlEvent.TaskDone(connector, 8, 0, List.of(tp), List.of("tx-3", "tx-4")),
+        new ControlEvent.BatchChunk(
+            connector,
+            8,
+            0,
+            "conn-0-tx",
+            TABLE,
+            Map.of(tp, new OffsetRange(9, 12)),
+            1234,
+            2,
+            1,
+            3,
+            512,
+            0,
+            1,
+            new byte[] {6},
+            new TransactionCounts(
+                Map.of("571:3271", Map.of("bank.public.a", 2L, "bank.public.b", 1L)),
+                Map.of("571:3271", Map.of("bank.public.a", 2L, "bank.public.b", 1L)))),
         new ControlEvent.CompactRequest(
             connector,
             7,
@@ -165,8 +186,9 @@ class ControlEventCodecTest {
     longer[chunk.length - ControlEventSigner.MAC_BYTES] = 0;
     resign(signer, longer);
     assertThatThrownBy(() -> codec.decode(longer))
+        .as("read as the start of the batch's transaction counts, which it does not hold")
         .isInstanceOf(InvalidControlEventException.class)
-        .hasMessageContaining("unread bytes");
+        .hasMessageContaining("transactions seen needs 4 bytes, 1 remain");
     assertThat(codec.decode(codec.encode(samples("conn").get(0))))
         .isEqualTo(Optional.of(samples("conn").get(0)));
   }
