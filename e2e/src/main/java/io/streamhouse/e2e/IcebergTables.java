@@ -79,8 +79,12 @@ public final class IcebergTables implements AutoCloseable {
    * deletes to apply, Iceberg's reader adds a {@code _pos} metadata column to the records).
    */
   public List<Map<String, Object>> rows(String table) {
+    return rows(table(table));
+  }
+
+  /** Every row of a table as a map of column to value, as {@link #rows(String)}. */
+  public static List<Map<String, Object>> rows(Table t) {
     List<Map<String, Object>> rows = new ArrayList<>();
-    Table t = table(table);
     List<String> columns = t.schema().columns().stream().map(f -> f.name()).toList();
     try (CloseableIterable<Record> records = IcebergGenerics.read(t).build()) {
       for (Record r : records) {

@@ -168,8 +168,18 @@ class IcebergUpsertE2E {
       String connector,
       String topic,
       Map<Long, Map<String, Object>> model) {
-    String table = IcebergSink.tableOf(topic);
-    awaitAllCommitted(stack, tables, connector, topic);
+    awaitAllCommittedAndCheck(stack, tables, connector, topic, IcebergSink.tableOf(topic), model);
+  }
+
+  /** As above, for a topic routed to {@code table}. */
+  static void awaitAllCommittedAndCheck(
+      LocalStack stack,
+      IcebergTables tables,
+      String connector,
+      String topic,
+      String table,
+      Map<Long, Map<String, Object>> model) {
+    awaitAllCommitted(stack, tables, connector, topic, table);
 
     assertThat(tables.watermarks(table, connector))
         .as("watermarks of %s", table)
@@ -218,7 +228,12 @@ class IcebergUpsertE2E {
   /** Waits until the table's watermarks sum to the topic's end offsets. */
   static void awaitAllCommitted(
       LocalStack stack, IcebergTables tables, String connector, String topic) {
-    String table = IcebergSink.tableOf(topic);
+    awaitAllCommitted(stack, tables, connector, topic, IcebergSink.tableOf(topic));
+  }
+
+  /** Waits until the watermarks of {@code table} sum to the end offsets of {@code topic}. */
+  static void awaitAllCommitted(
+      LocalStack stack, IcebergTables tables, String connector, String topic, String table) {
     long end = endSum(stack, topic);
     await()
         .atMost(ALL_COMMITTED)
