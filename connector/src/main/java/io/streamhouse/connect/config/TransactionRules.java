@@ -47,6 +47,31 @@ final class TransactionRules {
               + "' must be one of the connector's topics (topics or topics.regex), routed to the "
               + "table that takes its END events");
     }
+    for (String route : SinkConfigDef.names(props.get(SinkConfigDef.ROUTES_CONFIG))) {
+      String p = RouteConfigDef.PREFIX + route + ".";
+      boolean takesIt =
+          SinkConfigDef.names(props.get(p + RouteConfigDef.TOPICS)).contains(topic)
+              || matches(props.get(p + RouteConfigDef.TOPICS_REGEX), topic);
+      boolean plain =
+          blank(props.get(p + RouteConfigDef.PRIMARY_KEY))
+              && !"debezium"
+                  .equalsIgnoreCase(String.valueOf(props.get(p + RouteConfigDef.INPUT)).trim());
+      if (takesIt && !plain) {
+        error.accept(
+            key,
+            "route "
+                + route
+                + " takes the transaction topic '"
+                + topic
+                + "': it must write its END events as they are, to an append table (no "
+                + p
+                + RouteConfigDef.PRIMARY_KEY
+                + ", no "
+                + p
+                + RouteConfigDef.INPUT
+                + ")");
+      }
+    }
     if (topic.lastIndexOf('.') <= 0
         && blank(props.get(TransactionsConfigDef.TOPIC_PREFIX_CONFIG))) {
       error.accept(
@@ -62,14 +87,17 @@ final class TransactionRules {
     if (!blank(topics) && SinkConfigDef.names(topics).contains(topic)) {
       return true;
     }
-    String regex = props.get("topics.regex");
+    return matches(props.get("topics.regex"), topic);
+  }
+
+  private static boolean matches(String regex, String topic) {
     if (blank(regex)) {
       return false;
     }
     try {
       return Pattern.compile(regex.trim()).matcher(topic).matches();
     } catch (PatternSyntaxException e) {
-      return false; // reported on topics.regex
+      return false; // reported on its own key
     }
   }
 

@@ -68,6 +68,14 @@ class TransactionRulesTest {
   }
 
   @Test
+  void aTransactionTopicRoutedToAPrimaryKeyTableIsRefused() {
+    assertThat(errorsOf(atomic("route.tx.primary-key", "id")))
+        .anySatisfy(e -> assertThat(e).contains("route tx takes the transaction topic"));
+    assertThat(errorsOf(atomic("route.tx.input", "debezium")))
+        .anySatisfy(e -> assertThat(e).contains("to an append table"));
+  }
+
+  @Test
   void twoCatalogsAreRefused() {
     assertThat(
             errorsOf(

@@ -64,31 +64,13 @@ public final class Coordinator implements Runnable, AutoCloseable {
   private long lastCommitId;
   private long lastStartSentAt;
   private long nextRoundAt;
-  private Round round;
+  private CommitRound round;
   private boolean roundRequested;
 
   /** Tasks that asked for a round while none was in progress. */
   private final Set<Integer> pendingHandOver = new HashSet<>();
 
   private long lastRequestedRoundAt = Long.MIN_VALUE / 2;
-
-  /**
-   * One commit round in progress. {@code handingOver}: tasks that asked for the round because they
-   * lose partitions; once each of them answered (after its request), the round commits without
-   * waiting for the other tasks.
-   */
-  private record Round(
-      long commitId,
-      long startedAt,
-      Set<TopicPartition> expected,
-      Set<TopicPartition> reported,
-      Set<Integer> handingOver,
-      Set<Integer> answeredHandOver,
-      Set<Integer> reporters) {
-    boolean handOverAnswered() {
-      return !handingOver.isEmpty() && answeredHandOver.containsAll(handingOver);
-    }
-  }
 
   public Coordinator(
       String connector,
@@ -116,12 +98,19 @@ public final class Coordinator implements Runnable, AutoCloseable {
         new RoundCommitter(connector, formats, commitParallelism, faults, observer, compactions);
     this.nextRoundAt = clock.millis() + intervalMs;
     this.later = new LaterCoordinators(clock.millis(), standDownMs(intervalMs, timeoutMs));
-    this.transactions = new TransactionRounds(connector, false, 0, 0, clock);
+    this.transactions = new TransactionRounds(connector, false, 0, 0, clock, null);
   }
 
   /** Commits whole source transactions only ({@link TransactionRounds}); before {@link #run}. */
   public void commitWholeTransactions(long timeoutMs, int maxPerRound) {
-    transactions = new TransactionRounds(connector, true, timeoutMs, maxPerRound, clock);
+    transactions =
+        new TransactionRounds(
+            connector,
+            true,
+            timeoutMs,
+            maxPerRound,
+            clock,
+            t -> formats.get(t.catalog()).watermarks(t));
   }
 
   /** Source transactions committed incomplete after transactions.timeout.ms. */
@@ -320,7 +309,7 @@ public final class Coordinator implements Runnable, AutoCloseable {
       roundRequested = false;
     }
     round =
-        new Round(
+        new CommitRound(
             commitId,
             now,
             consumedPartitions.get(),
@@ -346,11 +335,12 @@ public final class Coordinator implements Runnable, AutoCloseable {
             toCommit.put(table, List.copyOf(batches.values()));
           }
         });
-    transactions.keepWhole(commitId, toCommit, round.expected());
+    List<ControlEvent> waiting = transactions.keepWhole(commitId, toCommit, round.expected());
     int tables = toCommit.size();
     Map<TableId, List<OfferedBatch>> committing = Map.copyOf(toCommit); // commit() takes some out
     List<ControlEvent> results = roundCommitter.commit(commitId, toCommit, full, round.reporters());
     transactions.committed(committing, results);
+    results.addAll(waiting);
     if (tables > 0) {
       long now = clock.millis();
       LOG.info(

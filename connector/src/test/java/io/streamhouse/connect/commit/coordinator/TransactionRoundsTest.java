@@ -9,6 +9,7 @@ import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.protocol.TransactionCounts;
+import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.testing.MovableClock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,14 +32,16 @@ class TransactionRoundsTest {
           new TopicPartition("bank.transaction", 0));
 
   private final MovableClock clock = new MovableClock();
-  private final TransactionRounds rounds = new TransactionRounds("conn", true, 60_000, 3, clock);
+  private final Map<TopicPartition, Long> watermarks = new HashMap<>();
+  private final TransactionRounds rounds =
+      new TransactionRounds("conn", true, 60_000, 3, clock, t -> Watermarks.of(watermarks));
 
   @Test
   void heldEndsAreReleasedInOrderUpToTheLimitAndNothingWhenOff() {
     rounds.held(List.of("t1", "t2"));
     rounds.held(List.of("t2", "t3", "t4"));
     assertThat(rounds.released()).containsExactly("t1", "t2", "t3");
-    TransactionRounds off = new TransactionRounds("conn", false, 60_000, 3, clock);
+    TransactionRounds off = new TransactionRounds("conn", false, 60_000, 3, clock, null);
     off.held(List.of("t1"));
     assertThat(off.released()).isEmpty();
   }
@@ -48,12 +51,12 @@ class TransactionRoundsTest {
     // t1 moves money from a to b: one event on each topic; its END counts both.
     Map<TableId, List<OfferedBatch>> partOfT1 =
         round(batch(ACCOUNTS_A, seen("t1", A, 1)), batch(ENDS, end("t1", A, 1, B, 1)));
-    rounds.keepWhole(1, partOfT1, READ);
+    keepWhole(1, partOfT1);
     assertThat(partOfT1).as("b's event has not arrived").isEmpty();
 
     Map<TableId, List<OfferedBatch>> withoutEnd =
         round(batch(ACCOUNTS_A, seen("t1", A, 1)), batch(ACCOUNTS_B, seen("t1", B, 1)));
-    rounds.keepWhole(2, withoutEnd, READ);
+    keepWhole(2, withoutEnd);
     assertThat(withoutEnd).as("the END is not in the round").isEmpty();
 
     Map<TableId, List<OfferedBatch>> whole =
@@ -61,7 +64,7 @@ class TransactionRoundsTest {
             batch(ACCOUNTS_A, seen("t1", A, 1)),
             batch(ACCOUNTS_B, seen("t1", B, 1)),
             batch(ENDS, end("t1", A, 1, B, 1)));
-    rounds.keepWhole(3, whole, READ);
+    keepWhole(3, whole);
     assertThat(whole).containsOnlyKeys(ACCOUNTS_A, ACCOUNTS_B, ENDS);
   }
 
@@ -69,7 +72,7 @@ class TransactionRoundsTest {
   void eventsOfTopicsTheConnectorDoesNotReadAreNotWaitedFor() {
     Map<TableId, List<OfferedBatch>> whole =
         round(batch(ACCOUNTS_A, seen("t1", A, 2)), batch(ENDS, end("t1", A, 2, "bank.audit", 5)));
-    rounds.keepWhole(1, whole, READ);
+    keepWhole(1, whole);
     assertThat(whole).hasSize(2);
     assertThat(rounds.committedIncomplete()).isZero();
   }
@@ -78,24 +81,58 @@ class TransactionRoundsTest {
   void afterTheTimeoutTheRoundCommitsWhatArrivedAndCountsTheTransaction() {
     Map<TableId, List<OfferedBatch>> partial =
         round(batch(ACCOUNTS_A, seen("t1", A, 1)), batch(ENDS, end("t1", A, 1, B, 1)));
-    rounds.keepWhole(1, partial, READ);
+    keepWhole(1, partial);
     assertThat(partial).isEmpty();
     clock.advance(59_999);
     Map<TableId, List<OfferedBatch>> stillPartial =
         round(batch(ACCOUNTS_A, seen("t1", A, 1)), batch(ENDS, end("t1", A, 1, B, 1)));
-    rounds.keepWhole(2, stillPartial, READ);
+    keepWhole(2, stillPartial);
     assertThat(stillPartial).isEmpty();
     clock.advance(1);
     Map<TableId, List<OfferedBatch>> timedOut =
         round(batch(ACCOUNTS_A, seen("t1", A, 1)), batch(ENDS, end("t1", A, 1, B, 1)));
-    rounds.keepWhole(3, timedOut, READ);
+    keepWhole(3, timedOut);
     assertThat(timedOut).hasSize(2);
     assertThat(rounds.committedIncomplete()).isEqualTo(1);
 
     // Its late event commits in a later round, without its END.
     Map<TableId, List<OfferedBatch>> late = round(batch(ACCOUNTS_B, seen("t1", B, 1)));
-    rounds.keepWhole(4, late, READ);
+    keepWhole(4, late);
     assertThat(late).hasSize(1);
+  }
+
+  /**
+   * A task read again what a round committed (its partitions moved before it learned of the commit)
+   * and offers it again: the table has it, so it is not counted, and a round that waits for other
+   * reasons still tells the task, which goes on.
+   */
+  @Test
+  void aBatchItsTableHoldsAlreadyIsNotCountedAndAWaitingRoundSaysSo() {
+    OfferedBatch again = batch(ACCOUNTS_B, seen("t0", B, 1));
+    watermarks.put(new TopicPartition(again.batchId(), 0), 1L); // its records are in the table
+    Map<TableId, List<OfferedBatch>> whole =
+        round(
+            batch(ACCOUNTS_A, seen("t1", A, 1)),
+            batch(ACCOUNTS_B, seen("t1", B, 1)),
+            again,
+            batch(ENDS, end("t1", A, 1, B, 1)));
+    assertThat(keepWhole(1, whole)).isEmpty();
+    assertThat(whole).as("t0's events are in the table already").hasSize(3);
+
+    OfferedBatch againLater = batch(ACCOUNTS_B, seen("t0", B, 1));
+    watermarks.put(new TopicPartition(againLater.batchId(), 0), 1L);
+    Map<TableId, List<OfferedBatch>> partial =
+        round(batch(ACCOUNTS_A, seen("t2", A, 1)), againLater, batch(ENDS, end("t2", A, 1, B, 1)));
+    List<ControlEvent> decided = keepWhole(2, partial);
+    assertThat(partial).isEmpty();
+    assertThat(decided)
+        .singleElement()
+        .isEqualTo(
+            new ControlEvent.TableCommitted(
+                "conn",
+                2,
+                ACCOUNTS_B,
+                Map.of(againLater.batchId(), BatchPlan.Decision.ALREADY_PRESENT)));
   }
 
   @Test
@@ -103,7 +140,7 @@ class TransactionRoundsTest {
     rounds.held(List.of("t1", "t2"));
     OfferedBatch ends = batch(ENDS, end("t1", A, 1));
     Map<TableId, List<OfferedBatch>> toCommit = round(batch(ACCOUNTS_A, seen("t1", A, 1)), ends);
-    rounds.keepWhole(1, toCommit, READ);
+    keepWhole(1, toCommit);
     rounds.committed(
         toCommit,
         List.of(
@@ -118,8 +155,12 @@ class TransactionRoundsTest {
     // events of that transaction still arriving are written.
     Map<TableId, List<OfferedBatch>> partial =
         round(batch(ACCOUNTS_A, seen("t9", A, 1)), batch(ENDS, end("t9", A, 2)));
-    rounds.keepWhole(1, partial, READ);
+    keepWhole(1, partial);
     assertThat(rounds.released()).containsExactly("t9");
+  }
+
+  private List<ControlEvent> keepWhole(long commitId, Map<TableId, List<OfferedBatch>> toCommit) {
+    return rounds.keepWhole(commitId, toCommit, READ);
   }
 
   private Map<TableId, List<OfferedBatch>> round(OfferedBatch... batches) {
@@ -144,7 +185,7 @@ class TransactionRoundsTest {
     return new OfferedBatch(
         id,
         0,
-        Map.of(new TopicPartition("t", 0), new OffsetRange(0, 1)),
+        Map.of(new TopicPartition(id, 0), new OffsetRange(0, 1)),
         new PreparedFiles(1, new byte[0], 1, 1, 1),
         0,
         counts);
