@@ -1,14 +1,17 @@
 package io.streamhouse.connect.commit.coordinator;
 
 import io.streamhouse.connect.commit.FaultInjection;
+import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.table.AtomicRounds;
 import io.streamhouse.connect.table.CommitLoop;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
@@ -30,6 +33,7 @@ final class AtomicRoundCommit {
   private final ExecutorService committers;
   private final FaultInjection faults;
   private final TableCommit reporter;
+  private volatile RoundGuard guard = RoundGuard.ALWAYS;
 
   AtomicRoundCommit(
       String connector, ExecutorService committers, FaultInjection faults, TableCommit reporter) {
@@ -39,10 +43,17 @@ final class AtomicRoundCommit {
     this.reporter = reporter;
   }
 
+  /** Asks {@code guard} before each publish ({@link TransactionRounds}). */
+  void guard(RoundGuard guard) {
+    this.guard = guard;
+  }
+
   /**
-   * Commits {@code tables} (all of catalog {@code catalog}) together. The outcome of each table
-   * that was part of the transaction; none when the dead-letter table {@code first} did not take
-   * all.
+   * Commits {@code tables} (all of catalog {@code catalog}) together, unless the guard makes the
+   * round wait: then nothing is published and each outcome holds only the decisions no later round
+   * changes (rejected, already present), whose rejected files are deleted. The outcome of each
+   * table that was part of the transaction; none when the dead-letter table {@code first} did not
+   * take all.
    *
    * @throws RuntimeException when no table changed: every table's batches stay offered
    */
@@ -55,6 +66,7 @@ final class AtomicRoundCommit {
       TableId first) {
     long start = System.nanoTime();
     int[] attempts = {0};
+    boolean[] waits = {false};
     Map<TableId, CommitOutcome> outcomes =
         CommitLoop.retry(
             connector,
@@ -65,6 +77,11 @@ final class AtomicRoundCommit {
               AtomicRounds.Round round = atomic.begin(commitId);
               try {
                 Map<TableId, CommitOutcome> staged = stage(round, tables, full, first);
+                if (!guard.publishes(commitId, tables, staged)) {
+                  waits[0] = true;
+                  round.abandon();
+                  return staged;
+                }
                 if (round.changesAnyTable()) {
                   round.publish();
                 }
@@ -74,6 +91,9 @@ final class AtomicRoundCommit {
                 throw e;
               }
             });
+    if (waits[0]) {
+      return finalDecisions(tables, outcomes);
+    }
     faults.at(FaultInjection.Point.AFTER_TABLE_COMMIT);
     long durationMs = (System.nanoTime() - start) / 1_000_000;
     LOG.info(
@@ -88,6 +108,22 @@ final class AtomicRoundCommit {
         (table, outcome) ->
             reporter.report(table, commitId, tables.get(table), outcome, durationMs));
     return outcomes;
+  }
+
+  private Map<TableId, CommitOutcome> finalDecisions(
+      Map<TableId, List<OfferedBatch>> tables, Map<TableId, CommitOutcome> staged) {
+    Map<TableId, CommitOutcome> decided = new LinkedHashMap<>();
+    staged.forEach(
+        (table, outcome) -> {
+          Map<String, BatchPlan.Decision> last = new HashMap<>(outcome.decisions());
+          last.values().removeIf(d -> d == BatchPlan.Decision.APPLY);
+          CommitOutcome kept =
+              new CommitOutcome(
+                  last, outcome.watermarks(), OptionalLong.empty(), 0, 0, outcome.refused());
+          reporter.discardRejected(table, tables.get(table), kept);
+          decided.put(table, kept);
+        });
+    return decided;
   }
 
   private Map<TableId, CommitOutcome> stage(

@@ -98,19 +98,13 @@ public final class Coordinator implements Runnable, AutoCloseable {
         new RoundCommitter(connector, formats, commitParallelism, faults, observer, compactions);
     this.nextRoundAt = clock.millis() + intervalMs;
     this.later = new LaterCoordinators(clock.millis(), standDownMs(intervalMs, timeoutMs));
-    this.transactions = new TransactionRounds(connector, false, 0, 0, clock, null);
+    this.transactions = new TransactionRounds(connector, false, 0, 0, clock);
   }
 
   /** Commits whole source transactions only ({@link TransactionRounds}); before {@link #run}. */
   public void commitWholeTransactions(long timeoutMs, int maxPerRound) {
-    transactions =
-        new TransactionRounds(
-            connector,
-            true,
-            timeoutMs,
-            maxPerRound,
-            clock,
-            t -> formats.get(t.catalog()).watermarks(t));
+    transactions = new TransactionRounds(connector, true, timeoutMs, maxPerRound, clock);
+    roundCommitter.guard(transactions);
   }
 
   /** Source transactions committed incomplete after transactions.timeout.ms. */
@@ -335,12 +329,11 @@ public final class Coordinator implements Runnable, AutoCloseable {
             toCommit.put(table, List.copyOf(batches.values()));
           }
         });
-    List<ControlEvent> waiting = transactions.keepWhole(commitId, toCommit, round.expected());
+    transactions.reading(round.expected());
     int tables = toCommit.size();
     Map<TableId, List<OfferedBatch>> committing = Map.copyOf(toCommit); // commit() takes some out
     List<ControlEvent> results = roundCommitter.commit(commitId, toCommit, full, round.reporters());
     transactions.committed(committing, results);
-    results.addAll(waiting);
     if (tables > 0) {
       long now = clock.millis();
       LOG.info(

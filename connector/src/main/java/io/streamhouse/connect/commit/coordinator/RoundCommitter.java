@@ -64,6 +64,11 @@ final class RoundCommitter {
     this.atomicCommit = new AtomicRoundCommit(connector, committers, faults, tableCommit);
   }
 
+  /** See {@link AtomicRoundCommit#guard}. */
+  void guard(RoundGuard guard) {
+    atomicCommit.guard(guard);
+  }
+
   /** See {@link Coordinator#commitFirst}. */
   void commitFirst(TableId table) {
     this.deadLetterTable = table;
@@ -184,8 +189,10 @@ final class RoundCommitter {
           atomicCommit.commit(catalog, atomic, commitId, tables, full, first);
       outcomes.forEach(
           (table, outcome) -> {
-            results.add(
-                new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
+            if (!outcome.decisions().isEmpty()) { // a round that waits decides only some
+              results.add(
+                  new ControlEvent.TableCommitted(connector, commitId, table, outcome.decisions()));
+            }
             results.addAll(compactions.afterTableCommit(commitId, table, outcome, reporters));
           });
       return outcomes;

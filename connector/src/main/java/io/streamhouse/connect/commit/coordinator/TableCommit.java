@@ -55,15 +55,21 @@ final class TableCommit {
         outcome.files(),
         durationMs,
         outcome.watermarks());
-    List<PreparedFiles> rejected = outcome.rejectedFiles(batches);
+    int rejected = discardRejected(table, batches, outcome);
     long bytes =
         batches.stream()
             .filter(b -> outcome.decisions().get(b.batchId()) == BatchPlan.Decision.APPLY)
             .mapToLong(b -> b.files().bytes())
             .sum();
-    observer.committed(table, outcome, bytes, durationMs, rejected.size());
+    observer.committed(table, outcome, bytes, durationMs, rejected);
+  }
+
+  /** Deletes the files of the batches {@code outcome} rejected; how many batches they were. */
+  int discardRejected(TableId table, List<OfferedBatch> batches, CommitOutcome outcome) {
+    List<PreparedFiles> rejected = outcome.rejectedFiles(batches);
     if (!rejected.isEmpty()) {
       formats.get(table.catalog()).discard(table, rejected);
     }
+    return rejected.size();
   }
 }

@@ -2,9 +2,9 @@ package io.streamhouse.connect.commit.coordinator;
 
 import io.streamhouse.connect.commit.wire.ControlEvent;
 import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.TableId;
-import io.streamhouse.connect.protocol.Watermarks;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,7 +16,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +29,7 @@ import org.slf4j.LoggerFactory;
  * timeoutMs} of waiting it commits what arrived, and each transaction left incomplete is logged at
  * ERROR and counted. With the mode off it releases nothing and lets every round commit.
  */
-final class TransactionRounds {
+final class TransactionRounds implements RoundGuard {
   private static final Logger LOG = LoggerFactory.getLogger(Coordinator.class);
 
   /** Transactions committed incomplete that are remembered, so that their late events commit. */
@@ -41,7 +40,7 @@ final class TransactionRounds {
   private final long timeoutMs;
   private final int maxPerRound;
   private final Clock clock;
-  private final Function<TableId, Watermarks> watermarks;
+  private final Set<String> topics = new HashSet<>();
   private final Set<String> released = new LinkedHashSet<>();
   private final Set<String> forced = new LinkedHashSet<>();
   private final AtomicLong committedIncomplete = new AtomicLong();
@@ -55,16 +54,9 @@ final class TransactionRounds {
     }
   }
 
-  /** {@code watermarks}: what each table holds now, to plan a round's batches against. */
   TransactionRounds(
-      String connector,
-      boolean enabled,
-      long timeoutMs,
-      int maxPerRound,
-      Clock clock,
-      Function<TableId, Watermarks> watermarks) {
+      String connector, boolean enabled, long timeoutMs, int maxPerRound, Clock clock) {
     this.connector = connector;
-    this.watermarks = watermarks;
     this.enabled = enabled;
     this.timeoutMs = timeoutMs;
     this.maxPerRound = maxPerRound;
@@ -86,41 +78,30 @@ final class TransactionRounds {
     return enabled ? List.copyOf(released) : List.of();
   }
 
+  /** The partitions the connector reads in the round about to commit. */
+  void reading(Set<TopicPartition> read) {
+    topics.clear();
+    read.forEach(tp -> topics.add(tp.topic()));
+  }
+
   /**
-   * Empties {@code toCommit} when round {@code commitId} must wait: the batches its tables would
-   * apply (planned against their watermarks) do not hold whole transactions, and the wait is
-   * shorter than the timeout. Returns, for a round that waits, the decisions no later round changes
-   * (batches rejected, or present in their table already: a task read again what a round
-   * committed), so that their tasks go on. {@code read}: the partitions the connector reads.
+   * Whether round {@code commitId} may publish {@code tables} as {@code staged}: the batches the
+   * tables apply hold whole transactions, or the round waited longer than the timeout (then the
+   * transactions left incomplete are logged and counted).
    */
-  List<ControlEvent> keepWhole(
-      long commitId, Map<TableId, List<OfferedBatch>> toCommit, Set<TopicPartition> read) {
-    if (!enabled || toCommit.isEmpty()) {
-      return List.of();
+  @Override
+  public boolean publishes(
+      long commitId, Map<TableId, List<OfferedBatch>> tables, Map<TableId, CommitOutcome> staged) {
+    if (!enabled) {
+      return true;
     }
     // An END in a batch was released, by this coordinator or by one before it: released on.
-    toCommit
-        .values()
-        .forEach(b -> b.forEach(o -> released.addAll(o.transactions().ends().keySet())));
-    Set<String> topics = new HashSet<>();
-    read.forEach(tp -> topics.add(tp.topic()));
-    Map<TableId, BatchPlan> plans = new HashMap<>();
-    List<Incomplete> incomplete;
-    try {
-      toCommit.forEach((table, batches) -> plans.put(table, plan(table, batches)));
-      incomplete = incomplete(toCommit, plans, topics);
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "Commit {} waits: the watermarks of its tables could not be read: {}",
-          commitId,
-          e.toString());
-      toCommit.clear();
-      return List.of();
-    }
+    tables.values().forEach(b -> b.forEach(o -> released.addAll(o.transactions().ends().keySet())));
+    List<Incomplete> incomplete = incomplete(tables, staged);
     long now = clock.millis();
     if (incomplete.isEmpty()) {
       waitingSince = -1;
-      return List.of();
+      return true;
     }
     if (waitingSince < 0) {
       waitingSince = now;
@@ -131,8 +112,7 @@ final class TransactionRounds {
           commitId,
           now - waitingSince,
           summary(incomplete));
-      toCommit.clear();
-      return finalDecisions(commitId, plans);
+      return false;
     }
     LOG.error(
         "Connector {}, commit {}: after {} ms (transactions.timeout.ms) commits {} source"
@@ -152,27 +132,7 @@ final class TransactionRounds {
       it.remove();
     }
     waitingSince = -1;
-    return List.of();
-  }
-
-  private BatchPlan plan(TableId table, List<OfferedBatch> batches) {
-    List<BatchPlan.Offer> offers = new ArrayList<>();
-    batches.forEach(b -> offers.add(new BatchPlan.Offer(b.batchId(), b.ranges())));
-    return BatchPlan.of(watermarks.apply(table), offers);
-  }
-
-  /** The decisions of a waiting round that no later round changes: rejected, already present. */
-  private List<ControlEvent> finalDecisions(long commitId, Map<TableId, BatchPlan> plans) {
-    List<ControlEvent> events = new ArrayList<>();
-    plans.forEach(
-        (table, plan) -> {
-          Map<String, BatchPlan.Decision> decided = new HashMap<>(plan.decisions());
-          decided.values().removeIf(d -> d == BatchPlan.Decision.APPLY);
-          if (!decided.isEmpty()) {
-            events.add(new ControlEvent.TableCommitted(connector, commitId, table, decided));
-          }
-        });
-    return events;
+    return true;
   }
 
   /**
@@ -201,29 +161,32 @@ final class TransactionRounds {
     return committedIncomplete.get();
   }
 
-  /** The transactions that the batches the tables would apply hold part of. */
+  /** The transactions that the batches the tables apply hold part of. */
   private List<Incomplete> incomplete(
-      Map<TableId, List<OfferedBatch>> toCommit,
-      Map<TableId, BatchPlan> plans,
-      Set<String> topics) {
+      Map<TableId, List<OfferedBatch>> tables, Map<TableId, CommitOutcome> staged) {
     Map<String, Map<String, Long>> seen = new HashMap<>();
     Map<String, Map<String, Long>> ends = new HashMap<>();
-    toCommit.forEach(
-        (table, batches) ->
-            batches.stream()
-                .filter(b -> plans.get(table).decision(b.batchId()) == BatchPlan.Decision.APPLY)
-                .map(OfferedBatch::transactions)
-                .forEach(
-                    t -> {
-                      t.seen()
-                          .forEach(
-                              (id, counts) ->
-                                  counts.forEach(
-                                      (topic, n) ->
-                                          seen.computeIfAbsent(id, i -> new HashMap<>())
-                                              .merge(topic, n, Long::sum)));
-                      ends.putAll(t.ends());
-                    }));
+    tables.forEach(
+        (table, batches) -> {
+          CommitOutcome outcome = staged.get(table);
+          batches.stream()
+              .filter(
+                  b ->
+                      outcome != null
+                          && outcome.decisions().get(b.batchId()) == BatchPlan.Decision.APPLY)
+              .map(OfferedBatch::transactions)
+              .forEach(
+                  t -> {
+                    t.seen()
+                        .forEach(
+                            (id, counts) ->
+                                counts.forEach(
+                                    (topic, n) ->
+                                        seen.computeIfAbsent(id, i -> new HashMap<>())
+                                            .merge(topic, n, Long::sum)));
+                    ends.putAll(t.ends());
+                  });
+        });
     Set<String> ids = new TreeSet<>(seen.keySet());
     ids.addAll(ends.keySet());
     List<Incomplete> incomplete = new ArrayList<>();

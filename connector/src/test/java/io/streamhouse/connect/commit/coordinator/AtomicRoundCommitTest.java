@@ -116,6 +116,31 @@ class AtomicRoundCommitTest {
     assertThat(catalog.published).isEmpty();
   }
 
+  /**
+   * Transaction-consistent CDC: a guard that makes the round wait sees the final decisions of every
+   * staged table; nothing is published, and only the decisions no later round changes go out.
+   */
+  @Test
+  void aRoundTheGuardHoldsIsNotPublishedAndTellsOnlyTheFinalDecisions() {
+    catalog.rejects = LINES;
+    List<Map<TableId, CommitOutcome>> seen = new ArrayList<>();
+    commit.guard(
+        (commitId, tables, staged) -> {
+          seen.add(staged);
+          return false;
+        });
+    Map<TableId, CommitOutcome> outcomes =
+        commit.commit("c", catalog, 7, round(ORDERS, LINES), true, null);
+
+    assertThat(seen).singleElement().satisfies(s -> assertThat(s).containsOnlyKeys(ORDERS, LINES));
+    assertThat(catalog.published).isEmpty();
+    assertThat(catalog.abandoned).isEqualTo(1);
+    assertThat(outcomes.get(ORDERS).decisions()).as("applies once the round goes").isEmpty();
+    assertThat(outcomes.get(LINES).decisions())
+        .containsExactly(Map.entry("b-lines", BatchPlan.Decision.REJECT));
+    assertThat(outcomes.values()).allSatisfy(o -> assertThat(o.snapshotId()).isEmpty());
+  }
+
   private static Map<TableId, List<OfferedBatch>> round(TableId... tables) {
     Map<TableId, List<OfferedBatch>> round = new LinkedHashMap<>();
     int partition = 0;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamhouse.connect.commit.wire.ControlEvent;
 import io.streamhouse.connect.protocol.BatchPlan;
+import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.PreparedFiles;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
@@ -32,16 +34,14 @@ class TransactionRoundsTest {
           new TopicPartition("bank.transaction", 0));
 
   private final MovableClock clock = new MovableClock();
-  private final Map<TopicPartition, Long> watermarks = new HashMap<>();
-  private final TransactionRounds rounds =
-      new TransactionRounds("conn", true, 60_000, 3, clock, t -> Watermarks.of(watermarks));
+  private final TransactionRounds rounds = new TransactionRounds("conn", true, 60_000, 3, clock);
 
   @Test
   void heldEndsAreReleasedInOrderUpToTheLimitAndNothingWhenOff() {
     rounds.held(List.of("t1", "t2"));
     rounds.held(List.of("t2", "t3", "t4"));
     assertThat(rounds.released()).containsExactly("t1", "t2", "t3");
-    TransactionRounds off = new TransactionRounds("conn", false, 60_000, 3, clock, null);
+    TransactionRounds off = new TransactionRounds("conn", false, 60_000, 3, clock);
     off.held(List.of("t1"));
     assertThat(off.released()).isEmpty();
   }
@@ -51,29 +51,25 @@ class TransactionRoundsTest {
     // t1 moves money from a to b: one event on each topic; its END counts both.
     Map<TableId, List<OfferedBatch>> partOfT1 =
         round(batch(ACCOUNTS_A, seen("t1", A, 1)), batch(ENDS, end("t1", A, 1, B, 1)));
-    keepWhole(1, partOfT1);
-    assertThat(partOfT1).as("b's event has not arrived").isEmpty();
+    assertThat(publishes(1, partOfT1)).as("b's event has not arrived").isFalse();
 
     Map<TableId, List<OfferedBatch>> withoutEnd =
         round(batch(ACCOUNTS_A, seen("t1", A, 1)), batch(ACCOUNTS_B, seen("t1", B, 1)));
-    keepWhole(2, withoutEnd);
-    assertThat(withoutEnd).as("the END is not in the round").isEmpty();
+    assertThat(publishes(2, withoutEnd)).as("the END is not in the round").isFalse();
 
     Map<TableId, List<OfferedBatch>> whole =
         round(
             batch(ACCOUNTS_A, seen("t1", A, 1)),
             batch(ACCOUNTS_B, seen("t1", B, 1)),
             batch(ENDS, end("t1", A, 1, B, 1)));
-    keepWhole(3, whole);
-    assertThat(whole).containsOnlyKeys(ACCOUNTS_A, ACCOUNTS_B, ENDS);
+    assertThat(publishes(3, whole)).isTrue();
   }
 
   @Test
   void eventsOfTopicsTheConnectorDoesNotReadAreNotWaitedFor() {
     Map<TableId, List<OfferedBatch>> whole =
         round(batch(ACCOUNTS_A, seen("t1", A, 2)), batch(ENDS, end("t1", A, 2, "bank.audit", 5)));
-    keepWhole(1, whole);
-    assertThat(whole).hasSize(2);
+    assertThat(publishes(1, whole)).isTrue();
     assertThat(rounds.committedIncomplete()).isZero();
   }
 
@@ -81,58 +77,44 @@ class TransactionRoundsTest {
   void afterTheTimeoutTheRoundCommitsWhatArrivedAndCountsTheTransaction() {
     Map<TableId, List<OfferedBatch>> partial =
         round(batch(ACCOUNTS_A, seen("t1", A, 1)), batch(ENDS, end("t1", A, 1, B, 1)));
-    keepWhole(1, partial);
-    assertThat(partial).isEmpty();
+    assertThat(publishes(1, partial)).isFalse();
     clock.advance(59_999);
     Map<TableId, List<OfferedBatch>> stillPartial =
         round(batch(ACCOUNTS_A, seen("t1", A, 1)), batch(ENDS, end("t1", A, 1, B, 1)));
-    keepWhole(2, stillPartial);
-    assertThat(stillPartial).isEmpty();
+    assertThat(publishes(2, stillPartial)).isFalse();
     clock.advance(1);
     Map<TableId, List<OfferedBatch>> timedOut =
         round(batch(ACCOUNTS_A, seen("t1", A, 1)), batch(ENDS, end("t1", A, 1, B, 1)));
-    keepWhole(3, timedOut);
-    assertThat(timedOut).hasSize(2);
+    assertThat(publishes(3, timedOut)).isTrue();
     assertThat(rounds.committedIncomplete()).isEqualTo(1);
 
     // Its late event commits in a later round, without its END.
     Map<TableId, List<OfferedBatch>> late = round(batch(ACCOUNTS_B, seen("t1", B, 1)));
-    keepWhole(4, late);
-    assertThat(late).hasSize(1);
+    assertThat(publishes(4, late)).isTrue();
   }
 
   /**
-   * A task read again what a round committed (its partitions moved before it learned of the commit)
-   * and offers it again: the table has it, so it is not counted, and a round that waits for other
-   * reasons still tells the task, which goes on.
+   * A task read again what a round committed (its partitions moved, or its worker was killed,
+   * before it learned of the commit) and offers it again; a keyed table rejects a batch whose key
+   * index went stale. Only what the tables apply is counted: neither makes the round wait.
    */
   @Test
-  void aBatchItsTableHoldsAlreadyIsNotCountedAndAWaitingRoundSaysSo() {
+  void onlyTheBatchesTheTablesApplyAreCounted() {
     OfferedBatch again = batch(ACCOUNTS_B, seen("t0", B, 1));
-    watermarks.put(new TopicPartition(again.batchId(), 0), 1L); // its records are in the table
+    decided.put(again.batchId(), BatchPlan.Decision.ALREADY_PRESENT);
+    OfferedBatch stale = batch(ACCOUNTS_A, seen("t1", A, 1));
+    decided.put(stale.batchId(), BatchPlan.Decision.REJECT);
     Map<TableId, List<OfferedBatch>> whole =
         round(
             batch(ACCOUNTS_A, seen("t1", A, 1)),
+            stale,
             batch(ACCOUNTS_B, seen("t1", B, 1)),
             again,
             batch(ENDS, end("t1", A, 1, B, 1)));
-    assertThat(keepWhole(1, whole)).isEmpty();
-    assertThat(whole).as("t0's events are in the table already").hasSize(3);
+    assertThat(publishes(1, whole)).isTrue();
 
-    OfferedBatch againLater = batch(ACCOUNTS_B, seen("t0", B, 1));
-    watermarks.put(new TopicPartition(againLater.batchId(), 0), 1L);
-    Map<TableId, List<OfferedBatch>> partial =
-        round(batch(ACCOUNTS_A, seen("t2", A, 1)), againLater, batch(ENDS, end("t2", A, 1, B, 1)));
-    List<ControlEvent> decided = keepWhole(2, partial);
-    assertThat(partial).isEmpty();
-    assertThat(decided)
-        .singleElement()
-        .isEqualTo(
-            new ControlEvent.TableCommitted(
-                "conn",
-                2,
-                ACCOUNTS_B,
-                Map.of(againLater.batchId(), BatchPlan.Decision.ALREADY_PRESENT)));
+    decided.put(whole.get(ACCOUNTS_B).get(0).batchId(), BatchPlan.Decision.REJECT);
+    assertThat(publishes(2, whole)).as("the table rejects t1's event of b").isFalse();
   }
 
   @Test
@@ -140,7 +122,7 @@ class TransactionRoundsTest {
     rounds.held(List.of("t1", "t2"));
     OfferedBatch ends = batch(ENDS, end("t1", A, 1));
     Map<TableId, List<OfferedBatch>> toCommit = round(batch(ACCOUNTS_A, seen("t1", A, 1)), ends);
-    keepWhole(1, toCommit);
+    publishes(1, toCommit);
     rounds.committed(
         toCommit,
         List.of(
@@ -155,12 +137,28 @@ class TransactionRoundsTest {
     // events of that transaction still arriving are written.
     Map<TableId, List<OfferedBatch>> partial =
         round(batch(ACCOUNTS_A, seen("t9", A, 1)), batch(ENDS, end("t9", A, 2)));
-    keepWhole(1, partial);
+    publishes(1, partial);
     assertThat(rounds.released()).containsExactly("t9");
   }
 
-  private List<ControlEvent> keepWhole(long commitId, Map<TableId, List<OfferedBatch>> toCommit) {
-    return rounds.keepWhole(commitId, toCommit, READ);
+  /** Decisions that are not APPLY, by batch id; every other batch applies. */
+  private final Map<String, BatchPlan.Decision> decided = new HashMap<>();
+
+  /** Whether the round publishes, its tables staged as {@link #decided} says. */
+  private boolean publishes(long commitId, Map<TableId, List<OfferedBatch>> toCommit) {
+    Map<TableId, CommitOutcome> staged = new HashMap<>();
+    toCommit.forEach(
+        (table, batches) -> {
+          Map<String, BatchPlan.Decision> decisions = new HashMap<>();
+          batches.forEach(
+              b ->
+                  decisions.put(
+                      b.batchId(), decided.getOrDefault(b.batchId(), BatchPlan.Decision.APPLY)));
+          staged.put(
+              table, new CommitOutcome(decisions, Watermarks.EMPTY, OptionalLong.of(1), 1, 1));
+        });
+    rounds.reading(READ);
+    return rounds.publishes(commitId, toCommit, staged);
   }
 
   private Map<TableId, List<OfferedBatch>> round(OfferedBatch... batches) {
