@@ -6,6 +6,7 @@ import io.streamhouse.connect.config.TransactionSettings;
 import io.streamhouse.connect.decode.TransactionMetadata;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.TransactionCounts;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -222,7 +223,7 @@ final class TransactionGate {
   void afterPut() {
     if (heldChanged) {
       heldChanged = false;
-      exchange.holding(heldIds.stream().limit(settings.maxPerRound()).toList());
+      exchange.holding(TransactionCounts.fitting(heldIds, settings.maxPerRound()));
     }
     if (!stopped.isEmpty() || !heldEnds.isEmpty()) {
       consumer.pollWithin(LOOK_MS);

@@ -43,10 +43,10 @@ public final class TransactionsConfigDef {
           + "The mode's throughput is at most this many transactions per commit.interval.ms.";
 
   static final long TIMEOUT_MS_DEFAULT = 300_000L;
-  static final int MAX_PER_ROUND_DEFAULT = 2_000;
+  static final int MAX_PER_ROUND_DEFAULT = 5_000;
 
-  /** The largest transactions.max.per.round: 20,000 ids of up to 40 bytes fit in an event. */
-  static final int MAX_PER_ROUND_LIMIT = 20_000;
+  /** The largest transactions.max.per.round: 10,000 ids of up to 80 bytes fit in an event. */
+  static final int MAX_PER_ROUND_LIMIT = 10_000;
 
   private TransactionsConfigDef() {}
 

@@ -5,6 +5,7 @@ import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.TransactionCounts;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -73,9 +74,12 @@ final class TransactionRounds implements RoundGuard {
     }
   }
 
-  /** What the commit requests release: transactions whose END is held or not committed yet. */
+  /**
+   * What the commit requests release: transactions whose END is held or not committed yet, as many
+   * as fit in an event.
+   */
   List<String> released() {
-    return enabled ? List.copyOf(released) : List.of();
+    return enabled ? TransactionCounts.fitting(released, Integer.MAX_VALUE) : List.of();
   }
 
   /** The partitions the connector reads in the round about to commit. */
