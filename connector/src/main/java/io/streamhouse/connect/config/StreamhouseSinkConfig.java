@@ -101,7 +101,7 @@ public final class StreamhouseSinkConfig extends AbstractConfig {
     return s.chars().filter(c -> c == '.').count();
   }
 
-  /** Transaction-consistent CDC as configured; {@link TransactionSettings#OFF} if not. */
+  /** Transaction-consistent CDC as configured (off unless transactions.topic is set). */
   public TransactionSettings transactions() {
     return TransactionSettings.from(this);
   }

@@ -1,8 +1,8 @@
 package io.streamhouse.connect.config;
 
 /**
- * Transaction-consistent CDC as configured ({@link TransactionsConfigDef}); {@link #OFF} when
- * {@code transactions.topic} is empty.
+ * Transaction-consistent CDC as configured ({@link TransactionsConfigDef}); off when {@code
+ * transactions.topic} is empty.
  *
  * @param topic Debezium's transaction topic; empty: off
  * @param topicPrefix the prefix of the data collections' topics
@@ -11,13 +11,6 @@ package io.streamhouse.connect.config;
  */
 public record TransactionSettings(
     String topic, String topicPrefix, long timeoutMs, int maxPerRound) {
-  public static final TransactionSettings OFF =
-      new TransactionSettings(
-          "",
-          "",
-          TransactionsConfigDef.TIMEOUT_MS_DEFAULT,
-          TransactionsConfigDef.MAX_PER_ROUND_DEFAULT);
-
   public boolean enabled() {
     return !topic.isEmpty();
   }
