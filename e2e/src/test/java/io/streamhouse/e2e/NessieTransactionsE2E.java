@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,6 +49,10 @@ class NessieTransactionsE2E {
   private static final int MIN_TRANSFERS = 3_000;
 
   private static final int TAIL_TRANSFERS = 200;
+
+  /** Nessie commits (table creations included) the run makes at least while producing. */
+  private static final int MIN_COMMITS = 12;
+
   private static final int MAX_TRANSFERS = 12_000;
   private static final int SLICE = 2;
   private static final Duration SLICE_PAUSE = Duration.ofMillis(40);
@@ -93,7 +98,14 @@ class NessieTransactionsE2E {
           NessieTableRows reader = new NessieTableRows(nessie)) {
         stack.connect().putConfig(sink.name(), sink.config());
         CompletableFuture<Integer> producing =
-            CompletableFuture.supplyAsync(() -> produce(stack, debezium, source, faultsDone));
+            CompletableFuture.supplyAsync(
+                () ->
+                    produce(
+                        stack,
+                        debezium,
+                        source,
+                        faultsDone,
+                        () -> commitsAtLeast(nessie, MIN_COMMITS)));
         try {
           await("a first round committed")
               .atMost(Duration.ofMinutes(2))
@@ -272,18 +284,25 @@ class NessieTransactionsE2E {
    * produced and {@link #TAIL_TRANSFERS} more after the fault schedule ended; returns the number of
    * transfers.
    */
+  /**
+   * Produces until at least {@link #MIN_TRANSFERS}, {@link #TAIL_TRANSFERS} of them after the
+   * faults, and until {@code enoughCommits} (the walk then has states between the first and the
+   * last to check, however slow the machine), at most {@link #MAX_TRANSFERS}.
+   */
   private static int produce(
       LocalStack stack,
       DebeziumTransactions debezium,
       BankTransfers source,
-      AtomicBoolean faultsDone) {
+      AtomicBoolean faultsDone,
+      BooleanSupplier enoughCommits) {
     try (JsonRecordProducer producer = stack.producer()) {
       send(producer, debezium, source.open());
       producer.flush();
       int transfers = 0;
       int afterFaults = 0;
+      boolean enough = false;
       while (transfers < MAX_TRANSFERS
-          && (transfers < MIN_TRANSFERS || afterFaults < TAIL_TRANSFERS)) {
+          && (transfers < MIN_TRANSFERS || afterFaults < TAIL_TRANSFERS || !enough)) {
         boolean faulted = faultsDone.get();
         for (int i = 0; i < SLICE; i++) {
           send(producer, debezium, source.transfer());
@@ -292,8 +311,19 @@ class NessieTransactionsE2E {
         afterFaults += faulted ? SLICE : 0;
         producer.flush();
         pause(SLICE_PAUSE);
+        if (!enough && transfers % 100 == 0) {
+          enough = enoughCommits.getAsBoolean(); // a look at the catalog now and then
+        }
       }
       return transfers;
+    }
+  }
+
+  private static boolean commitsAtLeast(NessieServer nessie, int commits) {
+    try {
+      return nessie.commitHashes().size() >= commits;
+    } catch (RuntimeException e) {
+      return false; // asked again a little later
     }
   }
 

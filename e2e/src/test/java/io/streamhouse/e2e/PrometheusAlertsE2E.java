@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -149,6 +150,7 @@ class PrometheusAlertsE2E {
         await()
             .atMost(Duration.ofMinutes(1))
             .pollInterval(Duration.ofSeconds(1))
+            .ignoreException(ConnectException.class) // Prometheus is still starting
             .untilAsserted(
                 () ->
                     assertThat(
