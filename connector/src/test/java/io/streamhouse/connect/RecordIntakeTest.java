@@ -15,6 +15,7 @@ import io.streamhouse.connect.monitor.TaskMetrics;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.TransactionCounts;
 import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.routing.TableRouter;
 import io.streamhouse.connect.testing.RecordingChannel;
@@ -369,7 +370,8 @@ class RecordIntakeTest {
         100,
         0,
         1,
-        new byte[] {1});
+        new byte[] {1},
+        TransactionCounts.NONE);
   }
 
   @Test

@@ -88,40 +88,6 @@ public sealed interface ControlEvent {
       byte[] data,
       TransactionCounts transactions)
       implements Chunk {
-    /** A chunk of a batch that holds no count of source transactions. */
-    public BatchChunk(
-        String connector,
-        long commitId,
-        int taskId,
-        String batchId,
-        TableId table,
-        Map<TopicPartition, OffsetRange> ranges,
-        long maxRecordTimestamp,
-        int payloadVersion,
-        int files,
-        long records,
-        long bytes,
-        int chunk,
-        int chunks,
-        byte[] data) {
-      this(
-          connector,
-          commitId,
-          taskId,
-          batchId,
-          table,
-          ranges,
-          maxRecordTimestamp,
-          payloadVersion,
-          files,
-          records,
-          bytes,
-          chunk,
-          chunks,
-          data,
-          TransactionCounts.NONE);
-    }
-
     @Override
     public String id() {
       return batchId;
@@ -164,11 +130,7 @@ public sealed interface ControlEvent {
       int taskId,
       List<TopicPartition> assigned,
       List<String> heldEnds)
-      implements ControlEvent {
-    public TaskDone(String connector, long commitId, int taskId, List<TopicPartition> assigned) {
-      this(connector, commitId, taskId, assigned, List.of());
-    }
-  }
+      implements ControlEvent {}
 
   /**
    * Task to coordinator: the task is losing partitions and has handed in what it wrote as batches;

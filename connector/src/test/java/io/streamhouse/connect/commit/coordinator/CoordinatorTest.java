@@ -15,6 +15,7 @@ import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.TransactionCounts;
 import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
@@ -67,10 +68,10 @@ class CoordinatorTest {
     long commitId = startCommits().get(0).commitId();
 
     channel.deliver(batch(commitId, 0, "b0", P0, 0, 10));
-    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0)));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0), List.of()));
     coordinator.tick();
     assertThat(format.commits).isEmpty();
-    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1), List.of()));
     coordinator.tick();
 
     assertThat(format.commits).containsExactly("commit " + commitId + " [b0] full=true");
@@ -99,7 +100,7 @@ class CoordinatorTest {
     long first = startCommits().get(0).commitId();
     assertThat(first).as("the round's id is its start").isEqualTo(created + 1_000);
     channel.deliver(batch(first, 0, "b0", P0, 0, 10));
-    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1), List.of()));
     coordinator.tick();
     assertThat(format.commits).hasSize(1);
     while (startCommits().size() < 2) {
@@ -117,7 +118,7 @@ class CoordinatorTest {
     // A later coordinator of the connector (task 0 started again elsewhere) sends its request
     // before this round's last report: this one, a zombie now, drops its round.
     channel.deliver(new ControlEvent.StartCommit("conn", commitId + 5, Long.MAX_VALUE - 1));
-    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1), List.of()));
     coordinator.tick();
     assertThat(coordinator.standingDown()).isTrue();
     for (int i = 0; i < 10; i++) { // the later one is heard every second
@@ -144,7 +145,7 @@ class CoordinatorTest {
     long first = startCommits().get(0).commitId();
     channel.deliver(batch(first, 0, "b0", P0, 0, 10));
     channel.deliver(batch(deadLetters, first, 0, "d0", P0, 4, 5));
-    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1), List.of()));
     format.failNext = true; // the dead-letter table's commit fails
     coordinator.tick();
     assertThat(format.commits)
@@ -157,7 +158,7 @@ class CoordinatorTest {
     long second = startCommits().get(1).commitId();
     channel.deliver(batch(second, 0, "b0", P0, 0, 10));
     channel.deliver(batch(deadLetters, second, 0, "d0", P0, 4, 5));
-    channel.deliver(new ControlEvent.TaskDone("conn", second, 0, List.of(P0, P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", second, 0, List.of(P0, P1), List.of()));
     coordinator.tick();
     assertThat(format.commits)
         .containsExactly(
@@ -176,7 +177,7 @@ class CoordinatorTest {
     coordinator.tick();
     long commitId = startCommits().get(0).commitId();
     channel.deliver(batch(commitId, 0, "b0", P0, 0, 10));
-    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0)));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0), List.of()));
     for (int second = 1; second <= 9; second++) {
       clock.advance(1_000);
       coordinator.tick();
@@ -208,7 +209,7 @@ class CoordinatorTest {
     List<ControlEvent.BatchChunk> chunks = ChunkAssembler.split("conn", commitId, 0, TABLE, big);
     assertThat(chunks).hasSize(3);
     chunks.forEach(channel::deliver);
-    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1), List.of()));
     coordinator.tick();
     assertThat(format.lastBatches)
         .singleElement()
@@ -226,7 +227,7 @@ class CoordinatorTest {
     coordinator.tick();
     long first = startCommits().get(0).commitId();
     channel.deliver(batch(first, 0, "b0", P0, 0, 10));
-    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1), List.of()));
     coordinator.tick();
     assertThat(format.commits).containsExactly("failed " + first);
 
@@ -236,7 +237,7 @@ class CoordinatorTest {
     assertThat(second).isGreaterThan(first);
     channel.deliver(
         batch(second, 0, "b0", P0, 0, 10)); // the task offers every undecided batch again
-    channel.deliver(new ControlEvent.TaskDone("conn", second, 0, List.of(P0, P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", second, 0, List.of(P0, P1), List.of()));
     coordinator.tick();
     assertThat(format.commits)
         .containsExactly("failed " + first, "commit " + second + " [b0] full=true");
@@ -249,7 +250,7 @@ class CoordinatorTest {
     long first = startCommits().get(0).commitId();
     ControlEvent.BatchChunk offered = batch(first, 0, "b0", P0, 0, 10);
     channel.deliver(offered);
-    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1), List.of()));
     coordinator.tick();
     assertThat(format.commits).containsExactly("commit " + first + " [b0] full=true");
 
@@ -260,11 +261,11 @@ class CoordinatorTest {
     long second = startCommits().get(1).commitId();
     channel.deliver(offered); // during the next round
     channel.deliver(batch(second - 1, 0, "b1", P0, 10, 20)); // a round that never was
-    channel.deliver(
-        new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1))); // the old round's report
+    // the old round's report
+    channel.deliver(new ControlEvent.TaskDone("conn", first, 0, List.of(P0, P1), List.of()));
     coordinator.tick();
     assertThat(format.commits).hasSize(1);
-    channel.deliver(new ControlEvent.TaskDone("conn", second, 0, List.of(P0, P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", second, 0, List.of(P0, P1), List.of()));
     coordinator.tick();
     assertThat(format.commits).hasSize(1); // a round with nothing offered commits nothing
   }
@@ -277,7 +278,7 @@ class CoordinatorTest {
     long commitId = startCommits().get(0).commitId();
     channel.deliver(batch(commitId, 0, "b0", P0, 0, 10));
     channel.deliver(batch(commitId, 1, "b1", P1, 0, 10));
-    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1), List.of()));
     coordinator.tick();
     assertThat(channel.sent)
         .filteredOn(e -> e instanceof ControlEvent.TableCommitted)
@@ -312,8 +313,9 @@ class CoordinatorTest {
             100,
             0,
             1,
-            new byte[] {9}));
-    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1)));
+            new byte[] {9},
+            TransactionCounts.NONE));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 0, List.of(P0, P1), List.of()));
     coordinator.tick();
     assertThat(format.commits)
         .containsExactlyInAnyOrder(
@@ -332,7 +334,7 @@ class CoordinatorTest {
     coordinator.tick(); // starts the round, long before the interval
     long commitId = startCommits().get(0).commitId();
     channel.deliver(batch(commitId, 1, "b1", P1, 0, 10));
-    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1), List.of()));
     coordinator.tick();
     assertThat(format.commits)
         .as("P0 never reported, but the task handing over answered")
@@ -345,13 +347,14 @@ class CoordinatorTest {
     coordinator.tick();
     long commitId = startCommits().get(0).commitId();
     channel.deliver(
-        new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1))); // before its revocation
+        new ControlEvent.TaskDone(
+            "conn", commitId, 1, List.of(P1), List.of())); // before its revocation
     channel.deliver(new ControlEvent.RoundRequest("conn", commitId, 1));
     coordinator.tick();
     assertThat(startCommits()).as("asked again at once").hasSize(2);
     assertThat(format.commits).isEmpty();
     channel.deliver(batch(commitId, 1, "b1", P1, 0, 10));
-    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1)));
+    channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P1), List.of()));
     coordinator.tick();
     assertThat(format.commits).containsExactly("commit " + commitId + " [b1] full=false");
   }
@@ -368,7 +371,7 @@ class CoordinatorTest {
       if (started > rounds) {
         rounds = (int) started;
         long commitId = startCommits().get(startCommits().size() - 1).commitId();
-        channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P0, P1)));
+        channel.deliver(new ControlEvent.TaskDone("conn", commitId, 1, List.of(P0, P1), List.of()));
         coordinator.tick();
       }
       clock.advance(100);
@@ -522,7 +525,7 @@ class CoordinatorTest {
       List<ControlEvent.StartCommit> starts = startCommits();
       channel.deliver(
           new ControlEvent.TaskDone(
-              "conn", starts.get(starts.size() - 1).commitId(), 1, List.of(P0, P1)));
+              "conn", starts.get(starts.size() - 1).commitId(), 1, List.of(P0, P1), List.of()));
       coordinator.tick();
     }
   }
@@ -535,7 +538,8 @@ class CoordinatorTest {
     long commitId = starts.get(starts.size() - 1).commitId();
     batches.forEach(b -> channel.deliver(b.apply(commitId)));
     for (int task : tasks) {
-      channel.deliver(new ControlEvent.TaskDone("conn", commitId, task, List.of(P0, P1)));
+      channel.deliver(
+          new ControlEvent.TaskDone("conn", commitId, task, List.of(P0, P1), List.of()));
     }
     coordinator.tick();
     return commitId;
@@ -587,7 +591,8 @@ class CoordinatorTest {
         100,
         0,
         1,
-        new byte[] {1, 2, 3});
+        new byte[] {1, 2, 3},
+        TransactionCounts.NONE);
   }
 
   /** Events the test delivers come out of poll; what the coordinator sends is recorded. */

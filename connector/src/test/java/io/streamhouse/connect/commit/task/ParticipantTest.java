@@ -10,6 +10,7 @@ import io.streamhouse.connect.commit.wire.ControlEvent;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.TransactionCounts;
 import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.routing.TableRouter.Destination;
 import io.streamhouse.connect.table.FileBudget;
@@ -471,7 +472,8 @@ class ParticipantTest {
             100,
             0,
             1,
-            new byte[] {1}));
+            new byte[] {1},
+            TransactionCounts.NONE));
     next.assigned(List.of(P0));
     next.hold(List.of(P0), 0, 10_000, false);
     List<TakeOverGate.Opened> opened = next.openable(1, true);

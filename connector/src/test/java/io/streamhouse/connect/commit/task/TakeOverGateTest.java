@@ -7,6 +7,7 @@ import io.streamhouse.connect.commit.wire.ControlEvent;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.OffsetRange;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.TransactionCounts;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -71,7 +72,8 @@ class TakeOverGateTest {
         100,
         0,
         1,
-        new byte[] {1});
+        new byte[] {1},
+        TransactionCounts.NONE);
   }
 
   private static List<TopicPartition> opened(TakeOverGate gate, long now) {
@@ -124,7 +126,8 @@ class TakeOverGateTest {
         data.length,
         chunk,
         chunks,
-        data);
+        data,
+        TransactionCounts.NONE);
   }
 
   @Test

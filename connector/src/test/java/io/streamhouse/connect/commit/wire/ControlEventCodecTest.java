@@ -44,9 +44,10 @@ class ControlEventCodecTest {
             4096,
             0,
             1,
-            new byte[] {1, 2, 3, 4, 5}),
+            new byte[] {1, 2, 3, 4, 5},
+            TransactionCounts.NONE),
         new ControlEvent.TaskDone(
-            connector, 7, 1, List.of(tp, new TopicPartition("other.topic_x", 0))),
+            connector, 7, 1, List.of(tp, new TopicPartition("other.topic_x", 0)), List.of()),
         new ControlEvent.TableCommitted(
             connector,
             7,
