@@ -5,8 +5,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
-import org.apache.kafka.connect.data.Field;
-import org.apache.kafka.connect.data.Struct;
 
 /**
  * Debezium's transaction metadata (provide.transaction.metadata=true), read from untrusted record
@@ -33,11 +31,11 @@ public final class TransactionMetadata {
    * @throws RecordConversionException if the block is there but its id is not a usable id
    */
   public static String transactionId(Object value) throws RecordConversionException {
-    Object block = child(value, "transaction");
+    Object block = ChildValues.get(value, "transaction");
     if (block == null) {
       return null;
     }
-    return id(child(block, "id"), "transaction.id");
+    return id(ChildValues.get(block, "id"), "transaction.id");
   }
 
   /**
@@ -48,8 +46,8 @@ public final class TransactionMetadata {
    */
   public static Event event(Object value, UnaryOperator<String> topicOf)
       throws RecordConversionException {
-    Object status = child(value, "status");
-    String id = id(child(value, "id"), "id");
+    Object status = ChildValues.get(value, "status");
+    String id = id(ChildValues.get(value, "id"), "id");
     if ("BEGIN".equals(status)) {
       return new Event(id, true, Map.of());
     }
@@ -57,7 +55,7 @@ public final class TransactionMetadata {
       throw new RecordConversionException(
           "status", "a transaction event's status is BEGIN or END, not '" + status + "'");
     }
-    Object collections = child(value, "data_collections");
+    Object collections = ChildValues.get(value, "data_collections");
     if (!(collections instanceof List<?> list) || list.size() > MAX_COLLECTIONS) {
       throw new RecordConversionException(
           "data_collections",
@@ -65,8 +63,8 @@ public final class TransactionMetadata {
     }
     Map<String, Long> events = new HashMap<>();
     for (Object entry : list) {
-      Object name = child(entry, "data_collection");
-      Object count = child(entry, "event_count");
+      Object name = ChildValues.get(entry, "data_collection");
+      Object count = ChildValues.get(entry, "event_count");
       if (!(name instanceof String collection)
           || collection.isEmpty()
           || collection.length() > MAX_ID_CHARS
@@ -102,16 +100,5 @@ public final class TransactionMetadata {
       }
     }
     return true;
-  }
-
-  private static Object child(Object value, String name) {
-    if (value instanceof Struct struct) {
-      Field field = struct.schema().field(name);
-      return field == null ? null : struct.get(field);
-    }
-    if (value instanceof Map<?, ?> map) {
-      return map.get(name);
-    }
-    return null;
   }
 }

@@ -4,7 +4,7 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.config.TableNames;
-import io.streamhouse.connect.converter.api.DecodedStruct;
+import io.streamhouse.connect.decode.ChildValues;
 import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.TableId;
 import java.util.ArrayList;
@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import org.apache.kafka.connect.data.Field;
-import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
 
 /**
@@ -177,36 +175,21 @@ public final class TableRouter {
   /**
    * The value of top-level field {@code field}; when there is none and the name has dots, the value
    * at that path through nested structs and maps (as the Apache Iceberg sink reads its
-   * route-field).
+   * route-field). A struct a converter decoded is read without making its {@code Struct}, which the
+   * table writer can skip.
    */
   static Object fieldValue(Object value, String field) {
-    Object top = child(value, field);
+    Object top = ChildValues.getDecoded(value, field);
     if (top != null || field.indexOf('.') < 0) {
       return top;
     }
     Object current = value;
     for (String part : field.split("\\.", -1)) {
-      current = child(current, part);
+      current = ChildValues.getDecoded(current, part);
       if (current == null) {
         return null;
       }
     }
     return current;
-  }
-
-  private static Object child(Object value, String field) {
-    if (value instanceof DecodedStruct decoded) {
-      // Read without making the Struct that the table writer can skip.
-      Field f = decoded.schema().field(field);
-      return f == null ? null : DecodedStruct.toConnect(decoded.decoded(f));
-    }
-    if (value instanceof Struct struct) {
-      Field f = struct.schema().field(field);
-      return f == null ? null : struct.get(f);
-    }
-    if (value instanceof Map<?, ?> map) {
-      return map.get(field);
-    }
-    return null;
   }
 }
