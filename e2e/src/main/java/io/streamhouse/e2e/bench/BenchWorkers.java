@@ -8,13 +8,17 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The worker JVMs of the benchmarks: their flags and the profiles they leave behind. */
+/**
+ * The worker JVMs of the benchmarks: their flags, and the Java Flight Recorder profiles they write
+ * when STREAMHOUSE_BENCH_JFR is set.
+ */
 final class BenchWorkers {
   private BenchWorkers() {}
 
   /**
-   * With STREAMHOUSE_BENCH_JFR set, each worker JVM records a JFR profile into its run folder, kept
-   * as {@code worker-<connector>.jfr} once the JVM has exited (see {@link #keepProfile}).
+   * The flags of a worker JVM. With STREAMHOUSE_BENCH_JFR set, they make the worker write a Java
+   * Flight Recorder profile to {@code worker.jfr} in its run folder when the JVM exits; {@link
+   * #keepProfile} renames it {@code worker-<connector>.jfr}.
    */
   static List<String> workerFlags(String heap) {
     List<String> flags = new ArrayList<>(List.of("-Xmx" + heap, "-XX:+UseG1GC"));
@@ -29,8 +33,9 @@ final class BenchWorkers {
   }
 
   /**
-   * Names a stopped worker's profile (if any) after the connector it ran, so that the next run
-   * keeps its own.
+   * Renames the Java Flight Recorder profile of a stopped worker (there is one only with
+   * STREAMHOUSE_BENCH_JFR set) to {@code worker-<connector>.jfr}, after the connector it ran, so
+   * that the next run's worker does not overwrite it.
    */
   static void keepProfile(ConnectWorker worker, String connector) throws IOException {
     Path profile = worker.logFile().resolveSibling("worker.jfr");

@@ -184,8 +184,9 @@ final class SinkDrains {
               readSeconds));
       System.out.println(row);
     } finally {
-      // An idle worker would take CPU from the next drain; its profile (if any) is named after the
-      // connector it ran, so that the next run keeps its own.
+      // An idle worker would take CPU from the next drain; its Java Flight Recorder profile
+      // (written only with STREAMHOUSE_BENCH_JFR set) is renamed after the connector it ran, so
+      // that the next run keeps its own.
       worker.close();
       BenchWorkers.keepProfile(worker, name);
     }
