@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -27,18 +28,21 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * two tasks on two workers. While records stream, a worker is killed like kill -9, the catalog
  * freezes (an outage: connections accepted, nothing answered) and a third worker joins and leaves
  * (two rebalances); a reader meanwhile reads every table at one Nessie commit at random moments.
+ * Halfway, records start to carry one of two new fields, so both tasks change the tables' schemas.
  * Checked afterwards, at every Nessie commit of the run: each round of the connector became visible
  * in exactly one Nessie commit, for all its tables at once; no reader sample saw a table behind a
- * round another table showed; every append table holds each of its records exactly once, and the
- * primary-key table equals the source.
+ * round another table showed; a table has a new column only where it holds values of it (the schema
+ * change commits with the data); every append table holds each of its records exactly once with its
+ * new field's value, and the primary-key table equals the source.
  */
 @ExtendWith(LocalStackExtension.class)
 class NessieAtomicCommitsE2E {
   private static final int TABLES = 20;
   private static final int SLICES = 40;
   private static final int PER_SLICE = 400;
-  private static final String TOPIC = "shop.events";
-  private static final String CHANGES = "shop.customers";
+  static final String TOPIC = "shop.events";
+  static final int PARTITIONS = 4;
+  static final String CHANGES = "shop.customers";
   private static final int CHANGES_PER_SLICE = 150;
   private static final int BAD_PER_SLICE = 3;
   private static final String DEAD_LETTERS = "errors.dead_letters";
@@ -48,6 +52,28 @@ class NessieAtomicCommitsE2E {
           .field("id", "int64", false)
           .field("table", "string", false)
           .field("note", "string", true);
+
+  /**
+   * From this slice on, records carry one new field or the other, so each task changes the schemas
+   * of the tables, and two tasks at times give one new field id to different columns.
+   */
+  private static final int SCHEMA_CHANGE_SLICE = SLICES / 2;
+
+  private static final List<String> NEW_COLUMNS = List.of("alpha", "beta");
+  private static final Map<String, ConnectJson.StructSchema> WITH_NEW_COLUMN =
+      Map.of(
+          "alpha",
+          ConnectJson.struct("e2e.ShopEvent")
+              .field("id", "int64", false)
+              .field("table", "string", false)
+              .field("note", "string", true)
+              .field("alpha", "string", true),
+          "beta",
+          ConnectJson.struct("e2e.ShopEvent")
+              .field("id", "int64", false)
+              .field("table", "string", false)
+              .field("note", "string", true)
+              .field("beta", "string", true));
 
   @BeforeAll
   static void needsJava21() {
@@ -66,7 +92,7 @@ class NessieAtomicCommitsE2E {
             E2eSettings.workDir().resolve("kafka-dists"),
             E2eSettings.mavenCmd(),
             NessieServer.Store.IN_MEMORY)) {
-      stack.createTopic(TOPIC, 4, Map.of());
+      stack.createTopic(TOPIC, PARTITIONS, Map.of());
       stack.createTopic(CHANGES, 2, Map.of());
       SampleCustomers source = new SampleCustomers(11, 1_000, 0.2);
       ConnectorExample sink = config(stack, nessie);
@@ -101,18 +127,7 @@ class NessieAtomicCommitsE2E {
         third.close();
         producing.join();
 
-        for (int t = 0; t < TABLES; t++) {
-          String table = "shop.t" + t;
-          Set<Long> expected = produced.get("t" + t);
-          await(table + " holds every record")
-              .atMost(Duration.ofMinutes(3))
-              .pollInterval(Duration.ofSeconds(1))
-              .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, sink.name()))
-              .until(() -> tables.exists(table) && tables.rows(table).size() >= expected.size());
-          List<Long> ids = tables.rows(table).stream().map(r -> (Long) r.get("id")).toList();
-          assertThat(ids).as("%s after %s", table, faults).hasSize(expected.size());
-          assertThat(new HashSet<>(ids)).as(table).isEqualTo(expected);
-        }
+        assertEveryRecordOnceWithItsNewField(stack, tables, sink.name(), produced, faults);
         IcebergUpsertE2E.awaitAllCommittedAndCheck(
             stack, tables, sink.name(), CHANGES, source.state());
         List<String> deadKeys =
@@ -127,6 +142,9 @@ class NessieAtomicCommitsE2E {
 
         Map<Long, Set<String>> tablesOf =
             reader.assertEachRoundVisibleInOneCommit(faults.toString());
+        assertThat(reader.assertNoColumnBeforeItsValues("shop.t", NEW_COLUMNS))
+            .as("Nessie commits with a new column")
+            .isPositive();
         System.out.printf("NessieAtomicCommitsE2E: %d reader samples%n", samples.size());
         assertThat(tablesOf).as("rounds committed").hasSizeGreaterThan(3);
         assertThat(samples).as("reader samples with rounds").hasSizeGreaterThan(5);
@@ -150,8 +168,42 @@ class NessieAtomicCommitsE2E {
     }
   }
 
+  /**
+   * Waits until each of the 20 tables holds as many records as were produced for it, then checks
+   * that it holds each once, with the value of its new field.
+   */
+  static void assertEveryRecordOnceWithItsNewField(
+      LocalStack stack,
+      IcebergTables tables,
+      String connector,
+      Map<String, Set<Long>> produced,
+      List<String> faults) {
+    for (int t = 0; t < TABLES; t++) {
+      String table = "shop.t" + t;
+      Set<Long> expected = produced.get("t" + t);
+      await(table + " holds every record")
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofSeconds(1))
+          .failFast("connector failed", () -> IcebergExactlyOnceE2E.failed(stack, connector))
+          .until(() -> tables.exists(table) && tables.rows(table).size() >= expected.size());
+      List<Map<String, Object>> rows = tables.rows(table);
+      List<Long> ids = rows.stream().map(r -> (Long) r.get("id")).toList();
+      assertThat(ids).as("%s after %s", table, faults).hasSize(expected.size());
+      assertThat(new HashSet<>(ids)).as(table).isEqualTo(expected);
+      for (Map<String, Object> row : rows) {
+        long id = (Long) row.get("id");
+        newColumn(id)
+            .ifPresent(
+                column ->
+                    assertThat(row.get(column))
+                        .as("%s of record %d in %s after %s", column, id, table, faults)
+                        .isEqualTo(column + " " + id));
+      }
+    }
+  }
+
   /** The example config, pointed at this stack and Nessie, routing by the {@code table} field. */
-  private static ConnectorExample config(LocalStack stack, NessieServer nessie) {
+  static ConnectorExample config(LocalStack stack, NessieServer nessie) {
     ConnectorExample example =
         ConnectorExample.load(
             E2eSettings.repoRoot().resolve("config-examples/iceberg-nessie-atomic.json"));
@@ -184,8 +236,7 @@ class NessieAtomicCommitsE2E {
    * Slices of records, one table after another, and of changes to customers, with pauses: records
    * stream across rounds.
    */
-  private static void produce(
-      LocalStack stack, Map<String, Set<Long>> produced, SampleCustomers source) {
+  static void produce(LocalStack stack, Map<String, Set<Long>> produced, SampleCustomers source) {
     try (JsonRecordProducer producer = stack.producer()) {
       for (int slice = 0; slice < SLICES; slice++) {
         for (long id = (long) slice * PER_SLICE; id < (slice + 1L) * PER_SLICE; id++) {
@@ -195,7 +246,15 @@ class NessieAtomicCommitsE2E {
           payload.put("id", id);
           payload.put("table", table);
           payload.put("note", "event " + id);
-          producer.sendWithSchema(TOPIC, null, "k" + id, SCHEMA, payload);
+          Optional<String> column = newColumn(id);
+          long value = id;
+          column.ifPresent(c -> payload.put(c, c + " " + value));
+          producer.sendWithSchema(
+              TOPIC,
+              partition(id),
+              "k" + id,
+              column.map(WITH_NEW_COLUMN::get).orElse(SCHEMA),
+              payload);
           produced.computeIfAbsent(table, t -> ConcurrentHashMap.newKeySet()).add(id);
         }
         for (int i = 0; i < CHANGES_PER_SLICE; i++) {
@@ -212,6 +271,23 @@ class NessieAtomicCommitsE2E {
         pause(Duration.ofMillis(1_000));
       }
     }
+  }
+
+  /** Each table's records go to the 4 partitions by turns. */
+  private static int partition(long id) {
+    return (int) ((id / TABLES) % PARTITIONS);
+  }
+
+  /**
+   * The new field record {@code id} carries: none before the schema change, then alpha on
+   * partitions 0 and 1 and beta on 2 and 3. With Connect's range assignment each task reads one of
+   * the two, so both change a table's schema from the same columns with different new columns.
+   */
+  private static Optional<String> newColumn(long id) {
+    if (id < (long) SCHEMA_CHANGE_SLICE * PER_SLICE) {
+      return Optional.empty();
+    }
+    return Optional.of(NEW_COLUMNS.get(partition(id) < PARTITIONS / 2 ? 0 : 1));
   }
 
   /** Reads every table at the head commit at random moments until {@code reading} ends. */

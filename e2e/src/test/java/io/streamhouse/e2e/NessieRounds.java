@@ -3,6 +3,8 @@ package io.streamhouse.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.streamhouse.connect.table.SnapshotKeys;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -11,22 +13,30 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.iceberg.CatalogUtil;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
 import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.types.Types;
 
 /**
  * The connector's rounds as a reader of a Nessie catalog sees them: each table's round (the commit
  * id in its current snapshot) at one Nessie commit, read from the metadata files through S3FileIO
  * (a metadata file is read once), and the check that each round became visible in one Nessie commit
- * for all of its tables.
+ * for all of its tables; and the check that a new column becomes visible with values of it, never
+ * before them (a manifest is read once).
  */
 final class NessieRounds implements AutoCloseable {
   private final NessieServer nessie;
   private final SnapshotKeys keys;
   private final FileIO io;
   private final Map<String, Long> roundOf = new ConcurrentHashMap<>();
+  private final Map<String, TableMetadata> metadataAt = new HashMap<>();
+  private final Map<String, Boolean> manifestHasValues = new HashMap<>();
 
   NessieRounds(NessieServer nessie, String connector) {
     this.nessie = nessie;
@@ -84,6 +94,67 @@ final class NessieRounds implements AutoCloseable {
         .isNotEmpty()
         .allSatisfy((round, commits) -> assertThat(commits).as("round %d", round).hasSize(1));
     return tablesOf;
+  }
+
+  /**
+   * Walks every commit of branch main: wherever a table named {@code prefix}... has one of {@code
+   * columns}, a data file of its current snapshot holds a value of that column; returns how many
+   * (commit, table, column) states had the column.
+   */
+  int assertNoColumnBeforeItsValues(String prefix, List<String> columns) {
+    int states = 0;
+    for (String hash : nessie.commitHashes()) {
+      for (Map.Entry<String, String> table : nessie.metadataLocations(hash).entrySet()) {
+        if (!table.getKey().startsWith(prefix)) {
+          continue;
+        }
+        TableMetadata metadata =
+            metadataAt.computeIfAbsent(table.getValue(), l -> TableMetadataParser.read(io, l));
+        for (String column : columns) {
+          Types.NestedField field = metadata.schema().findField(column);
+          if (field != null) {
+            states++;
+            assertThat(hasValues(metadata, field.fieldId()))
+                .as(
+                    "%s at Nessie commit %s has column %s (id %d) and a value of it",
+                    table.getKey(), hash, column, field.fieldId())
+                .isTrue();
+          }
+        }
+      }
+    }
+    return states;
+  }
+
+  private boolean hasValues(TableMetadata metadata, int fieldId) {
+    Snapshot current = metadata.currentSnapshot();
+    if (current == null) {
+      return false;
+    }
+    for (ManifestFile manifest : current.dataManifests(io)) {
+      boolean has =
+          manifestHasValues.computeIfAbsent(
+              manifest.path() + "#" + fieldId, k -> hasValues(manifest, metadata, fieldId));
+      if (has) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private boolean hasValues(ManifestFile manifest, TableMetadata metadata, int fieldId) {
+    try (ManifestReader<DataFile> files = ManifestFiles.read(manifest, io, metadata.specsById())) {
+      for (DataFile file : files) {
+        Long values = file.valueCounts() == null ? null : file.valueCounts().get(fieldId);
+        Long nulls = file.nullValueCounts() == null ? null : file.nullValueCounts().get(fieldId);
+        if (values != null && values > (nulls == null ? 0 : nulls)) {
+          return true;
+        }
+      }
+      return false;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private long roundIn(String location) {

@@ -22,11 +22,13 @@ import org.apache.iceberg.BaseTransaction;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.MetadataUpdate;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
+import org.apache.iceberg.UpdateRequirement;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableCommit;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -39,9 +41,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Nessie harness: a multi-table transaction through Iceberg's REST API lands as one Nessie
- * commit, a stale table in it fails the whole call, and a RocksDB store keeps the catalog across a
- * crash. Table changes here are metadata only (data files that are named, not written): what the
- * catalog commits is the subject, and the manifests still go through S3FileIO to the object store.
+ * commit, a stale table in it fails the whole call, a snapshot planned before a schema change takes
+ * the change back unless the commit asserts the current schema, and a RocksDB store keeps the
+ * catalog across a crash. Table changes here are metadata only (data files that are named, not
+ * written): what the catalog commits is the subject, and the manifests still go through S3FileIO to
+ * the object store.
  */
 class NessieServerE2E {
   private static final Schema SCHEMA =
@@ -117,8 +121,37 @@ class NessieServerE2E {
       assertThat(nessie.commitHashes()).hasSize(log.size() + 1);
       assertThat(addedFiles(io, nessie.metadataLocations(nessie.headHash()).get("shop.customers")))
           .containsExactly("customers-2.parquet");
+
+      // (c) Nessie makes a new snapshot's schema the table's current one: a snapshot planned
+      // before another writer's schema change takes that change back, unless the commit requires
+      // the current schema it was planned on (as the connector's atomic rounds do).
+      Table planned = catalog.loadTable(ORDERS);
+      TableCommit unguarded = commit(ORDERS, append(planned, "orders-3"));
+      TableCommit guarded = withCurrentSchema(commit(ORDERS, append(planned, "orders-4")), planned);
+      catalog.loadTable(ORDERS).updateSchema().addColumn("note", Types.StringType.get()).commit();
+      assertThatThrownBy(() -> catalog.commitTransaction(guarded))
+          .isInstanceOf(CommitFailedException.class)
+          .hasMessageContaining("schema");
+      assertThat(catalog.loadTable(ORDERS).schema().findField("note")).isNotNull();
+      catalog.commitTransaction(unguarded);
+      assertThat(catalog.loadTable(ORDERS).schema().findField("note"))
+          .as("the schema change, after a snapshot planned before it")
+          .isNull();
     }
   }
+
+  /** {@code commit}, which also requires the current schema of {@code planned}. */
+  private static TableCommit withCurrentSchema(TableCommit commit, Table planned) {
+    List<UpdateRequirement> requirements = new ArrayList<>(commit.requirements());
+    requirements.add(new UpdateRequirement.AssertCurrentSchemaID(planned.schema().schemaId()));
+    return new Guarded(commit.identifier(), requirements, commit.updates());
+  }
+
+  private record Guarded(
+      TableIdentifier identifier,
+      List<UpdateRequirement> requirements,
+      List<MetadataUpdate> updates)
+      implements TableCommit {}
 
   @Test
   void aRocksDbStoreKeepsTheCatalogAcrossACrashAndAFrozenServerAnswersNothing() throws Exception {

@@ -62,7 +62,7 @@ final class IcebergAtomicRounds implements AtomicRounds {
       public void publish() throws CommitLoop.ConcurrentCommitException {
         maybeCommitted = true;
         try {
-          staged.commit(catalog);
+          staged.commit(catalog::commitTransaction);
         } catch (CommitFailedException conflict) {
           maybeCommitted = false; // the catalog refused it: no table changed
           throw new CommitLoop.ConcurrentCommitException(conflict.getMessage(), conflict);

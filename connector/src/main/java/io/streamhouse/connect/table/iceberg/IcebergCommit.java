@@ -19,6 +19,7 @@ import org.apache.iceberg.ManageSnapshots;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
+import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.exceptions.ValidationException;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -50,6 +51,7 @@ final class IcebergCommit {
     IcebergFileCheck check = new IcebergFileCheck(loaded);
     Map<Integer, PartitionSpec> specs = loaded.specs();
     Map<String, KeyedFilesCodec.KeyedFiles> keyed = new HashMap<>();
+    BatchSchemas schemas = new BatchSchemas();
     CheckedBatches<ContentFile<?>> checked =
         CheckedBatches.check(
             connector,
@@ -59,17 +61,20 @@ final class IcebergCommit {
               @Override
               public List<ContentFile<?>> read(OfferedBatch batch)
                   throws DataFilesCodec.InvalidDataFilesException {
-                if (batch.files().payloadVersion() == KeyedFilesCodec.VERSION) {
+                if (KeyedFilesCodec.isKeyed(batch.files().payloadVersion())) {
                   KeyedFilesCodec.KeyedFiles files =
                       KeyedFilesCodec.decode(batch.files().payload(), specs);
                   keyed.put(batch.batchId(), files);
+                  schemas.add(batch.batchId(), files.schema());
                   List<ContentFile<?>> all = new ArrayList<>(files.data());
                   all.addAll(files.deletes());
                   return all;
                 }
-                return List.copyOf(
-                    DataFilesCodec.decode(
-                        batch.files().payloadVersion(), batch.files().payload(), specs));
+                DataFilesCodec.Decoded decoded =
+                    DataFilesCodec.decodeWithSchema(
+                        batch.files().payloadVersion(), batch.files().payload(), specs);
+                schemas.add(batch.batchId(), decoded.schema());
+                return List.copyOf(decoded.files());
               }
 
               @Override
@@ -124,12 +129,25 @@ final class IcebergCommit {
           @Override
           public Set<String> refuse(List<OfferedBatch> applying) {
             Set<String> refused = new LinkedHashSet<>();
+            schemas
+                .refused(table, applying)
+                .forEach(
+                    (batchId, why) -> {
+                      refused.add(batchId);
+                      LOG.warn(
+                          "Connector {}: rejected batch {} for table {}: {}; its task writes the"
+                              + " records again",
+                          connector,
+                          batchId,
+                          id,
+                          why);
+                    });
             translations.clear();
             Map<TopicPartition, Long> writerOf = new HashMap<>();
             List<UnseenKeyHistory.Batch> unseen = new ArrayList<>();
             for (OfferedBatch batch : applying) {
               KeyedFilesCodec.KeyedFiles files = keyed.get(batch.batchId());
-              if (files == null) {
+              if (files == null || refused.contains(batch.batchId())) {
                 continue;
               }
               Map<String, List<String>> needed = new HashMap<>();
@@ -210,7 +228,15 @@ final class IcebergCommit {
           public CommitLoop.Committed commit(
               List<OfferedBatch> applying, Map<String, String> summary)
               throws CommitLoop.ConcurrentCommitException {
+            if (staging == null) {
+              try {
+                schemas.commitAhead(table, applying); // so that the snapshot has the new schema
+              } catch (CommitFailedException concurrent) {
+                throw new CommitLoop.ConcurrentCommitException(concurrent.getMessage(), concurrent);
+              }
+            }
             Transaction transaction = table.newTransaction();
+            schemas.apply(transaction, applying); // staged: in the snapshot's table commit
             List<RewriteMap> moves = List.of(); // the longest list holds every other's maps
             for (OfferedBatch batch : applying) {
               List<RewriteMap> needed = translations.getOrDefault(batch.batchId(), List.of());

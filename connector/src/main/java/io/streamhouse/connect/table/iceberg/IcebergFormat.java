@@ -13,7 +13,6 @@ import io.streamhouse.connect.protocol.TableId;
 import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.schema.EvolutionMode;
 import io.streamhouse.connect.schema.FieldType;
-import io.streamhouse.connect.schema.SchemaChange;
 import io.streamhouse.connect.table.AtomicRounds;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.MaintenanceCheckpoints;
@@ -26,19 +25,17 @@ import io.streamhouse.connect.table.TableWriter;
 import io.streamhouse.connect.table.WriteAfter;
 import java.io.Closeable;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
+import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +70,15 @@ public final class IcebergFormat implements TableFormat {
 
   private final UnseenKeyHistory unseenKeys = new UnseenKeyHistory();
 
+  /**
+   * This task's schema changes, which the coordinator commits with the data that needs them: on a
+   * REST catalog, where a task's own schema commit could be lost to a snapshot the coordinator
+   * planned before it (Nessie makes a snapshot's schema the table's current one), and where
+   * round-atomic commits put schema and data in one catalog transaction. Empty: tasks commit their
+   * changes themselves.
+   */
+  private final Optional<PendingSchemas> pendingSchemas;
+
   public IcebergFormat(CatalogSettings settings, String connector, int taskId) {
     this.catalog = IcebergCatalogLoader.load(settings);
     this.connector = connector;
@@ -83,6 +89,8 @@ public final class IcebergFormat implements TableFormat {
             ? Optional.of(
                 new IcebergAtomicRounds(this, IcebergAtomicRounds.restCatalog(settings, catalog)))
             : Optional.empty();
+    this.pendingSchemas =
+        catalog instanceof RESTCatalog ? Optional.of(new PendingSchemas()) : Optional.empty();
   }
 
   @Override
@@ -93,8 +101,9 @@ public final class IcebergFormat implements TableFormat {
       if (sample.value() == null && !catalog.tableExists(identifier(id))) {
         return Optional.empty(); // a tombstone adds nothing to an append table
       }
-      Table table = loadOrCreate(id, route, sample);
-      table.refresh();
+      Table loaded = loadOrCreate(id, route, sample);
+      loaded.refresh();
+      Table table = writable(id, loaded);
       return Optional.of(
           new IcebergTableWriter(table, taskId, budget, route, converters.forTable(id, table)));
     }
@@ -106,8 +115,9 @@ public final class IcebergFormat implements TableFormat {
         return Optional.empty();
       }
     }
-    Table table = loadOrCreate(id, route, sample);
-    table.refresh();
+    Table loaded = loadOrCreate(id, route, sample);
+    loaded.refresh();
+    Table table = writable(id, loaded);
     return Optional.of(KeyedWriterStart.open(this, table, id, route, budget, taskId));
   }
 
@@ -122,9 +132,14 @@ public final class IcebergFormat implements TableFormat {
     if (!(previous instanceof IcebergKeyedTableWriter keyed)) {
       return openWriter(id, route, sample, budget);
     }
-    Table table = table(id);
+    Table table = writable(id, table(id));
     return Optional.of(
         new IcebergKeyedTableWriter(table, taskId, budget, route, keyed.base(), keys));
+  }
+
+  /** {@code table} as this task's writers see it ({@link PendingSchemas}). */
+  private Table writable(TableId id, Table table) {
+    return pendingSchemas.map(p -> p.writable(id, table)).orElse(table);
   }
 
   /** The keys the coordinator's keyed commits inserted unseen, to check later batches against. */
@@ -175,7 +190,7 @@ public final class IcebergFormat implements TableFormat {
    */
   @Override
   public boolean writerCountsOn(PreparedFiles files) {
-    return files.payloadVersion() == KeyedFilesCodec.VERSION;
+    return KeyedFilesCodec.isKeyed(files.payloadVersion());
   }
 
   @Override
@@ -196,36 +211,25 @@ public final class IcebergFormat implements TableFormat {
     return Optional.of(WriteAfter.NOTHING);
   }
 
+  /**
+   * Commits the change, or on a REST catalog keeps it pending for this task's writers, for the
+   * coordinator to commit with their files ({@link PendingSchemas}).
+   */
   @Override
   public void evolve(TableId id, FieldType.Struct row, EvolutionMode mode)
       throws RecordConversionException {
+    Table[] target = new Table[1];
     SchemaEvolutionLoop.run(
         connector,
         id,
-        () -> IcebergColumns.of(table(id)),
+        () -> {
+          Table table = table(id);
+          target[0] = pendingSchemas.map(p -> p.editable(id, table)).orElse(table);
+          return IcebergColumns.of(target[0]);
+        },
         row,
         mode,
-        changes -> {
-          UpdateSchema update = table(id).updateSchema();
-          for (SchemaChange change : changes) {
-            String column = SchemaChange.dotted(change.path());
-            if (change instanceof SchemaChange.AddColumn add) {
-              List<String> parent = add.path().subList(0, add.path().size() - 1);
-              String name = add.path().get(add.path().size() - 1);
-              if (parent.isEmpty()) {
-                update.addColumn(name, IcebergColumns.iceberg(add.type()));
-              } else {
-                update.addColumn(
-                    SchemaChange.dotted(parent), name, IcebergColumns.iceberg(add.type()));
-              }
-            } else if (change instanceof SchemaChange.WidenColumn widen) {
-              update.updateColumn(column, IcebergColumns.iceberg(widen.to()).asPrimitiveType());
-            } else {
-              update.makeColumnOptional(column);
-            }
-          }
-          update.commit();
-        });
+        changes -> IcebergSchemaChanges.apply(target[0], changes));
   }
 
   /** A table property that turns compaction off for one table (for example a route's tables). */
@@ -249,9 +253,12 @@ public final class IcebergFormat implements TableFormat {
               table, settings, System.currentTimeMillis(), checkpoints::afterExpiryCommit);
       report = MaintenanceReport.expired(expired.snapshotsExpired(), expired.filesDeleted());
     }
-    // Not in atomic rounds: a catalog like Nessie keeps only a table's current snapshot, and a
-    // compaction's would hide the connector's watermarks behind it.
-    if (System.nanoTime() < deadlineNanos && atomicRounds.isEmpty()) {
+    // Only where the catalog keeps the connector's tag: Nessie keeps a table's current snapshot
+    // alone and no tags, so a compaction's snapshot would hide the connector's watermarks. Never
+    // in atomic rounds.
+    if (System.nanoTime() < deadlineNanos
+        && atomicRounds.isEmpty()
+        && table.refs().containsKey(keys.tag())) {
       IcebergFileCompactor.CompactionResult compacted =
           IcebergPassCompaction.run(
               table,
@@ -340,31 +347,7 @@ public final class IcebergFormat implements TableFormat {
 
   @Override
   public void discard(TableId id, List<PreparedFiles> prepared) {
-    Table table = table(id);
-    for (PreparedFiles files : prepared) {
-      List<ContentFile<?>> decoded = new ArrayList<>();
-      try {
-        if (files.payloadVersion() == KeyedFilesCodec.VERSION) {
-          KeyedFilesCodec.KeyedFiles keyed = KeyedFilesCodec.decode(files.payload(), table.specs());
-          decoded.addAll(keyed.data());
-          decoded.addAll(keyed.deletes());
-        } else {
-          decoded.addAll(
-              DataFilesCodec.decode(files.payloadVersion(), files.payload(), table.specs()));
-        }
-      } catch (DataFilesCodec.InvalidDataFilesException e) {
-        LOG.warn("Uncommitted files of {} cannot be read, so not deleted: {}", id, e.getMessage());
-        continue;
-      }
-      for (ContentFile<?> file : decoded) {
-        try {
-          table.io().deleteFile(file.location());
-        } catch (RuntimeException e) {
-          LOG.warn(
-              "Could not delete uncommitted file {} of {}: {}", file.location(), id, e.toString());
-        }
-      }
-    }
+    UncommittedFiles.delete(id, table(id), prepared);
   }
 
   static void deleteQuietly(Table table, String location) {

@@ -276,20 +276,23 @@ final class IcebergKeyedTableWriter implements TableWriter {
       long bytes =
           data.stream().mapToLong(DataFile::fileSizeInBytes).sum()
               + deleteFiles.stream().mapToLong(DeleteFile::fileSizeInBytes).sum();
-      byte[] payload =
-          KeyedFilesCodec.encode(
-              new KeyedFilesCodec.KeyedFiles(
-                  data,
-                  deleteFiles,
-                  List.copyOf(byFile.keySet()),
-                  batchBase.writer(),
-                  batchBase.snapshot(),
-                  batchBase.watermarks(),
-                  batchBase.writers(),
-                  unseenKeys.hashes()),
-              table.specs());
+      KeyedFilesCodec.KeyedFiles keyed =
+          new KeyedFilesCodec.KeyedFiles(
+              data,
+              deleteFiles,
+              List.copyOf(byFile.keySet()),
+              batchBase.writer(),
+              batchBase.snapshot(),
+              batchBase.watermarks(),
+              batchBase.writers(),
+              unseenKeys.hashes(),
+              PendingSchemas.carried(table));
       return new PreparedFiles(
-          KeyedFilesCodec.VERSION, payload, data.size() + deleteFiles.size(), records, bytes);
+          KeyedFilesCodec.version(keyed),
+          KeyedFilesCodec.encode(keyed, table.specs()),
+          data.size() + deleteFiles.size(),
+          records,
+          bytes);
     };
   }
 

@@ -16,11 +16,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.GenericFileWriterFactory;
 import org.apache.iceberg.data.InternalRecordWrapper;
@@ -175,9 +177,10 @@ final class IcebergTableWriter implements TableWriter {
       List<DataFile> files = taken.get();
       long records = files.stream().mapToLong(DataFile::recordCount).sum();
       long bytes = files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
+      Optional<Schema> schema = PendingSchemas.carried(table);
       return new PreparedFiles(
-          DataFilesCodec.VERSION,
-          DataFilesCodec.encode(files, table.specs()),
+          DataFilesCodec.version(schema),
+          DataFilesCodec.encode(files, table.specs(), schema),
           files.size(),
           records,
           bytes);

@@ -10,12 +10,14 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.iceberg.ContentFile;
 import org.apache.iceberg.ContentFileParser;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFile;
 import org.apache.iceberg.FileContent;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.util.JsonUtil;
 
 /**
@@ -25,10 +27,14 @@ import org.apache.iceberg.util.JsonUtil;
  * key writers) and the keys it changed without knowing a row of them ({@link UnseenKeys}: absent in
  * a batch of an older version, read as none), which the coordinator checks before it commits
  * (docs/iceberg-primary-key-tables.md). Decoding refuses anything else: equality deletes, unknown
- * specs, missing fields.
+ * specs, missing fields. A batch written with a schema change not committed yet (round-atomic mode)
+ * carries that schema ({@link CarriedSchema}) and is version {@value #VERSION_WITH_SCHEMA}, which a
+ * plugin that cannot apply it refuses.
  */
 final class KeyedFilesCodec {
   static final int VERSION = 3;
+
+  static final int VERSION_WITH_SCHEMA = 5;
 
   /** One keyed batch. {@code baseSnapshot} is -1 when the index was read from an empty table. */
   record KeyedFiles(
@@ -39,9 +45,20 @@ final class KeyedFilesCodec {
       long baseSnapshot,
       Watermarks baseWatermarks,
       Watermarks baseWriters,
-      long[] unseen) {}
+      long[] unseen,
+      Optional<Schema> schema) {}
 
   private KeyedFilesCodec() {}
+
+  /** Whether {@code version} is that of a keyed batch. */
+  static boolean isKeyed(int version) {
+    return version == VERSION || version == VERSION_WITH_SCHEMA;
+  }
+
+  /** The version of {@code files} as {@link #encode} writes it. */
+  static int version(KeyedFiles files) {
+    return files.schema().isPresent() ? VERSION_WITH_SCHEMA : VERSION;
+  }
 
   static byte[] encode(KeyedFiles files, Map<Integer, PartitionSpec> specs) {
     ByteArrayOutputStream bytes =
@@ -68,6 +85,9 @@ final class KeyedFilesCodec {
       json.writeStringField("base-watermarks", files.baseWatermarks().encode());
       json.writeStringField("base-writers", files.baseWriters().encode());
       json.writeStringField("unseen-keys", UnseenKeys.encode(files.unseen()));
+      if (files.schema().isPresent()) {
+        CarriedSchema.write(json, files.schema().get());
+      }
       json.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot encode the files of a keyed batch", e);
@@ -129,7 +149,8 @@ final class KeyedFilesCodec {
           number(root, "base-snapshot"),
           Watermarks.decode(text(root, "base-watermarks")),
           Watermarks.decode(text(root, "base-writers")),
-          unseen == null ? UnseenKeys.NONE : UnseenKeys.decode(unseen.asText()));
+          unseen == null ? UnseenKeys.NONE : UnseenKeys.decode(unseen.asText()),
+          CarriedSchema.read(root));
     } catch (IllegalArgumentException e) {
       throw new InvalidDataFilesException(e.getMessage());
     }

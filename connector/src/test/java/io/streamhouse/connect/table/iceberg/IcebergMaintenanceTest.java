@@ -212,6 +212,30 @@ class IcebergMaintenanceTest extends AppendTableFixture {
     }
   }
 
+  /**
+   * A catalog that keeps no tags (Nessie keeps a table's current snapshot alone): a compaction's
+   * snapshot would hide the connector's watermarks, so the table is not compacted.
+   */
+  @Test
+  void aTableWithoutTheConnectorsTagIsNotCompacted() throws Exception {
+    try (IcebergFormat format = format()) {
+      commitRounds(format, 8);
+      format.table(table).manageSnapshots().removeTag(format.keys().tag()).commit();
+      long snapshot = format.table(table).currentSnapshot().snapshotId();
+
+      MaintenanceReport report =
+          format.maintain(
+              table,
+              new MaintenanceSettings(true, 60_000, 60_000, 0, 1, true, 2, 1 << 20, 16L << 20, 0),
+              System.nanoTime() + 60_000_000_000L,
+              io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+
+      assertThat(report.filesRewritten()).isZero();
+      assertThat(format.table(table).currentSnapshot().snapshotId()).isEqualTo(snapshot);
+      assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 80L));
+    }
+  }
+
   @Test
   void maintenanceDeletesOldFilesNothingReferencesAndNothingElse() throws Exception {
     try (IcebergFormat format = format()) {

@@ -1,6 +1,7 @@
 package io.streamhouse.connect.table.iceberg;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
@@ -15,6 +16,8 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.exceptions.CommitFailedException;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -52,6 +55,29 @@ class StagedCommitsTest extends AppendTableFixture {
       assertThat(files(after.location() + "/metadata")).isEqualTo(metadataFiles);
       assertThat(files(after.location() + "/data")).as("the batch's files").isEqualTo(dataFiles);
       assertThat(staged.isEmpty()).isTrue();
+    }
+  }
+
+  /**
+   * Nessie makes a new snapshot's schema the table's current one: a snapshot staged before another
+   * writer's schema change must not take that change back; the publish fails instead.
+   */
+  @Test
+  void aStagedSnapshotIsNotPublishedOverASchemaChangeMadeMeanwhile() throws Exception {
+    try (IcebergFormat format = format()) {
+      commitRounds(format, 1);
+      PreparedFiles files = write(format, 10, 20, new FileBudget(64, 64L << 20));
+      StagedCommits staged = new StagedCommits();
+      IcebergCommit.run(format, table, 2L, List.of(batch("b1", 10, 20, files)), true, staged);
+
+      format.table(table).updateSchema().addColumn("note", Types.StringType.get()).commit();
+
+      assertThatThrownBy(() -> PendingSchemaCommitTest.publish(format, staged))
+          .isInstanceOf(CommitFailedException.class)
+          .hasMessageContaining("current schema changed");
+      Table after = format.table(table);
+      assertThat(after.schema().findField("note")).isNotNull();
+      assertThat(format.watermarks(table).asMap()).containsEntry(TP0, 10L);
     }
   }
 
