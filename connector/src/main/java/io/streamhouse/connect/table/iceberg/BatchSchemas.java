@@ -32,22 +32,7 @@ final class BatchSchemas {
   /** The batches of {@code applying} whose schema cannot join {@code table}'s, with why. */
   Map<String, String> refused(Table table, List<OfferedBatch> applying) {
     Map<String, String> refused = new LinkedHashMap<>();
-    TableMetadata base = metadata(table);
-    SchemaUnion.Joined joined = new SchemaUnion.Joined(base.schema(), base.lastColumnId());
-    for (OfferedBatch batch : applying) {
-      Schema schema = carried.get(batch.batchId());
-      if (schema == null) {
-        continue;
-      }
-      try {
-        joined = SchemaUnion.join(joined.schema(), joined.lastColumnId(), schema);
-      } catch (SchemaUnion.Conflict conflict) {
-        refused.put(
-            batch.batchId(),
-            "its files were written with a schema the table's does not take: "
-                + conflict.getMessage());
-      }
-    }
+    join(metadata(table), applying, refused);
     return refused;
   }
 
@@ -72,6 +57,22 @@ final class BatchSchemas {
   /** {@link #refused} took out every batch that does not join. */
   private void change(TableOperations operations, List<OfferedBatch> applying) {
     TableMetadata base = operations.current();
+    SchemaUnion.Joined joined = join(base, applying, null);
+    if (SchemaUnion.changes(base.schema(), base.lastColumnId(), joined)) {
+      operations.commit(
+          base,
+          TableMetadata.buildFrom(base)
+              .setCurrentSchema(joined.schema(), joined.lastColumnId())
+              .build());
+    }
+  }
+
+  /**
+   * The schemas of {@code applying} joined into {@code base}'s in order; a batch that does not join
+   * goes into {@code refused} with why, or fails the commit when there is none to take it.
+   */
+  private SchemaUnion.Joined join(
+      TableMetadata base, List<OfferedBatch> applying, Map<String, String> refused) {
     SchemaUnion.Joined joined = new SchemaUnion.Joined(base.schema(), base.lastColumnId());
     for (OfferedBatch batch : applying) {
       Schema schema = carried.get(batch.batchId());
@@ -81,17 +82,17 @@ final class BatchSchemas {
       try {
         joined = SchemaUnion.join(joined.schema(), joined.lastColumnId(), schema);
       } catch (SchemaUnion.Conflict conflict) {
-        throw new IllegalStateException(
-            "Batch " + batch.batchId() + " was not refused: " + conflict.getMessage(), conflict);
+        if (refused == null) {
+          throw new IllegalStateException(
+              "Batch " + batch.batchId() + " was not refused: " + conflict.getMessage(), conflict);
+        }
+        refused.put(
+            batch.batchId(),
+            "its files were written with a schema the table's does not take: "
+                + conflict.getMessage());
       }
     }
-    if (SchemaUnion.changes(base.schema(), base.lastColumnId(), joined)) {
-      operations.commit(
-          base,
-          TableMetadata.buildFrom(base)
-              .setCurrentSchema(joined.schema(), joined.lastColumnId())
-              .build());
-    }
+    return joined;
   }
 
   private static TableMetadata metadata(Table table) {

@@ -197,12 +197,7 @@ class IcebergMaintenanceTest extends AppendTableFixture {
           .as("the table turned compaction off")
           .isZero();
       format.table(table).updateProperties().remove("streamhouse.compact.enabled").commit();
-      MaintenanceReport report =
-          format.maintain(
-              table,
-              new MaintenanceSettings(true, 60_000, 60_000, 0, 1, true, 2, 1 << 20, 16L << 20, 0),
-              System.nanoTime() + 60_000_000_000L,
-              io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+      MaintenanceReport report = compact(format);
       assertThat(report.filesRewritten()).isPositive();
       assertThat(report.liveDataFiles())
           .isEqualTo(before - report.filesRewritten() + report.filesWritten())
@@ -223,17 +218,21 @@ class IcebergMaintenanceTest extends AppendTableFixture {
       format.table(table).manageSnapshots().removeTag(format.keys().tag()).commit();
       long snapshot = format.table(table).currentSnapshot().snapshotId();
 
-      MaintenanceReport report =
-          format.maintain(
-              table,
-              new MaintenanceSettings(true, 60_000, 60_000, 0, 1, true, 2, 1 << 20, 16L << 20, 0),
-              System.nanoTime() + 60_000_000_000L,
-              io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
+      MaintenanceReport report = compact(format);
 
       assertThat(report.filesRewritten()).isZero();
       assertThat(format.table(table).currentSnapshot().snapshotId()).isEqualTo(snapshot);
       assertThat(format.watermarks(table).asMap()).containsExactly(Map.entry(TP0, 80L));
     }
+  }
+
+  /** A maintenance pass that compacts groups of 2 small files or more, and nothing else. */
+  private MaintenanceReport compact(IcebergFormat format) {
+    return format.maintain(
+        table,
+        new MaintenanceSettings(true, 60_000, 60_000, 0, 1, true, 2, 1 << 20, 16L << 20, 0),
+        System.nanoTime() + 60_000_000_000L,
+        io.streamhouse.connect.table.MaintenanceCheckpoints.NONE);
   }
 
   @Test
