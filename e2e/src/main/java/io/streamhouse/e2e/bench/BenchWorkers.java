@@ -10,19 +10,19 @@ import java.util.List;
 
 /**
  * The worker JVMs of the benchmarks: their flags, and the Java Flight Recorder profiles they write
- * when STREAMHOUSE_BENCH_JFR is set.
+ * when STREAMHOUSE_BENCH_PROFILE is set.
  */
 final class BenchWorkers {
   private BenchWorkers() {}
 
   /**
-   * The flags of a worker JVM. With STREAMHOUSE_BENCH_JFR set, they make the worker write a Java
-   * Flight Recorder profile to {@code worker.jfr} in its run folder when the JVM exits; {@link
+   * The flags of a worker JVM. With STREAMHOUSE_BENCH_PROFILE set, they make the worker write a
+   * Java Flight Recorder profile to {@code worker.jfr} in its run folder when the JVM exits; {@link
    * #keepProfile} renames it {@code worker-<connector>.jfr}.
    */
   static List<String> workerFlags(String heap) {
     List<String> flags = new ArrayList<>(List.of("-Xmx" + heap, "-XX:+UseG1GC"));
-    if (System.getenv("STREAMHOUSE_BENCH_JFR") != null) {
+    if (System.getenv("STREAMHOUSE_BENCH_PROFILE") != null) {
       flags.add("-XX:StartFlightRecording=settings=profile,filename=worker.jfr,dumponexit=true");
     }
     String extra = System.getenv("STREAMHOUSE_BENCH_WORKER_FLAGS");
@@ -34,8 +34,8 @@ final class BenchWorkers {
 
   /**
    * Renames the Java Flight Recorder profile of a stopped worker (there is one only with
-   * STREAMHOUSE_BENCH_JFR set) to {@code worker-<connector>.jfr}, after the connector it ran, so
-   * that the next run's worker does not overwrite it.
+   * STREAMHOUSE_BENCH_PROFILE set) to {@code worker-<connector>.jfr}, after the connector it ran,
+   * so that the next run's worker does not overwrite it.
    */
   static void keepProfile(ConnectWorker worker, String connector) throws IOException {
     Path profile = worker.logFile().resolveSibling("worker.jfr");

@@ -294,7 +294,8 @@ public final class FanoutBenchmark {
       System.out.println("FAILED: " + failure);
     } finally {
       worker.close();
-      // Renames the worker's Java Flight Recorder profile, written if STREAMHOUSE_BENCH_JFR is set.
+      // Renames the worker's Java Flight Recorder profile, written if STREAMHOUSE_BENCH_PROFILE is
+      // set.
       BenchWorkers.keepProfile(worker, name);
     }
   }

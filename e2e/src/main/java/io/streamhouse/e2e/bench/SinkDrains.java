@@ -66,7 +66,8 @@ final class SinkDrains {
 
   /**
    * The CPU time the worker JVM took from the connector's start to the drain's end, all its threads
-   * (the task threads, the JIT's compilers, the collector): on 2 cores a drain is bound by the CPU.
+   * (the task threads, the compiler threads, the collector): on 2 cores a drain is bound by the
+   * CPU.
    */
   private static final String WORKER_CPU = "worker CPU s";
 
@@ -107,8 +108,8 @@ final class SinkDrains {
     try (Admin admin = stack.admin();
         WorkerJmx jmx = new WorkerJmx(worker.process().pid())) {
       if (warmUpRecords > 0) {
-        // The JIT compiles the sink's path in this drain, not in the measured one: a worker that
-        // has run for a while.
+        // A warm-up drain first: the measured one runs on a worker whose sink code is loaded and
+        // compiled, as in a worker that has run for a while.
         String warm = name + "-warm";
         long warmStart = System.nanoTime();
         LongSupplier warmDone = start(stack, admin, kind, warm, new HashMap<>(config));
@@ -185,7 +186,7 @@ final class SinkDrains {
       System.out.println(row);
     } finally {
       // An idle worker would take CPU from the next drain; its Java Flight Recorder profile
-      // (written only with STREAMHOUSE_BENCH_JFR set) is renamed after the connector it ran, so
+      // (written only with STREAMHOUSE_BENCH_PROFILE set) is renamed after the connector it ran, so
       // that the next run keeps its own.
       worker.close();
       BenchWorkers.keepProfile(worker, name);

@@ -250,7 +250,8 @@ final class UpsertDrains {
 
   /**
    * An idle worker would take CPU from the next drain and the reads; its Java Flight Recorder
-   * profile (written only with STREAMHOUSE_BENCH_JFR set) is renamed after the connector it ran.
+   * profile (written only with STREAMHOUSE_BENCH_PROFILE set) is renamed after the connector it
+   * ran.
    */
   private static void closeWorker(ConnectWorker worker, String name) throws IOException {
     worker.close();
