@@ -3,7 +3,6 @@ package io.streamhouse.e2e;
 import static java.util.stream.Collectors.toSet;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,7 +17,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -35,7 +33,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * change commits with the data); every append table holds each of its records exactly once with its
  * new field's value, and the primary-key table equals the source.
  */
-@ExtendWith(LocalStackExtension.class)
+@ExtendWith({NeedsJava21.class, LocalStackExtension.class})
 class NessieAtomicCommitsE2E {
   private static final int TABLES = 20;
   private static final int SLICES = 40;
@@ -74,14 +72,6 @@ class NessieAtomicCommitsE2E {
               .field("table", "string", false)
               .field("note", "string", true)
               .field("beta", "string", true));
-
-  @BeforeAll
-  static void needsJava21() {
-    assumeTrue(
-        NessieServer.java21().isPresent(),
-        "Nessie 0.99 needs a Java 21+ runtime and this machine has none: install one or set"
-            + " JAVA21_HOME");
-  }
 
   @Test
   void everyRoundBecomesVisibleInOneNessieCommitThroughAKillAnOutageAndRebalances(LocalStack stack)

@@ -1,12 +1,9 @@
 package io.streamhouse.e2e;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -19,15 +16,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * REST catalog the coordinator commits the schema changes, just before the snapshots that need
  * them; checked: every table holds each record once, with its new field's value.
  */
-@ExtendWith(LocalStackExtension.class)
+@ExtendWith({NeedsJava21.class, LocalStackExtension.class})
 class NessiePerTableSchemaE2E {
-  @BeforeAll
-  static void needsJava21() {
-    assumeTrue(
-        NessieServer.java21().isPresent(),
-        "Nessie 0.99 needs a Java 21+ runtime and this machine has none: install one or set"
-            + " JAVA21_HOME");
-  }
 
   @Test
   void noValueOfANewColumnIsLostToASnapshotPlannedBeforeIt(LocalStack stack) throws Exception {

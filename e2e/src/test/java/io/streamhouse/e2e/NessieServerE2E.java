@@ -3,7 +3,6 @@ package io.streamhouse.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.streamhouse.e2e.NessieServer.Store;
 import java.io.IOException;
@@ -36,8 +35,8 @@ import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.types.Types;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The Nessie harness: a multi-table transaction through Iceberg's REST API lands as one Nessie
@@ -47,6 +46,7 @@ import org.junit.jupiter.api.Test;
  * written): what the catalog commits is the subject, and the manifests still go through S3FileIO to
  * the object store.
  */
+@ExtendWith(NeedsJava21.class)
 class NessieServerE2E {
   private static final Schema SCHEMA =
       new Schema(
@@ -55,14 +55,6 @@ class NessieServerE2E {
   private static final Namespace SHOP = Namespace.of("shop");
   private static final TableIdentifier ORDERS = TableIdentifier.of(SHOP, "orders");
   private static final TableIdentifier CUSTOMERS = TableIdentifier.of(SHOP, "customers");
-
-  @BeforeAll
-  static void needsJava21() {
-    assumeTrue(
-        NessieServer.java21().isPresent(),
-        "Nessie 0.99 needs a Java 21+ runtime and this machine has none: install one (apt-get"
-            + " install temurin-21-jdk or openjdk-21-jdk) or set JAVA21_HOME");
-  }
 
   @Test
   void oneTransactionOfTwoTablesIsOneNessieCommitAndAStaleTableFailsTheWholeCall()

@@ -3,7 +3,6 @@ package io.streamhouse.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +15,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.assertj.core.api.SoftAssertions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -32,7 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * both account tables are the source after exactly that prefix (see {@link BankLedgerCheck}); at
  * the end both tables equal the source and the transactions table holds every {@code END} once.
  */
-@ExtendWith(LocalStackExtension.class)
+@ExtendWith({NeedsJava21.class, LocalStackExtension.class})
 class NessieTransactionsE2E {
   private static final String PREFIX = "bank";
   private static final String ACCOUNTS_A = "public.accounts_a";
@@ -63,14 +61,6 @@ class NessieTransactionsE2E {
    * stalled.
    */
   private static final Duration CATCH_UP = Duration.ofMinutes(10);
-
-  @BeforeAll
-  static void needsJava21() {
-    assumeTrue(
-        NessieServer.java21().isPresent(),
-        "Nessie 0.99 needs a Java 21+ runtime and this machine has none: install one or set"
-            + " JAVA21_HOME");
-  }
 
   @Test
   void everyNessieCommitHoldsWholeBankTransfersThroughAKillAndRebalances(LocalStack stack)
