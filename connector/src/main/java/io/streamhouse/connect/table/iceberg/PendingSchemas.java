@@ -129,6 +129,10 @@ final class PendingSchemas {
       }
       current = metadata;
       pending.put(id, metadata.schema());
+      LOG.info(
+          "The schema change of {} is kept with this task's batches, for the coordinator to commit"
+              + " with their data",
+          id);
     }
 
     @Override
