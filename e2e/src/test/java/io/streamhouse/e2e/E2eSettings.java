@@ -32,6 +32,15 @@ final class E2eSettings {
         .toAbsolutePath();
   }
 
+  /** A Nessie server that keeps its catalog in memory, in {@code stack}'s run folder. */
+  static NessieServer nessieInMemory(LocalStack stack) {
+    return NessieServer.start(
+        stack.runDir().resolve("nessie"),
+        workDir().resolve("kafka-dists"),
+        mavenCmd(),
+        NessieServer.Store.IN_MEMORY);
+  }
+
   /**
    * Stack settings for one test: its own run folder, the shared distribution cache, and workers
    * that allow the plugin's test-only fault injection.

@@ -76,12 +76,7 @@ class NessieAtomicCommitsE2E {
   @Test
   void everyRoundBecomesVisibleInOneNessieCommitThroughAKillAnOutageAndRebalances(LocalStack stack)
       throws Exception {
-    try (NessieServer nessie =
-        NessieServer.start(
-            stack.runDir().resolve("nessie"),
-            E2eSettings.workDir().resolve("kafka-dists"),
-            E2eSettings.mavenCmd(),
-            NessieServer.Store.IN_MEMORY)) {
+    try (NessieServer nessie = E2eSettings.nessieInMemory(stack)) {
       stack.createTopic(TOPIC, PARTITIONS, Map.of());
       stack.createTopic(CHANGES, 2, Map.of());
       SampleCustomers source = new SampleCustomers(11, 1_000, 0.2);

@@ -21,12 +21,7 @@ class NessiePerTableSchemaE2E {
 
   @Test
   void noValueOfANewColumnIsLostToASnapshotPlannedBeforeIt(LocalStack stack) throws Exception {
-    try (NessieServer nessie =
-        NessieServer.start(
-            stack.runDir().resolve("nessie"),
-            E2eSettings.workDir().resolve("kafka-dists"),
-            E2eSettings.mavenCmd(),
-            NessieServer.Store.IN_MEMORY)) {
+    try (NessieServer nessie = E2eSettings.nessieInMemory(stack)) {
       stack.createTopic(NessieAtomicCommitsE2E.TOPIC, NessieAtomicCommitsE2E.PARTITIONS, Map.of());
       stack.createTopic(NessieAtomicCommitsE2E.CHANGES, 2, Map.of());
       ConnectorExample atomic = NessieAtomicCommitsE2E.config(stack, nessie);

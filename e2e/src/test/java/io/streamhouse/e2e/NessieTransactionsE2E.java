@@ -65,12 +65,7 @@ class NessieTransactionsE2E {
   @Test
   void everyNessieCommitHoldsWholeBankTransfersThroughAKillAndRebalances(LocalStack stack)
       throws Exception {
-    try (NessieServer nessie =
-        NessieServer.start(
-            stack.runDir().resolve("nessie"),
-            E2eSettings.workDir().resolve("kafka-dists"),
-            E2eSettings.mavenCmd(),
-            NessieServer.Store.IN_MEMORY)) {
+    try (NessieServer nessie = E2eSettings.nessieInMemory(stack)) {
       BankTransfers source =
           new BankTransfers(23, List.of(ACCOUNTS_A, ACCOUNTS_B), ACCOUNTS_PER_TABLE);
       DebeziumTransactions debezium =
