@@ -236,7 +236,11 @@ final class IcebergCommit {
               }
             }
             Transaction transaction = table.newTransaction();
-            schemas.apply(transaction, applying); // staged: in the snapshot's table commit
+            if (staging != null) {
+              // In the snapshot's table commit. Not in a committed transaction: its retries
+              // would apply the snapshot again without this change.
+              schemas.apply(transaction, applying);
+            }
             List<RewriteMap> moves = List.of(); // the longest list holds every other's maps
             for (OfferedBatch batch : applying) {
               List<RewriteMap> needed = translations.getOrDefault(batch.batchId(), List.of());
