@@ -1,6 +1,8 @@
 package io.streamhouse.e2e;
 
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 
 /** Settings the build hands to the e2e tests as system properties (see e2e/pom.xml). */
 final class E2eSettings {
@@ -39,6 +41,22 @@ final class E2eSettings {
         workDir().resolve("kafka-dists"),
         mavenCmd(),
         NessieServer.Store.IN_MEMORY);
+  }
+
+  /**
+   * config-examples/iceberg-nessie-atomic.json pointed at {@code stack}'s broker and at {@code
+   * nessie} and its object store.
+   */
+  static ConnectorExample nessieExample(LocalStack stack, NessieServer nessie) {
+    ConnectorExample example =
+        ConnectorExample.load(repoRoot().resolve("config-examples/iceberg-nessie-atomic.json"));
+    Map<String, String> config = new HashMap<>(example.config());
+    config.put("kafka.bootstrap.servers", stack.bootstrapServers());
+    config.put("catalog.lake.uri", nessie.icebergUri());
+    config.put("catalog.lake.s3.endpoint", nessie.s3().endpoint());
+    config.put("catalog.lake.s3.access-key-id", S3CompatibleServer.ACCESS_KEY_ID);
+    config.put("catalog.lake.s3.secret-access-key", S3CompatibleServer.SECRET_ACCESS_KEY);
+    return new ConnectorExample(example.name(), config);
   }
 
   /**

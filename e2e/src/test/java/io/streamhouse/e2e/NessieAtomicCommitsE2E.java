@@ -189,15 +189,8 @@ class NessieAtomicCommitsE2E {
 
   /** The example config, pointed at this stack and Nessie, routing by the {@code table} field. */
   static ConnectorExample config(LocalStack stack, NessieServer nessie) {
-    ConnectorExample example =
-        ConnectorExample.load(
-            E2eSettings.repoRoot().resolve("config-examples/iceberg-nessie-atomic.json"));
+    ConnectorExample example = E2eSettings.nessieExample(stack, nessie);
     Map<String, String> config = new HashMap<>(example.config());
-    config.put("kafka.bootstrap.servers", stack.bootstrapServers());
-    config.put("catalog.lake.uri", nessie.icebergUri());
-    config.put("catalog.lake.s3.endpoint", nessie.s3().endpoint());
-    config.put("catalog.lake.s3.access-key-id", S3CompatibleServer.ACCESS_KEY_ID);
-    config.put("catalog.lake.s3.secret-access-key", S3CompatibleServer.SECRET_ACCESS_KEY);
     config.put("topics.regex", "shop\\.events|shop\\.customers");
     config.put("route.shop.topics.regex", "shop\\.events");
     config.put("routes", "shop,customers");

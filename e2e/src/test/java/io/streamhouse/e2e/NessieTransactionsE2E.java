@@ -221,17 +221,10 @@ class NessieTransactionsE2E {
    */
   private static ConnectorExample config(
       LocalStack stack, NessieServer nessie, DebeziumTransactions debezium) {
-    ConnectorExample example =
-        ConnectorExample.load(
-            E2eSettings.repoRoot().resolve("config-examples/iceberg-nessie-atomic.json"));
+    ConnectorExample example = E2eSettings.nessieExample(stack, nessie);
     Map<String, String> config = new HashMap<>(example.config());
     config.keySet().removeIf(k -> k.startsWith("route.shop."));
     config.remove("topics.regex");
-    config.put("kafka.bootstrap.servers", stack.bootstrapServers());
-    config.put("catalog.lake.uri", nessie.icebergUri());
-    config.put("catalog.lake.s3.endpoint", nessie.s3().endpoint());
-    config.put("catalog.lake.s3.access-key-id", S3CompatibleServer.ACCESS_KEY_ID);
-    config.put("catalog.lake.s3.secret-access-key", S3CompatibleServer.SECRET_ACCESS_KEY);
     config.put("key.converter", "org.apache.kafka.connect.json.JsonConverter");
     config.put("key.converter.schemas.enable", "true");
     List<String> topics = new ArrayList<>();
