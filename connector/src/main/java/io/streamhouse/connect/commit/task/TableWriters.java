@@ -197,30 +197,35 @@ final class TableWriters {
   private OpenTable rollOver(SinkRecord record, Destination to, OpenTable table)
       throws RecordConversionException {
     rolled.add(detach(to.table(), table));
-    open.remove(to.table());
-    OpenTable next;
-    try {
-      next = openAfter(record, to, table.writer);
-    } finally {
-      closeQuietly(table.writer);
+    TableWriter previous = table.writer;
+    // Up to 3 turns: a change kept pending (REST catalogs) may no longer fit the table when the
+    // writer opens (another task's took its ids); following the record makes it again.
+    for (int turn = 1; turn <= 3; turn++) {
+      open.remove(to.table());
+      OpenTable next;
+      try {
+        next = openAfter(record, to, previous);
+      } finally {
+        closeQuietly(previous); // after the first turn, a writer that wrote nothing
+      }
+      if (next == null) {
+        break;
+      }
+      if (schemas.follows(record, to, next.writer, next.plans)) {
+        return next;
+      }
+      previous = next.writer; // the task fails after the last turn, closing its writers
     }
-    if (next == null || !schemas.follows(record, to, next.writer, next.plans)) {
-      throw new IllegalStateException(
-          "Connector "
-              + connector
-              + " task "
-              + taskId
-              + ": the new writer of table "
-              + to.table()
-              + " does not follow the schema of the record at "
-              + record.topic()
-              + "-"
-              + record.kafkaPartition()
-              + " offset "
-              + record.kafkaOffset()
-              + " either");
-    }
-    return next;
+    throw new IllegalStateException(
+        String.format(
+            "Connector %s task %d: the new writer of table %s does not follow the schema of the"
+                + " record at %s-%d offset %d either",
+            connector,
+            taskId,
+            to.table(),
+            record.topic(),
+            record.kafkaPartition(),
+            record.kafkaOffset()));
   }
 
   /**

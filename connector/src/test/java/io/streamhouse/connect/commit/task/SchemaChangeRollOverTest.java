@@ -6,26 +6,36 @@ import io.streamhouse.connect.TableFormats;
 import io.streamhouse.connect.commit.FaultInjection;
 import io.streamhouse.connect.commit.wire.ChunkAssembler;
 import io.streamhouse.connect.commit.wire.ControlEvent;
+import io.streamhouse.connect.config.RouteSettings;
 import io.streamhouse.connect.config.StreamhouseSinkConfig;
+import io.streamhouse.connect.errors.RecordConversionException;
 import io.streamhouse.connect.protocol.BatchPlan;
 import io.streamhouse.connect.protocol.CommitOutcome;
 import io.streamhouse.connect.protocol.OfferedBatch;
 import io.streamhouse.connect.protocol.OffsetRange;
+import io.streamhouse.connect.protocol.PreparedFiles;
 import io.streamhouse.connect.protocol.TableId;
+import io.streamhouse.connect.protocol.Watermarks;
 import io.streamhouse.connect.routing.TableRouter;
+import io.streamhouse.connect.schema.EvolutionMode;
+import io.streamhouse.connect.schema.FieldType;
 import io.streamhouse.connect.table.FileBudget;
 import io.streamhouse.connect.table.TableFormat;
+import io.streamhouse.connect.table.TableWriter;
 import io.streamhouse.connect.testing.LocalCatalogConfigs;
 import io.streamhouse.connect.testing.RecordingChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
 import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.sink.SinkRecord;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -55,7 +65,31 @@ class SchemaChangeRollOverTest {
       props.put("topics", "items");
     }
     StreamhouseSinkConfig config = new StreamhouseSinkConfig(props);
-    Map<String, TableFormat> formats = TableFormats.open(config, 0);
+    assertRollsOverWithEveryRow(config, TableFormats.open(config, 0));
+  }
+
+  /**
+   * A schema change kept pending for the coordinator (REST catalogs) may no longer fit the table
+   * when the new writer opens, and is made again: here the first change is lost before the writer
+   * opens, and the roll-over follows the record in a second turn.
+   */
+  @Test
+  void aChangeLostBeforeTheNewWriterOpensIsMadeAgain() throws Exception {
+    Map<String, String> props = LocalCatalogConfigs.icebergOrders(dir);
+    props.put("route.orders.topics", "items");
+    props.put("route.orders.table", "db.items");
+    props.put("route.orders.partition-by", "");
+    props.put("topics", "items");
+    StreamhouseSinkConfig config = new StreamhouseSinkConfig(props);
+    Map<String, TableFormat> formats = new HashMap<>(TableFormats.open(config, 0));
+    String catalog = formats.keySet().iterator().next();
+    formats.put(catalog, new FirstChangeLost(formats.get(catalog)));
+    assertRollsOverWithEveryRow(config, formats);
+  }
+
+  /** Writes 3 schema versions of 10 records each; each version is a batch, all commit. */
+  private void assertRollsOverWithEveryRow(
+      StreamhouseSinkConfig config, Map<String, TableFormat> formats) throws Exception {
     RecordingChannel channel = new RecordingChannel();
     Participant participant =
         new Participant(
@@ -103,6 +137,53 @@ class SchemaChangeRollOverTest {
     } finally {
       participant.close();
       formats.values().forEach(TableFormat::close);
+    }
+  }
+
+  /** A format whose first schema change is lost, as a pending one that no longer fits. */
+  private static final class FirstChangeLost implements TableFormat {
+    private final TableFormat format;
+    private boolean lost;
+
+    FirstChangeLost(TableFormat format) {
+      this.format = format;
+    }
+
+    @Override
+    public Optional<TableWriter> openWriter(
+        TableId table, RouteSettings route, SinkRecord sample, FileBudget budget)
+        throws RecordConversionException {
+      return format.openWriter(table, route, sample, budget);
+    }
+
+    @Override
+    public void evolve(TableId table, FieldType.Struct row, EvolutionMode mode)
+        throws RecordConversionException {
+      if (lost) {
+        format.evolve(table, row, mode);
+      }
+      lost = true;
+    }
+
+    @Override
+    public Watermarks watermarks(TableId table) {
+      return format.watermarks(table);
+    }
+
+    @Override
+    public CommitOutcome commit(
+        TableId table, long commitId, List<OfferedBatch> batches, boolean fullRound) {
+      return format.commit(table, commitId, batches, fullRound);
+    }
+
+    @Override
+    public void discard(TableId table, List<PreparedFiles> files) {
+      format.discard(table, files);
+    }
+
+    @Override
+    public void close() {
+      format.close();
     }
   }
 
