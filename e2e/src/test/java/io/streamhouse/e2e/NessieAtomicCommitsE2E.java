@@ -29,9 +29,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Halfway, records start to carry one of two new fields, so both tasks change the tables' schemas.
  * Checked afterwards, at every Nessie commit of the run: each round of the connector became visible
  * in exactly one Nessie commit, for all its tables at once; no reader sample saw a table behind a
- * round another table showed; a table has a new column only where it holds values of it (the schema
- * change commits with the data); every append table holds each of its records exactly once with its
- * new field's value, and the primary-key table equals the source.
+ * round another table showed; a table has a new column only where it holds files written with it,
+ * and no file written with a column the table does not have (the schema change commits with the
+ * data); every append table holds each of its records exactly once with its new field's value, and
+ * the primary-key table equals the source.
  */
 @ExtendWith({NeedsJava21.class, LocalStackExtension.class})
 class NessieAtomicCommitsE2E {
@@ -127,7 +128,7 @@ class NessieAtomicCommitsE2E {
 
         Map<Long, Set<String>> tablesOf =
             reader.assertEachRoundVisibleInOneCommit(faults.toString());
-        assertThat(reader.assertNoColumnBeforeItsValues("shop.t", NEW_COLUMNS))
+        assertThat(reader.assertNewColumnsCommitWithTheirFiles("shop.t", NEW_COLUMNS))
             .as("Nessie commits with a new column")
             .isPositive();
         System.out.printf("NessieAtomicCommitsE2E: %d reader samples%n", samples.size());

@@ -27,8 +27,8 @@ import org.apache.iceberg.types.Types;
  * The connector's rounds as a reader of a Nessie catalog sees them: each table's round (the commit
  * id in its current snapshot) at one Nessie commit, read from the metadata files through S3FileIO
  * (a metadata file is read once), and the check that each round became visible in one Nessie commit
- * for all of its tables; and the check that a new column becomes visible with values of it, never
- * before them (a manifest is read once).
+ * for all of its tables; and the check that a new column becomes visible with the files written
+ * with it, never before them (a manifest is read once).
  */
 final class NessieRounds implements AutoCloseable {
   private final NessieServer nessie;
@@ -36,7 +36,7 @@ final class NessieRounds implements AutoCloseable {
   private final FileIO io;
   private final Map<String, Long> roundOf = new ConcurrentHashMap<>();
   private final Map<String, TableMetadata> metadataAt = new HashMap<>();
-  private final Map<String, Boolean> manifestHasValues = new HashMap<>();
+  private final Map<String, ColumnsWritten> manifestColumns = new HashMap<>();
 
   NessieRounds(NessieServer nessie, String connector) {
     this.nessie = nessie;
@@ -97,12 +97,15 @@ final class NessieRounds implements AutoCloseable {
   }
 
   /**
-   * Walks every commit of branch main: wherever a table named {@code prefix}... has one of {@code
-   * columns}, a data file of its current snapshot holds a value of that column; returns how many
-   * (commit, table, column) states had the column.
+   * Walks every commit of branch main, for each table named {@code prefix}...: wherever it has one
+   * of {@code columns}, a data file of its current snapshot was written with that column (the
+   * schema change commits with the files written with it, never a round before them); and every
+   * column a data file of the snapshot was written with is in the table's schema (no values hidden
+   * by a change taken back). Returns how many (commit, table, column) states had a new column.
    */
-  int assertNoColumnBeforeItsValues(String prefix, List<String> columns) {
+  int assertNewColumnsCommitWithTheirFiles(String prefix, List<String> columns) {
     int states = 0;
+    int onlyNulls = 0;
     for (String hash : nessie.commitHashes()) {
       for (Map.Entry<String, String> table : nessie.metadataLocations(hash).entrySet()) {
         if (!table.getKey().startsWith(prefix)) {
@@ -110,48 +113,67 @@ final class NessieRounds implements AutoCloseable {
         }
         TableMetadata metadata =
             metadataAt.computeIfAbsent(table.getValue(), l -> TableMetadataParser.read(io, l));
+        ColumnsWritten written = columnsWritten(metadata);
+        assertThat(written.columns())
+            .as("columns the files of %s at Nessie commit %s were written with", table, hash)
+            .allSatisfy(id -> assertThat(metadata.schema().findField(id)).isNotNull());
         for (String column : columns) {
           Types.NestedField field = metadata.schema().findField(column);
           if (field != null) {
             states++;
-            assertThat(hasValues(metadata, field.fieldId()))
+            assertThat(written.columns())
                 .as(
-                    "%s at Nessie commit %s has column %s (id %d) and a value of it",
+                    "%s at Nessie commit %s has column %s (id %d): a data file written with it",
                     table.getKey(), hash, column, field.fieldId())
-                .isTrue();
+                .contains(field.fieldId());
+            onlyNulls += written.withValues().contains(field.fieldId()) ? 0 : 1;
           }
         }
       }
     }
+    // Legitimate, shown for the record: records read again after a rewind, from before the field,
+    // written by a writer that already had the column.
+    System.out.printf(
+        "%d (commit, table, new column) states, %d of them with only nulls%n", states, onlyNulls);
     return states;
   }
 
-  private boolean hasValues(TableMetadata metadata, int fieldId) {
+  /** The field ids the data files of a table's current snapshot have counts of, and values of. */
+  private record ColumnsWritten(Set<Integer> columns, Set<Integer> withValues) {}
+
+  private ColumnsWritten columnsWritten(TableMetadata metadata) {
     Snapshot current = metadata.currentSnapshot();
-    if (current == null) {
-      return false;
-    }
-    for (ManifestFile manifest : current.dataManifests(io)) {
-      boolean has =
-          manifestHasValues.computeIfAbsent(
-              manifest.path() + "#" + fieldId, k -> hasValues(manifest, metadata, fieldId));
-      if (has) {
-        return true;
+    ColumnsWritten all = new ColumnsWritten(new HashSet<>(), new HashSet<>());
+    if (current != null) {
+      for (ManifestFile manifest : current.dataManifests(io)) {
+        ColumnsWritten in =
+            manifestColumns.computeIfAbsent(
+                manifest.path(), k -> columnsWritten(manifest, metadata));
+        all.columns().addAll(in.columns());
+        all.withValues().addAll(in.withValues());
       }
     }
-    return false;
+    return all;
   }
 
-  private boolean hasValues(ManifestFile manifest, TableMetadata metadata, int fieldId) {
+  private ColumnsWritten columnsWritten(ManifestFile manifest, TableMetadata metadata) {
+    ColumnsWritten written = new ColumnsWritten(new HashSet<>(), new HashSet<>());
     try (ManifestReader<DataFile> files = ManifestFiles.read(manifest, io, metadata.specsById())) {
       for (DataFile file : files) {
-        Long values = file.valueCounts() == null ? null : file.valueCounts().get(fieldId);
-        Long nulls = file.nullValueCounts() == null ? null : file.nullValueCounts().get(fieldId);
-        if (values != null && values > (nulls == null ? 0 : nulls)) {
-          return true;
+        Map<Integer, Long> nulls =
+            file.nullValueCounts() == null ? Map.of() : file.nullValueCounts();
+        if (file.valueCounts() != null) {
+          file.valueCounts()
+              .forEach(
+                  (id, values) -> {
+                    written.columns().add(id);
+                    if (values > nulls.getOrDefault(id, 0L)) {
+                      written.withValues().add(id);
+                    }
+                  });
         }
       }
-      return false;
+      return written;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -286,7 +286,7 @@ final class IcebergKeyedTableWriter implements TableWriter {
               batchBase.watermarks(),
               batchBase.writers(),
               unseenKeys.hashes(),
-              PendingSchemas.carried(table));
+              PendingSchemas.carried(table, data));
       return new PreparedFiles(
           KeyedFilesCodec.version(keyed),
           KeyedFilesCodec.encode(keyed, table.specs()),

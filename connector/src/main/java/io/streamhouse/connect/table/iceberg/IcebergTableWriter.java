@@ -177,7 +177,7 @@ final class IcebergTableWriter implements TableWriter {
       List<DataFile> files = taken.get();
       long records = files.stream().mapToLong(DataFile::recordCount).sum();
       long bytes = files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
-      Optional<Schema> schema = PendingSchemas.carried(table);
+      Optional<Schema> schema = PendingSchemas.carried(table, files);
       return new PreparedFiles(
           DataFilesCodec.version(schema),
           DataFilesCodec.encode(files, table.specs(), schema),

@@ -1,6 +1,7 @@
 package io.streamhouse.connect.table.iceberg;
 
 import io.streamhouse.connect.protocol.TableId;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -50,9 +51,16 @@ final class PendingSchemas {
     return new PendingTable(new PendingOperations(id, operations(table), metadata), table.name());
   }
 
-  /** The schema a batch written to {@code table} carries: its pending one, if it has one. */
-  static Optional<Schema> carried(Table table) {
-    return table instanceof PendingTable ? Optional.of(table.schema()) : Optional.empty();
+  /**
+   * The schema a batch of {@code dataFiles} written to {@code table} carries: its pending one, if
+   * it has one and the batch has files written with it. A batch without data files (its records all
+   * went to the dead-letter queue) carries none, so that the change commits with the first files
+   * written with it, not a round before them.
+   */
+  static Optional<Schema> carried(Table table, Collection<?> dataFiles) {
+    return table instanceof PendingTable && !dataFiles.isEmpty()
+        ? Optional.of(table.schema())
+        : Optional.empty();
   }
 
   private Optional<TableMetadata> withPending(TableId id, Table table) {

@@ -66,7 +66,39 @@ class PendingSchemaCommitTest extends AppendTableFixture {
           .containsEntry(3L, "null")
           .containsEntry(12L, "note 12");
       assertThat(task.writable(table, after)).as("nothing pending").isSameAs(after);
-      assertThat(PendingSchemas.carried(after)).isEmpty();
+      assertThat(PendingSchemas.carried(after, List.of("a data file"))).isEmpty();
+    }
+  }
+
+  /**
+   * A batch of a writer with a pending change but no data files (its records all went to the
+   * dead-letter queue) commits its offsets without the change, which stays pending for the batch
+   * that holds the first files written with it.
+   */
+  @Test
+  void aBatchWithoutDataFilesLeavesTheChangePendingForTheFilesWrittenWithIt() throws Exception {
+    try (IcebergFormat format = format()) {
+      commitRounds(format, 1);
+      PendingSchemas task = new PendingSchemas();
+      addColumn(task, format, "note");
+      PreparedFiles none = write(task.writable(table, format.table(table)), "note", TP0, 10, 10);
+      assertThat(none.payloadVersion()).isNotEqualTo(DataFilesCodec.VERSION_WITH_SCHEMA);
+
+      StagedCommits staged = new StagedCommits();
+      CommitOutcome outcome =
+          IcebergCommit.run(format, table, 2L, List.of(batch("b1", TP0, 10, none)), true, staged);
+      publish(format, staged);
+
+      assertThat(outcome.decisions()).containsEntry("b1", BatchPlan.Decision.APPLY);
+      Table after = format.table(table);
+      assertThat(after.schema().findField("note")).as("no column without files").isNull();
+      Table view = task.writable(table, after);
+      assertThat(view.schema().findField("note")).as("still pending").isNotNull();
+      PreparedFiles files = write(view, "note", TP0, 20, 30);
+      StagedCommits next = new StagedCommits();
+      IcebergCommit.run(format, table, 3L, List.of(batch("b2", TP0, 20, files)), true, next);
+      publish(format, next);
+      assertThat(values(format.table(table), "note")).containsEntry(25L, "note 25");
     }
   }
 
