@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.streamhouse.connect.table.SnapshotKeys;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -105,7 +106,7 @@ final class NessieRounds implements AutoCloseable {
    */
   int assertNewColumnsCommitWithTheirFiles(String prefix, List<String> columns) {
     int states = 0;
-    int onlyNulls = 0;
+    List<String> onlyNulls = new ArrayList<>();
     for (String hash : nessie.commitHashes()) {
       for (Map.Entry<String, String> table : nessie.metadataLocations(hash).entrySet()) {
         if (!table.getKey().startsWith(prefix)) {
@@ -126,7 +127,9 @@ final class NessieRounds implements AutoCloseable {
                     "%s at Nessie commit %s has column %s (id %d): a data file written with it",
                     table.getKey(), hash, column, field.fieldId())
                 .contains(field.fieldId());
-            onlyNulls += written.withValues().contains(field.fieldId()) ? 0 : 1;
+            if (!written.withValues().contains(field.fieldId())) {
+              onlyNulls.add(table.getKey() + "." + column + " at " + hash);
+            }
           }
         }
       }
@@ -134,7 +137,8 @@ final class NessieRounds implements AutoCloseable {
     // Legitimate, shown for the record: records read again after a rewind, from before the field,
     // written by a writer that already had the column.
     System.out.printf(
-        "%d (commit, table, new column) states, %d of them with only nulls%n", states, onlyNulls);
+        "%d (commit, table, new column) states, %d of them with only nulls: %s%n",
+        states, onlyNulls.size(), onlyNulls);
     return states;
   }
 
