@@ -116,7 +116,9 @@ final class NessieRounds implements AutoCloseable {
             metadataAt.computeIfAbsent(table.getValue(), l -> TableMetadataParser.read(io, l));
         ColumnsWritten written = columnsWritten(metadata);
         assertThat(written.columns())
-            .as("columns the files of %s at Nessie commit %s were written with", table, hash)
+            .as(
+                "columns the files of %s at Nessie commit %s were written with",
+                table.getKey(), hash)
             .allSatisfy(id -> assertThat(metadata.schema().findField(id)).isNotNull());
         for (String column : columns) {
           Types.NestedField field = metadata.schema().findField(column);
@@ -134,8 +136,8 @@ final class NessieRounds implements AutoCloseable {
         }
       }
     }
-    // Legitimate, shown for the record: records read again after a rewind, from before the field,
-    // written by a writer that already had the column.
+    // Legitimate, shown for the record: records from before the field (of a partition behind the
+    // others, or read again after a rewind), written by a writer that already had the column.
     System.out.printf(
         "%d (commit, table, new column) states, %d of them with only nulls: %s%n",
         states, onlyNulls.size(), onlyNulls);

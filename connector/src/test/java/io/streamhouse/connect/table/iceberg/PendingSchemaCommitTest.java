@@ -84,10 +84,7 @@ class PendingSchemaCommitTest extends AppendTableFixture {
       PreparedFiles none = write(task.writable(table, format.table(table)), "note", TP0, 10, 10);
       assertThat(none.payloadVersion()).isNotEqualTo(DataFilesCodec.VERSION_WITH_SCHEMA);
 
-      StagedCommits staged = new StagedCommits();
-      CommitOutcome outcome =
-          IcebergCommit.run(format, table, 2L, List.of(batch("b1", TP0, 10, none)), true, staged);
-      publish(format, staged);
+      CommitOutcome outcome = commitStaged(format, 2L, batch("b1", TP0, 10, none));
 
       assertThat(outcome.decisions()).containsEntry("b1", BatchPlan.Decision.APPLY);
       Table after = format.table(table);
@@ -95,9 +92,7 @@ class PendingSchemaCommitTest extends AppendTableFixture {
       Table view = task.writable(table, after);
       assertThat(view.schema().findField("note")).as("still pending").isNotNull();
       PreparedFiles files = write(view, "note", TP0, 20, 30);
-      StagedCommits next = new StagedCommits();
-      IcebergCommit.run(format, table, 3L, List.of(batch("b2", TP0, 20, files)), true, next);
-      publish(format, next);
+      commitStaged(format, 3L, batch("b2", TP0, 20, files));
       assertThat(values(format.table(table), "note")).containsEntry(25L, "note 25");
     }
   }
@@ -115,16 +110,8 @@ class PendingSchemaCommitTest extends AppendTableFixture {
       PreparedFiles a = write(taskA.writable(table, format.table(table)), "alpha", TP0, 10, 20);
       PreparedFiles b = write(taskB.writable(table, format.table(table)), "beta", TP1, 0, 10);
 
-      StagedCommits staged = new StagedCommits();
       CommitOutcome outcome =
-          IcebergCommit.run(
-              format,
-              table,
-              2L,
-              List.of(batch("a", TP0, 10, a), batch("b", TP1, 0, b)),
-              true,
-              staged);
-      publish(format, staged);
+          commitStaged(format, 2L, batch("a", TP0, 10, a), batch("b", TP1, 0, b));
 
       assertThat(outcome.decisions())
           .containsEntry("a", BatchPlan.Decision.APPLY)
@@ -136,10 +123,7 @@ class PendingSchemaCommitTest extends AppendTableFixture {
 
       addColumn(taskB, format, "beta");
       PreparedFiles again = write(taskB.writable(table, format.table(table)), "beta", TP1, 0, 10);
-      StagedCommits next = new StagedCommits();
-      CommitOutcome second =
-          IcebergCommit.run(format, table, 3L, List.of(batch("b2", TP1, 0, again)), true, next);
-      publish(format, next);
+      CommitOutcome second = commitStaged(format, 3L, batch("b2", TP1, 0, again));
 
       assertThat(second.decisions()).containsEntry("b2", BatchPlan.Decision.APPLY);
       Table last = format.table(table);
@@ -202,6 +186,15 @@ class PendingSchemaCommitTest extends AppendTableFixture {
 
   private static OfferedBatch batch(String id, TopicPartition tp, long from, PreparedFiles files) {
     return new OfferedBatch(id, 0, Map.of(tp, new OffsetRange(from, from + 10)), files, 0L);
+  }
+
+  /** Stages a round-atomic commit of {@code batches} and publishes it. */
+  private CommitOutcome commitStaged(IcebergFormat format, long commitId, OfferedBatch... batches) {
+    StagedCommits staged = new StagedCommits();
+    CommitOutcome outcome =
+        IcebergCommit.run(format, table, commitId, List.of(batches), true, staged);
+    publish(format, staged);
+    return outcome;
   }
 
   /** Publishes the staged tables as a REST server does a multi-table commit. */
