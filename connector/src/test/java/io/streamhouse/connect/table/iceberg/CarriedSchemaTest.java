@@ -90,6 +90,20 @@ class CarriedSchemaTest {
         .hasMessageContaining("not a JSON array of data files");
   }
 
+  /**
+   * Nesting as deep as a hostile writer likes is refused with the batch, never a stack overflow.
+   */
+  @Test
+  void aSchemaNestedTooDeepIsRefused() {
+    String open =
+        "{\"id\":1,\"name\":\"n\",\"required\":false,\"type\":{\"type\":\"struct\",\"fields\":[";
+    String close = "]}}";
+    String schema =
+        "{\"type\":\"struct\",\"fields\":[" + open.repeat(5_000) + close.repeat(5_000) + "]}";
+    assertThatThrownBy(() -> decode("{\"schema\":" + schema + ",\"files\":[]}"))
+        .isInstanceOf(DataFilesCodec.InvalidDataFilesException.class);
+  }
+
   private static DataFilesCodec.Decoded decode(String json) throws Exception {
     return DataFilesCodec.decodeWithSchema(
         DataFilesCodec.VERSION_WITH_SCHEMA, json.getBytes(StandardCharsets.UTF_8), SPECS);
